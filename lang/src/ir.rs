@@ -1,0 +1,475 @@
+//! The intermediate representation every engine consumes.
+//!
+//! Both front ends lower into this one shape: a [`Program`] of global variables and procedures,
+//! each procedure a vector of [`Node`]s indexed by [`Pc`]. A node is one statement with its
+//! successors; nondeterminism is always explicit (a `Goto` with several successors, `Nondet` in
+//! an expression, `Havoc`), never hidden in evaluation. Names are resolved to indices: a
+//! `Local(i)` is slot `i` of the current frame (formals first), a `Global(i)` is field `i` of the
+//! `globals` cell. Engines never see syntax; traces map back to text through [`Source`].
+
+use serde::Serialize;
+use std::fmt;
+
+/// Index of a procedure in [`Program::procs`].
+pub type ProcId = u32;
+/// Index of a node in [`Proc::nodes`]; node 0 is the entry.
+pub type Pc = u32;
+
+/// A byte range in the source text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+/// The text a program came from, kept so that traces and diagnostics can quote it.
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub name: String,
+    pub text: String,
+    line_starts: Vec<u32>,
+}
+
+impl Source {
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Source {
+        let text = text.into();
+        let mut line_starts = vec![0u32];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i as u32 + 1);
+            }
+        }
+        Source {
+            name: name.into(),
+            text,
+            line_starts,
+        }
+    }
+
+    /// 1-based line and column of a byte offset.
+    pub fn line_col(&self, offset: u32) -> (u32, u32) {
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        (line as u32 + 1, offset - self.line_starts[line] + 1)
+    }
+
+    /// The source text of a span, cut at its first line break and trimmed.
+    pub fn snippet(&self, span: Span) -> &str {
+        let s = span.start as usize;
+        let e = (span.end as usize).min(self.text.len());
+        let text = self.text.get(s..e.max(s)).unwrap_or("");
+        text.lines().next().unwrap_or("").trim()
+    }
+}
+
+/// Types of variables and fields. Boolean programs use `Bool` only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Type {
+    Bool,
+    Int { bits: u8, signed: bool },
+    Enum(u32),
+    Range(i64, i64),
+    Ref(u32),
+    Void,
+}
+
+/// A constant value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Const {
+    Bool(bool),
+    Int(i64),
+    Null,
+}
+
+/// How a variable starts: with any value of its type, or with one constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Init {
+    /// Every value of the type (Bebop's arbitrary initial values).
+    Any,
+    /// Exactly this value.
+    Value(Const),
+}
+
+/// A global variable, a formal or a local.
+#[derive(Clone, Debug, Serialize)]
+pub struct Var {
+    pub name: String,
+    pub ty: Type,
+    pub init: Init,
+    /// Boolean programs' `decl thread_local`: one copy per thread.
+    pub thread_local: bool,
+    pub span: Span,
+}
+
+/// A place that can be written.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum LValue {
+    Local(u32),
+    Global(u32),
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum UnOp {
+    Not,
+}
+
+/// Binary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum BinOp {
+    And,
+    Or,
+    Xor,
+    Eq,
+    Ne,
+    Implies,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::And => "&",
+            BinOp::Or => "|",
+            BinOp::Xor => "^",
+            BinOp::Eq => "=",
+            BinOp::Ne => "!=",
+            BinOp::Implies => "=>",
+        }
+    }
+}
+
+/// A typed expression tree. Evaluation has no side effects; `Nondet` is a fresh value at every
+/// evaluation of that occurrence.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Expr {
+    Const(Const),
+    Local(u32),
+    Global(u32),
+    /// `'x` in a constraint: the value of a local after the step.
+    PrimedLocal(u32),
+    /// `'g` in a constraint: the value of a global after the step.
+    PrimedGlobal(u32),
+    /// `*` or `?`: a fresh nondeterministic boolean.
+    Nondet,
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `c ? a : b`.
+    Ite(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `schoose[a, b]`: true if `a`, else false if `b`, else fresh.
+    Schoose(Box<Expr>, Box<Expr>),
+}
+
+impl Expr {
+    pub fn not(e: Expr) -> Expr {
+        Expr::Unary(UnOp::Not, Box::new(e))
+    }
+    pub fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr::Binary(op, Box::new(a), Box::new(b))
+    }
+    /// Whether evaluating this expression can make a nondeterministic choice.
+    pub fn is_nondet(&self) -> bool {
+        match self {
+            Expr::Nondet | Expr::Schoose(..) => true,
+            Expr::Const(_)
+            | Expr::Local(_)
+            | Expr::Global(_)
+            | Expr::PrimedLocal(_)
+            | Expr::PrimedGlobal(_) => false,
+            Expr::Unary(_, a) => a.is_nondet(),
+            Expr::Binary(_, a, b) => a.is_nondet() || b.is_nondet(),
+            Expr::Ite(c, a, b) => c.is_nondet() || a.is_nondet() || b.is_nondet(),
+        }
+    }
+}
+
+/// What a node does. The successors are in [`Node::succ`]; the comment of each variant says how
+/// many there are and what they mean.
+#[derive(Clone, Debug, Serialize)]
+pub enum Stmt {
+    /// `skip`, `print`, `sync`, a label on its own: `succ = [next]`.
+    Skip,
+    /// `goto L1, ..., Ln`: jump to any one of `succ` (nondeterministic when there are several).
+    Goto,
+    /// `if`/`elsif`/`while` test: `succ = [then, else]`; each value the condition can take
+    /// selects its branch.
+    Branch { cond: Expr },
+    /// Parallel assignment, evaluated in the old state; a `None` target discards (`_`).
+    /// With a constraint, only choices that make it possibly true survive. `succ = [next]`.
+    Assign {
+        targets: Vec<Option<LValue>>,
+        values: Vec<Expr>,
+        constrain: Option<Expr>,
+    },
+    /// `dead x, y` or a mid-body declaration: each target takes any value. `succ = [next]`.
+    Havoc { targets: Vec<LValue> },
+    /// Stand-alone `constrain e`: every visible variable takes new values making `e` possibly
+    /// true. `succ = [next]`.
+    Constrain { expr: Expr },
+    /// Paths on which `cond` cannot be true are discarded. `succ = [next]`.
+    Assume { cond: Expr },
+    /// If `cond` can be false the assertion is violated; paths where it can be true continue.
+    /// `succ = [next]`.
+    Assert { cond: Expr },
+    /// A call by value; results are written to `results` after the callee returns
+    /// (`results` is empty for a call statement). `succ = [next]`.
+    Call {
+        callee: ProcId,
+        args: Vec<Expr>,
+        results: Vec<Option<LValue>>,
+    },
+    /// Return `values`, or arbitrary values of the result types when `None`. `succ = []`.
+    Return { values: Option<Vec<Expr>> },
+    /// `start_thread f(args)` or an `ASYNC_` call: a new thread runs `callee`. `succ = [next]`.
+    StartThread { callee: ProcId, args: Vec<Expr> },
+    /// `start_thread goto L`: a new thread with a copy of this frame starts at `succ[1]`;
+    /// the creator goes on at `succ[0]`.
+    StartThreadGoto,
+    /// `end_thread`: the executing thread ends. `succ = []`.
+    EndThread,
+    /// `atomic_begin`: the executing thread becomes the atomic owner. `succ = [next]`.
+    AtomicBegin,
+    /// `atomic_end`: the atomic section ends. `succ = [next]`.
+    AtomicEnd,
+}
+
+/// One statement of a procedure's control-flow graph.
+#[derive(Clone, Debug, Serialize)]
+pub struct Node {
+    pub stmt: Stmt,
+    pub succ: Vec<Pc>,
+    /// The statement's text in the source (for `if`/`while` tests: the test only).
+    pub span: Span,
+    /// Labels naming the control point before this node (several are allowed).
+    pub labels: Vec<String>,
+    /// The `enforce` invariant in force at this node: a state whose moving thread's top frame is
+    /// here must make it possibly true, or the step that produced it does not exist.
+    pub invariant: Option<Expr>,
+}
+
+/// A procedure: formals are the first `params` slots of `locals`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Proc {
+    pub name: String,
+    pub params: u32,
+    pub locals: Vec<Var>,
+    pub returns: Vec<Type>,
+    /// Zing atomic methods run as one transition.
+    pub atomic: bool,
+    pub nodes: Vec<Node>,
+    pub span: Span,
+}
+
+impl Proc {
+    pub fn formals(&self) -> &[Var] {
+        &self.locals[..self.params as usize]
+    }
+}
+
+/// The Getafix concurrent layout (bp-language.md §5.13) or the ordinary one.
+#[derive(Clone, Debug, Serialize)]
+pub enum Layout {
+    /// `activations` start as threads in the initial state.
+    Standard,
+    /// `init` runs alone until it reaches the node labelled `endinit`; then one thread per
+    /// procedure in `threads` starts.
+    Getafix {
+        init: ProcId,
+        endinit: Pc,
+        threads: Vec<ProcId>,
+    },
+}
+
+/// A whole model, ready for the engines.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub globals: Vec<Var>,
+    pub procs: Vec<Proc>,
+    /// The procedures started as processes in the initial state (`main` for boolean programs).
+    pub activations: Vec<ProcId>,
+    pub layout: Layout,
+    pub source: Source,
+}
+
+impl Program {
+    pub fn proc_by_name(&self, name: &str) -> Option<ProcId> {
+        self.procs
+            .iter()
+            .position(|p| p.name == name)
+            .map(|i| i as ProcId)
+    }
+
+    pub fn node(&self, proc: ProcId, pc: Pc) -> &Node {
+        &self.procs[proc as usize].nodes[pc as usize]
+    }
+
+    /// Whether any node of the program carries `label`.
+    pub fn has_label(&self, label: &str) -> bool {
+        self.procs
+            .iter()
+            .any(|p| p.nodes.iter().any(|n| n.labels.iter().any(|l| l == label)))
+    }
+
+    /// 1-based source line of a node.
+    pub fn line_of(&self, proc: ProcId, pc: Pc) -> u32 {
+        self.source.line_col(self.node(proc, pc).span.start).0
+    }
+
+    /// Whether the program uses threads at all (thread statements or several activations).
+    pub fn is_concurrent(&self) -> bool {
+        self.activations.len() > 1
+            || !matches!(self.layout, Layout::Standard)
+            || self.procs.iter().any(|p| {
+                p.nodes.iter().any(|n| {
+                    matches!(
+                        n.stmt,
+                        Stmt::StartThread { .. }
+                            | Stmt::StartThreadGoto
+                            | Stmt::EndThread
+                            | Stmt::AtomicBegin
+                            | Stmt::AtomicEnd
+                    )
+                })
+            })
+    }
+
+    /// Displays an expression with the names of `proc`'s variables.
+    pub fn show<'a>(&'a self, proc: ProcId, expr: &'a Expr) -> ShowExpr<'a> {
+        ShowExpr {
+            program: self,
+            proc,
+            expr,
+        }
+    }
+
+    /// Displays an lvalue with the names of `proc`'s variables.
+    pub fn lvalue_name(&self, proc: ProcId, lv: &LValue) -> &str {
+        match lv {
+            LValue::Local(i) => &self.procs[proc as usize].locals[*i as usize].name,
+            LValue::Global(i) => &self.globals[*i as usize].name,
+        }
+    }
+
+    /// A one-line description of a node, for `zingrs cfg` and traces.
+    pub fn describe(&self, proc: ProcId, pc: Pc) -> String {
+        let node = self.node(proc, pc);
+        let show = |e| self.show(proc, e).to_string();
+        let lv = |t: &Option<LValue>| match t {
+            Some(l) => self.lvalue_name(proc, l).to_string(),
+            None => "_".to_string(),
+        };
+        let join = |v: Vec<String>| v.join(", ");
+        match &node.stmt {
+            Stmt::Skip => "skip".into(),
+            Stmt::Goto => "goto".into(),
+            Stmt::Branch { cond } => format!("branch {}", show(cond)),
+            Stmt::Assign {
+                targets,
+                values,
+                constrain,
+            } => {
+                let mut s = format!(
+                    "{} := {}",
+                    join(targets.iter().map(lv).collect()),
+                    join(values.iter().map(show).collect())
+                );
+                if let Some(c) = constrain {
+                    s.push_str(&format!(" constrain {}", show(c)));
+                }
+                s
+            }
+            Stmt::Havoc { targets } => format!(
+                "havoc {}",
+                join(
+                    targets
+                        .iter()
+                        .map(|t| self.lvalue_name(proc, t).to_string())
+                        .collect()
+                )
+            ),
+            Stmt::Constrain { expr } => format!("constrain {}", show(expr)),
+            Stmt::Assume { cond } => format!("assume {}", show(cond)),
+            Stmt::Assert { cond } => format!("assert {}", show(cond)),
+            Stmt::Call {
+                callee,
+                args,
+                results,
+            } => {
+                let call = format!(
+                    "{}({})",
+                    self.procs[*callee as usize].name,
+                    join(args.iter().map(show).collect())
+                );
+                if results.is_empty() {
+                    format!("call {call}")
+                } else {
+                    format!("call {} := {call}", join(results.iter().map(lv).collect()))
+                }
+            }
+            Stmt::Return { values: None } => "return *".into(),
+            Stmt::Return { values: Some(v) } => {
+                format!("return {}", join(v.iter().map(show).collect()))
+            }
+            Stmt::StartThread { callee, args } => format!(
+                "start_thread {}({})",
+                self.procs[*callee as usize].name,
+                join(args.iter().map(show).collect())
+            ),
+            Stmt::StartThreadGoto => "start_thread goto".into(),
+            Stmt::EndThread => "end_thread".into(),
+            Stmt::AtomicBegin => "atomic_begin".into(),
+            Stmt::AtomicEnd => "atomic_end".into(),
+        }
+    }
+}
+
+/// See [`Program::show`].
+pub struct ShowExpr<'a> {
+    program: &'a Program,
+    proc: ProcId,
+    expr: &'a Expr,
+}
+
+impl fmt::Display for ShowExpr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.program;
+        let sub = |e| ShowExpr {
+            program: p,
+            proc: self.proc,
+            expr: e,
+        };
+        let local = |i: &u32| &p.procs[self.proc as usize].locals[*i as usize].name;
+        match self.expr {
+            Expr::Const(Const::Bool(true)) => write!(f, "T"),
+            Expr::Const(Const::Bool(false)) => write!(f, "F"),
+            Expr::Const(Const::Int(i)) => write!(f, "{i}"),
+            Expr::Const(Const::Null) => write!(f, "null"),
+            Expr::Local(i) => write!(f, "{}", local(i)),
+            Expr::Global(i) => write!(f, "{}", p.globals[*i as usize].name),
+            Expr::PrimedLocal(i) => write!(f, "'{}", local(i)),
+            Expr::PrimedGlobal(i) => write!(f, "'{}", p.globals[*i as usize].name),
+            Expr::Nondet => write!(f, "*"),
+            Expr::Unary(UnOp::Not, a) => write!(f, "!{}", sub(a)),
+            Expr::Binary(op, a, b) => write!(f, "({} {} {})", sub(a), op.symbol(), sub(b)),
+            Expr::Ite(c, a, b) => write!(f, "({} ? {} : {})", sub(c), sub(a), sub(b)),
+            Expr::Schoose(a, b) => write!(f, "schoose[{}, {}]", sub(a), sub(b)),
+        }
+    }
+}

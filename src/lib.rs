@@ -1,0 +1,1 @@
+//! zingrs: engines and reporting.
