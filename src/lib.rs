@@ -1,1 +1,12 @@
-//! zingrs: engines and reporting.
+//! zingrs: the engines, the reports and the command line.
+//!
+//! Data flows one way: `zingrs_lang` turns text into an `ir::Program`; [`runtime`] executes it
+//! one statement at a time; [`explore`] searches the state space (states identified through
+//! [`canon`]); [`report`] turns the result into text, JSON or Bebop's layout; [`cli`] does the
+//! I/O.
+
+pub mod canon;
+pub mod cli;
+pub mod explore;
+pub mod report;
+pub mod runtime;

@@ -1,1 +1,5 @@
-fn main() {}
+//! The `zingrs` command: everything happens in `zingrs::cli`.
+
+fn main() {
+    std::process::exit(zingrs::cli::main());
+}

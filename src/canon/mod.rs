@@ -1,0 +1,153 @@
+//! Canonical forms and fingerprints of states.
+//!
+//! Two states are the same state iff their canonical bytes are equal. The encoding walks the
+//! state in a fixed order — the shared globals, then each thread in order with its atomic flag,
+//! its thread-local globals and its frames bottom to top (procedure, pc, locals). The layout of
+//! every part is fixed by the program, so the encoding needs no separators. Heap objects, once
+//! the language has them, are renamed by this same depth-first walk and garbage is dropped.
+//!
+//! The visited set stores a 128-bit fingerprint of the bytes (hash compaction) unless `--exact`
+//! asks for the bytes themselves.
+
+use crate::runtime::{State, Value};
+use xxhash_rust::xxh3::xxh3_128;
+
+/// A 128-bit hash of a state's canonical bytes.
+pub type Fingerprint = u128;
+
+#[inline]
+fn value(buf: &mut Vec<u8>, v: Value) {
+    match v {
+        Value::Bool(b) => buf.push(b as u8),
+        Value::Int(i) => {
+            buf.push(2);
+            buf.extend_from_slice(&i.to_le_bytes());
+        }
+        Value::Null => buf.push(3),
+        Value::Ref(a) => {
+            buf.push(4);
+            buf.extend_from_slice(&a.to_le_bytes());
+        }
+    }
+}
+
+/// Appends the canonical bytes of `state` to `buf`.
+pub fn encode(state: &State, buf: &mut Vec<u8>) {
+    for &v in state.globals.iter() {
+        value(buf, v);
+    }
+    buf.extend_from_slice(&(state.threads.len() as u32).to_le_bytes());
+    for t in state.threads.iter() {
+        buf.push(t.atomic as u8);
+        for &v in t.thread_locals.iter() {
+            value(buf, v);
+        }
+        buf.extend_from_slice(&t.stack.depth().to_le_bytes());
+        for f in t.stack.frames_bottom_up() {
+            buf.extend_from_slice(&f.proc.to_le_bytes());
+            buf.extend_from_slice(&f.pc.to_le_bytes());
+            for &v in f.locals.iter() {
+                value(buf, v);
+            }
+        }
+    }
+}
+
+/// The fingerprint of canonical bytes.
+#[inline]
+pub fn fingerprint(bytes: &[u8]) -> Fingerprint {
+    xxh3_128(bytes)
+}
+
+/// An upper bound on the probability that hash compaction merged two distinct states among
+/// `n` stored ones (birthday bound n²/2¹²⁹).
+pub fn omission_bound(n: u64) -> f64 {
+    let n = n as f64;
+    n * n / 2f64.powi(129)
+}
+
+/// The set of visited states: fingerprints, or whole canonical forms with `--exact`.
+pub enum Visited {
+    Fingerprints(ahash::AHashSet<Fingerprint>),
+    Exact(ahash::AHashSet<Box<[u8]>>),
+}
+
+impl Visited {
+    pub fn new(exact: bool) -> Visited {
+        if exact {
+            Visited::Exact(Default::default())
+        } else {
+            Visited::Fingerprints(Default::default())
+        }
+    }
+
+    /// Inserts a state's canonical bytes; true if they were new.
+    pub fn insert(&mut self, bytes: &[u8]) -> bool {
+        match self {
+            Visited::Fingerprints(s) => s.insert(fingerprint(bytes)),
+            Visited::Exact(s) => {
+                if s.contains(bytes) {
+                    false
+                } else {
+                    s.insert(bytes.into())
+                }
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Visited::Fingerprints(s) => s.len(),
+            Visited::Exact(s) => s.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::{Frame, Stack, Thread};
+    use std::sync::Arc;
+
+    fn state(g: bool, l: bool) -> State {
+        State {
+            globals: vec![Value::Bool(g)].into(),
+            threads: Arc::new(vec![Thread {
+                stack: Stack::new(Frame {
+                    proc: 0,
+                    pc: 1,
+                    locals: vec![Value::Bool(l)].into(),
+                }),
+                thread_locals: Vec::new().into(),
+                atomic: false,
+            }]),
+        }
+    }
+
+    #[test]
+    fn equal_states_encode_equally_and_different_ones_differently() {
+        let enc = |s: &State| {
+            let mut b = Vec::new();
+            encode(s, &mut b);
+            b
+        };
+        assert_eq!(enc(&state(true, false)), enc(&state(true, false)));
+        assert_ne!(enc(&state(true, false)), enc(&state(false, true)));
+        assert_ne!(enc(&state(true, false)), enc(&state(true, true)));
+    }
+
+    #[test]
+    fn visited_set_reports_new_states_once() {
+        for exact in [false, true] {
+            let mut v = Visited::new(exact);
+            assert!(v.insert(b"abc"));
+            assert!(!v.insert(b"abc"));
+            assert!(v.insert(b"abd"));
+            assert_eq!(v.len(), 2);
+        }
+    }
+}

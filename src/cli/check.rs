@@ -1,0 +1,269 @@
+//! `zingrs check MODEL`.
+
+use crate::explore::{self, Finding, Limits, Options};
+use crate::report::{self, exit, Format, Report, TraceDetail, Verdict};
+use crate::runtime::{Machine, Semantics};
+use std::path::PathBuf;
+use std::time::Duration;
+use zingrs_lang::ir::{Layout, Program};
+
+/// The engines (`--engine`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// The best engine for the model (today: explicit).
+    Auto,
+    /// Plain explicit-state search.
+    Explicit,
+    /// Explicit-state search with procedure summaries (not available yet).
+    Summary,
+    /// Symbolic search with BDDs (not available yet).
+    Bdd,
+    /// Every applicable engine, compared.
+    All,
+}
+
+/// Options of `zingrs check`.
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// The model: a .bp or .zing file, or - for standard input.
+    pub model: PathBuf,
+    /// The language, when the file name does not tell.
+    #[arg(long, value_enum)]
+    pub lang: Option<super::LangArg>,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub engine: Engine,
+    /// Also report reaching this label as an error (repeatable).
+    #[arg(long = "target", value_name = "LABEL")]
+    pub targets: Vec<String>,
+    /// Treat `assert` as `assume` (label-only checking, as Bebop and Moped do).
+    #[arg(long)]
+    pub no_assertions: bool,
+    /// Bound the number of context switches (concurrent models).
+    #[arg(long, value_name = "K")]
+    pub contexts: Option<u32>,
+    /// Breadth-first search: shortest counterexamples.
+    #[arg(long)]
+    pub bfs: bool,
+    /// Zing's non-preemptive scheduling.
+    #[arg(long)]
+    pub cooperative: bool,
+    /// Bound on the call-stack depth of any thread; deeper states are cut (exit 8).
+    #[arg(long, value_name = "N", default_value_t = explore::DEFAULT_MAX_DEPTH)]
+    pub max_depth: u32,
+    /// Stop after storing N states (exit 9).
+    #[arg(long, value_name = "N")]
+    pub max_states: Option<u64>,
+    /// Stop after SECS seconds (exit 9).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Stop when resident memory exceeds MB megabytes (exit 9); default: 3/4 of physical memory.
+    #[arg(long, value_name = "MB")]
+    pub memory: Option<u64>,
+    /// Store whole canonical states instead of 128-bit fingerprints.
+    #[arg(long)]
+    pub exact: bool,
+    /// Report every distinct error, not only the first.
+    #[arg(long)]
+    pub keep_going: bool,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// How much of the counterexample to print.
+    #[arg(long, value_enum, default_value = "full")]
+    pub trace: TraceDetail,
+    /// Print statistics.
+    #[arg(long)]
+    pub stats: bool,
+    /// Print only the verdict.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print more (warnings about options that have no effect).
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+fn usage_error(msg: &str) -> i32 {
+    eprintln!("error: {msg}");
+    exit::INVALID
+}
+
+/// Runs a check and prints its report; returns the exit code.
+pub fn run(a: &CheckArgs) -> i32 {
+    let program = match super::load(&a.model, a.lang, a.quiet) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    match a.engine {
+        Engine::Summary | Engine::Bdd => {
+            return usage_error(&format!(
+                "the {:?} engine is not available yet; use --engine explicit",
+                a.engine
+            ))
+        }
+        Engine::Auto | Engine::Explicit | Engine::All => {}
+    }
+    if matches!(program.layout, Layout::Getafix { .. }) {
+        return usage_error(
+            "this program uses the Getafix concurrent layout (init + thread procedures), which the explicit engine does not run yet",
+        );
+    }
+    if a.cooperative {
+        return usage_error("--cooperative applies to Zing models, which are not supported yet");
+    }
+    if a.contexts.is_some() && program.is_concurrent() {
+        return usage_error("--contexts is not supported yet");
+    }
+    if a.timeout.is_some_and(|t| !(t.is_finite() && t >= 0.0)) {
+        return usage_error("--timeout must be a non-negative number of seconds");
+    }
+    if !a.quiet {
+        for t in &a.targets {
+            if !program.has_label(t) {
+                eprintln!("warning: the target label {t} does not occur in the program");
+            }
+        }
+    }
+    let opts = Options {
+        bfs: a.bfs,
+        exact: a.exact,
+        targets: a.targets.clone(),
+        keep_going: a.keep_going,
+        limits: Limits {
+            max_depth: a.max_depth,
+            max_states: a.max_states,
+            timeout: a.timeout.map(Duration::from_secs_f64),
+            memory: a
+                .memory
+                .map(|mb| mb.saturating_mul(1 << 20))
+                .or_else(explore::default_memory_limit),
+        },
+    };
+    let semantics = Semantics {
+        check_assertions: !a.no_assertions,
+    };
+    let name = a.model.display().to_string();
+    let report = check_explicit(&program, &name, semantics, &opts);
+    print!(
+        "{}",
+        report::render(&report, a.format, a.trace, a.stats, a.quiet)
+    );
+    report.exit_code
+}
+
+/// Runs the explicit engine and turns its result into a replayed, reported verdict.
+pub fn check_explicit(
+    program: &Program,
+    name: &str,
+    semantics: Semantics,
+    opts: &Options,
+) -> Report {
+    let m = Machine::new(program, semantics);
+    let result = explore::search(&m, opts);
+    let mut found = result.findings.iter().map(|f| explain(&m, f, opts));
+    let (verdict, trace) = match found.next() {
+        Some(first) => first,
+        None => {
+            let v = if let Some(limit) = result.limit {
+                Verdict::LimitReached { limit }
+            } else if result.cut {
+                Verdict::Bounded {
+                    bound: format!("stack-depth bound (--max-depth {})", opts.limits.max_depth),
+                }
+            } else {
+                Verdict::Passed
+            };
+            (v, None)
+        }
+    };
+    let more = found
+        .map(|(verdict, trace)| report::Finding { verdict, trace })
+        .collect();
+    let mut r = Report::new(name, "explicit", verdict, trace);
+    r.more = more;
+    let s = &result.stats;
+    r.stats = report::Stats {
+        states: s.states,
+        transitions: s.transitions,
+        initial_states: s.initial_states,
+        max_stack_depth: s.max_stack,
+        max_search_depth: s.max_path,
+        seconds: s.elapsed.as_secs_f64(),
+        peak_memory_bytes: explore::peak_bytes(),
+        omission_probability: if opts.exact {
+            0.0
+        } else {
+            crate::canon::omission_bound(s.states)
+        },
+    };
+    r
+}
+
+/// Replays a finding and describes it; a finding that does not replay is an internal error.
+fn explain(m: &Machine, f: &Finding, _opts: &Options) -> (Verdict, Option<report::Trace>) {
+    let path = f.path();
+    let replayed = match explore::replay(m, path) {
+        Ok(r) => r,
+        Err(e) => {
+            return (
+                Verdict::InternalError {
+                    message: format!("the counterexample does not replay: {e}"),
+                },
+                None,
+            )
+        }
+    };
+    let p = m.program;
+    match f {
+        Finding::Assertion { .. } => {
+            let (Some(_), Some(c), Some(s)) = (
+                replayed.violation,
+                path.choices.last(),
+                replayed.states.last(),
+            ) else {
+                return (
+                    Verdict::InternalError {
+                        message: "the counterexample does not end in an assertion violation"
+                            .into(),
+                    },
+                    None,
+                );
+            };
+            let frame = s.threads[c.thread as usize]
+                .stack
+                .top()
+                .expect("a violating thread has a frame");
+            let trace = report::build_trace(m, path, &replayed, None);
+            (
+                Verdict::AssertionFailed {
+                    procedure: p.procs[frame.proc as usize].name.clone(),
+                    line: p.line_of(frame.proc, frame.pc),
+                },
+                Some(trace),
+            )
+        }
+        Finding::Target { label, .. } => {
+            let last = replayed.states.last().expect("at least the initial state");
+            let at = last.threads.iter().enumerate().find_map(|(i, t)| {
+                let f = t.stack.top()?;
+                let node = p.node(f.proc, f.pc);
+                node.labels.iter().any(|l| l == label).then_some((i, f))
+            });
+            let Some((tid, frame)) = at else {
+                return (
+                    Verdict::InternalError {
+                        message: format!("the counterexample does not reach label {label}"),
+                    },
+                    None,
+                );
+            };
+            let trace = report::build_trace(m, path, &replayed, Some(tid as u32));
+            (
+                Verdict::TargetReached {
+                    label: label.clone(),
+                    procedure: p.procs[frame.proc as usize].name.clone(),
+                    line: p.line_of(frame.proc, frame.pc),
+                },
+                Some(trace),
+            )
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The command line (clap): argument parsing, reading files, printing. The only module that
+//! does I/O.
+
+mod cfg;
+mod check;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+pub use check::CheckArgs;
+
+/// zingrs: a model checker for boolean programs and Zing models.
+#[derive(Parser, Debug)]
+#[command(name = "zingrs", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Decide whether a model can reach a bad state (failed assertion, target label, ...).
+    Check(CheckArgs),
+    /// Print the control-flow graphs of a model's procedures.
+    Cfg(cfg::CfgArgs),
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = match e.kind() {
+                clap::error::ErrorKind::DisplayHelp
+                | clap::error::ErrorKind::DisplayVersion
+                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => 0,
+                _ => crate::report::exit::INVALID,
+            };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Check(a) => check::run(&a),
+        Command::Cfg(a) => cfg::run(&a),
+    }
+}
+
+/// The language choice of `--lang`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LangArg {
+    Bp,
+    Zing,
+}
+
+/// Reads and compiles a model; on failure prints the diagnostics and returns the exit code.
+pub(crate) fn load(
+    path: &PathBuf,
+    lang: Option<LangArg>,
+    quiet: bool,
+) -> Result<zingrs_lang::ir::Program, i32> {
+    use crate::report::exit::INVALID;
+    use std::io::Read;
+    let name = path.display().to_string();
+    let text = if name == "-" {
+        let mut s = String::new();
+        match std::io::stdin().read_to_string(&mut s) {
+            Ok(_) => s,
+            Err(e) => {
+                eprintln!("error: cannot read standard input: {e}");
+                return Err(INVALID);
+            }
+        }
+    } else {
+        match std::fs::read(path) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(e) => {
+                eprintln!("error: cannot read {name}: {e}");
+                return Err(INVALID);
+            }
+        }
+    };
+    let lang = match lang {
+        Some(LangArg::Bp) => zingrs_lang::Lang::Bp,
+        Some(LangArg::Zing) => zingrs_lang::Lang::Zing,
+        None => match zingrs_lang::Lang::from_path(&name) {
+            Some(l) => l,
+            None => {
+                eprintln!(
+                    "error: cannot tell the language of {name}: use a .bp or .zing file, or --lang bp|zing"
+                );
+                return Err(INVALID);
+            }
+        },
+    };
+    match zingrs_lang::compile(&name, &text, lang) {
+        Ok(c) => {
+            if !quiet && !c.warnings.is_empty() {
+                let src = &c.program.source;
+                eprint!("{}", zingrs_lang::diag::render(src, &c.warnings));
+            }
+            Ok(c.program)
+        }
+        Err(diags) => {
+            let src = zingrs_lang::ir::Source::new(name.clone(), text);
+            eprint!("{}", zingrs_lang::diag::render(&src, &diags));
+            let n = diags.iter().filter(|d| d.is_error()).count();
+            eprintln!(
+                "error: {name} is not a valid model ({n} error{})",
+                if n == 1 { "" } else { "s" }
+            );
+            Err(INVALID)
+        }
+    }
+}

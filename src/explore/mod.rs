@@ -1,0 +1,394 @@
+//! Plain explicit-state search over whole states (every thread's whole stack).
+//!
+//! Depth-first by default, breadth-first with `--bfs` (shortest counterexamples). Successors
+//! come from [`Machine::step`] for every thread that may run (only the atomic owner while there
+//! is one); states are identified by their canonical bytes ([`crate::canon`]). A finding is
+//! returned as a [`Path`]: the initial valuation and, per step, the thread and the index of the
+//! outcome taken, which [`replay`] re-executes before anything is reported.
+
+mod limits;
+mod replay;
+
+pub use limits::{default_memory_limit, peak_bytes, resident_bytes, Limit, Limits, DEFAULT_MAX_DEPTH};
+pub use replay::{replay, Replayed};
+
+use crate::canon::{encode, Visited};
+use crate::runtime::{InitialStates, Machine, Outcome, State, Value};
+use limits::Watch;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::time::Duration;
+
+/// What to search for and how.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub bfs: bool,
+    pub exact: bool,
+    /// Labels whose reaching is an error (`--target`).
+    pub targets: Vec<String>,
+    pub limits: Limits,
+    /// Go on after the first error and report every distinct one.
+    pub keep_going: bool,
+}
+
+/// One step of a path: which thread moved and which of its outcomes was taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Choice {
+    pub thread: u32,
+    pub outcome: u32,
+}
+
+/// A path from an initial state: enough to re-execute it exactly.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Path {
+    /// The initial valuation, in [`InitialStates`] slot order.
+    pub init: Vec<Value>,
+    pub choices: Vec<Choice>,
+}
+
+/// An error the search found.
+#[derive(Clone, Debug)]
+pub enum Finding {
+    /// The last choice of the path is an assertion violation.
+    Assertion { path: Path },
+    /// The path ends in a state where some thread is at `label`.
+    Target { label: String, path: Path },
+}
+
+impl Finding {
+    pub fn path(&self) -> &Path {
+        match self {
+            Finding::Assertion { path } | Finding::Target { path, .. } => path,
+        }
+    }
+}
+
+/// Counters of one search.
+#[derive(Clone, Debug, Default)]
+pub struct SearchStats {
+    pub states: u64,
+    pub transitions: u64,
+    pub initial_states: u64,
+    pub max_stack: u32,
+    pub max_path: u64,
+    pub elapsed: Duration,
+}
+
+/// The result of a search.
+#[derive(Clone, Debug, Default)]
+pub struct SearchResult {
+    pub findings: Vec<Finding>,
+    /// States were cut by the stack-depth bound.
+    pub cut: bool,
+    /// A limit stopped the search before it was complete.
+    pub limit: Option<Limit>,
+    pub stats: SearchStats,
+}
+
+type Succs = Vec<(Choice, Outcome)>;
+
+struct Explorer<'m, 'p> {
+    m: &'m Machine<'p>,
+    opts: &'m Options,
+    /// For each procedure and pc, the index in `opts.targets` of a target label there.
+    target_at: Vec<Vec<Option<u32>>>,
+    visited: Visited,
+    buf: Vec<u8>,
+    scratch: Vec<Outcome>,
+    result: SearchResult,
+    seen_errors: ahash::AHashSet<(u8, u32, u32)>,
+    watch: Watch,
+}
+
+/// Searches the state space of `m`'s program.
+pub fn search(m: &Machine, opts: &Options) -> SearchResult {
+    let target_at = m
+        .program
+        .procs
+        .iter()
+        .map(|p| {
+            p.nodes
+                .iter()
+                .map(|n| {
+                    opts.targets
+                        .iter()
+                        .position(|t| n.labels.iter().any(|l| l == t))
+                        .map(|i| i as u32)
+                })
+                .collect()
+        })
+        .collect();
+    let mut ex = Explorer {
+        m,
+        opts,
+        target_at,
+        visited: Visited::new(opts.exact),
+        buf: Vec::with_capacity(256),
+        scratch: Vec::new(),
+        result: SearchResult::default(),
+        seen_errors: Default::default(),
+        watch: Watch::new(&opts.limits),
+    };
+    if opts.bfs {
+        ex.bfs();
+    } else {
+        ex.dfs();
+    }
+    ex.result.stats.states = ex.visited.len() as u64;
+    ex.result.stats.elapsed = ex.watch.elapsed();
+    ex.result
+}
+
+/// What to do with a newly stored state.
+enum Arrive {
+    Expand,
+    Skip,
+    Stop,
+}
+
+impl Explorer<'_, '_> {
+    /// Stores a state; true if it is new.
+    fn visit(&mut self, s: &State) -> bool {
+        self.buf.clear();
+        encode(s, &mut self.buf);
+        self.visited.insert(&self.buf)
+    }
+
+    fn target(&self, s: &State) -> Option<u32> {
+        s.threads.iter().find_map(|t| {
+            let f = t.stack.top()?;
+            self.target_at[f.proc as usize][f.pc as usize]
+        })
+    }
+
+    fn stack_depth(s: &State) -> u32 {
+        s.threads.iter().map(|t| t.stack.depth()).max().unwrap_or(0)
+    }
+
+    fn successors(&mut self, s: &State) -> Succs {
+        let mut out = Vec::new();
+        let runnable: Vec<usize> = match s.atomic_owner() {
+            Some(o) => vec![o],
+            None => (0..s.threads.len()).collect(),
+        };
+        for tid in runnable {
+            self.scratch.clear();
+            self.m.step(s, tid, &mut (), &mut self.scratch);
+            for (k, o) in self.scratch.drain(..).enumerate() {
+                out.push((
+                    Choice {
+                        thread: tid as u32,
+                        outcome: k as u32,
+                    },
+                    o,
+                ));
+            }
+        }
+        out
+    }
+
+    /// Records a finding; returns true if the search should stop.
+    fn found(&mut self, f: Finding, key: (u8, u32, u32)) -> bool {
+        if self.seen_errors.insert(key) {
+            self.result.findings.push(f);
+        }
+        !self.opts.keep_going
+    }
+
+    /// Checks a newly stored state: the depth bound, then the target labels. Returns whether to
+    /// expand it, or a stop.
+    fn arrive(&mut self, s: &State, path: impl FnOnce() -> Path) -> Arrive {
+        let depth = Self::stack_depth(s);
+        self.result.stats.max_stack = self.result.stats.max_stack.max(depth);
+        if let Some(t) = self.target(s) {
+            let label = self.opts.targets[t as usize].clone();
+            let f = Finding::Target {
+                label,
+                path: path(),
+            };
+            if self.found(f, (1, t, 0)) {
+                return Arrive::Stop;
+            }
+        }
+        if depth > self.opts.limits.max_depth {
+            self.result.cut = true;
+            return Arrive::Skip;
+        }
+        Arrive::Expand
+    }
+
+    fn assertion_key(s: &State, c: Choice) -> (u8, u32, u32) {
+        let f = s.threads[c.thread as usize].stack.top();
+        (0, f.map_or(0, |f| f.proc), f.map_or(0, |f| f.pc))
+    }
+
+    fn dfs(&mut self) {
+        struct Entry {
+            state: State,
+            succs: Succs,
+            next: usize,
+            via: Option<Choice>,
+        }
+        let m = self.m;
+        for (init, s0) in InitialStates::new(m) {
+            if !self.visit(&s0) {
+                continue;
+            }
+            self.result.stats.initial_states += 1;
+            let path_of = |stack: &[Entry], last: Option<Choice>| Path {
+                init: init.clone(),
+                choices: stack.iter().filter_map(|e| e.via).chain(last).collect(),
+            };
+            match self.arrive(&s0, || path_of(&[], None)) {
+                Arrive::Stop => return,
+                Arrive::Skip => continue,
+                Arrive::Expand => {}
+            }
+            let succs = self.successors(&s0);
+            let mut stack = vec![Entry {
+                state: s0,
+                succs,
+                next: 0,
+                via: None,
+            }];
+            while let Some(top) = stack.last_mut() {
+                if top.next >= top.succs.len() {
+                    stack.pop();
+                    continue;
+                }
+                let i = top.next;
+                top.next += 1;
+                let (choice, outcome) = std::mem::replace(
+                    &mut top.succs[i],
+                    (
+                        Choice {
+                            thread: 0,
+                            outcome: 0,
+                        },
+                        Outcome::Pruned,
+                    ),
+                );
+                match outcome {
+                    Outcome::Pruned => {}
+                    Outcome::Violation(_) => {
+                        let key = Self::assertion_key(&top.state, choice);
+                        let f = Finding::Assertion {
+                            path: path_of(&stack, Some(choice)),
+                        };
+                        if self.found(f, key) {
+                            return;
+                        }
+                    }
+                    Outcome::Next { state, .. } => {
+                        self.result.stats.transitions += 1;
+                        if !self.visit(&state) {
+                            continue;
+                        }
+                        if let Some(l) = self.watch.check(self.visited.len() as u64) {
+                            self.result.limit = Some(l);
+                            return;
+                        }
+                        match self.arrive(&state, || path_of(&stack, Some(choice))) {
+                            Arrive::Stop => return,
+                            Arrive::Skip => continue,
+                            Arrive::Expand => {}
+                        }
+                        let succs = self.successors(&state);
+                        stack.push(Entry {
+                            state,
+                            succs,
+                            next: 0,
+                            via: Some(choice),
+                        });
+                        let len = stack.len() as u64;
+                        if len > self.result.stats.max_path {
+                            self.result.stats.max_path = len;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn bfs(&mut self) {
+        enum Link {
+            Root(u32),
+            Child(u32, Choice),
+        }
+        let m = self.m;
+        let mut inits: Vec<Vec<Value>> = Vec::new();
+        let mut tree: Vec<Link> = Vec::new();
+        let mut queue: VecDeque<(State, u32, u64)> = VecDeque::new();
+        let path_to = |inits: &[Vec<Value>], tree: &[Link], mut node: u32, last: Option<Choice>| {
+            let mut choices: Vec<Choice> = last.into_iter().collect();
+            loop {
+                match tree[node as usize] {
+                    Link::Root(i) => {
+                        choices.reverse();
+                        return Path {
+                            init: inits[i as usize].clone(),
+                            choices,
+                        };
+                    }
+                    Link::Child(p, c) => {
+                        choices.push(c);
+                        node = p;
+                    }
+                }
+            }
+        };
+        for (init, s0) in InitialStates::new(m) {
+            if !self.visit(&s0) {
+                continue;
+            }
+            self.result.stats.initial_states += 1;
+            inits.push(init);
+            tree.push(Link::Root(inits.len() as u32 - 1));
+            let node = tree.len() as u32 - 1;
+            match self.arrive(&s0, || path_to(&inits, &tree, node, None)) {
+                Arrive::Stop => return,
+                Arrive::Skip => {}
+                Arrive::Expand => queue.push_back((s0, node, 0)),
+            }
+            if let Some(l) = self.watch.check(self.visited.len() as u64) {
+                self.result.limit = Some(l);
+                return;
+            }
+        }
+        while let Some((s, node, level)) = queue.pop_front() {
+            self.result.stats.max_path = self.result.stats.max_path.max(level);
+            for (choice, outcome) in self.successors(&s) {
+                match outcome {
+                    Outcome::Pruned => {}
+                    Outcome::Violation(_) => {
+                        let key = Self::assertion_key(&s, choice);
+                        let f = Finding::Assertion {
+                            path: path_to(&inits, &tree, node, Some(choice)),
+                        };
+                        if self.found(f, key) {
+                            return;
+                        }
+                    }
+                    Outcome::Next { state, .. } => {
+                        self.result.stats.transitions += 1;
+                        if !self.visit(&state) {
+                            continue;
+                        }
+                        if let Some(l) = self.watch.check(self.visited.len() as u64) {
+                            self.result.limit = Some(l);
+                            return;
+                        }
+                        tree.push(Link::Child(node, choice));
+                        let child = tree.len() as u32 - 1;
+                        match self.arrive(&state, || path_to(&inits, &tree, child, None)) {
+                            Arrive::Stop => return,
+                            Arrive::Skip => {}
+                            Arrive::Expand => queue.push_back((state, child, level + 1)),
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+

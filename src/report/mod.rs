@@ -1,0 +1,163 @@
+//! Outcomes of a check and their renderings.
+//!
+//! A [`Report`] is what a check found: the verdict, the counterexample as source-level steps,
+//! and statistics. It is plain data (serde); [`render`] is the only place that knows the output
+//! formats: text, JSON, and Bebop's trace layout.
+
+mod render;
+mod trace;
+
+pub use render::{render, Format, TraceDetail};
+pub use trace::build_trace;
+
+use crate::explore::Limit;
+use serde::Serialize;
+
+/// Exit codes (Zinger's convention, cli.md).
+pub mod exit {
+    pub const PASSED: i32 = 0;
+    pub const DEADLOCK: i32 = 2;
+    pub const ASSERTION: i32 = 3;
+    pub const RUNTIME_ERROR: i32 = 4;
+    pub const INTERNAL: i32 = 5;
+    pub const INVALID: i32 = 7;
+    pub const BOUNDED: i32 = 8;
+    pub const LIMIT: i32 = 9;
+}
+
+/// The answer of a check.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Verdict {
+    /// No error is reachable.
+    Passed,
+    /// An assertion can fail.
+    AssertionFailed { procedure: String, line: u32 },
+    /// A `--target` label is reachable.
+    TargetReached {
+        label: String,
+        procedure: String,
+        line: u32,
+    },
+    /// No error was found, but the stack-depth bound cut the search.
+    Bounded { bound: String },
+    /// A time, state or memory limit stopped the search.
+    LimitReached { limit: Limit },
+    /// Something is wrong in zingrs itself (a counterexample that does not replay).
+    InternalError { message: String },
+}
+
+impl Verdict {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Verdict::Passed => exit::PASSED,
+            Verdict::AssertionFailed { .. } | Verdict::TargetReached { .. } => exit::ASSERTION,
+            Verdict::Bounded { .. } => exit::BOUNDED,
+            Verdict::LimitReached { .. } => exit::LIMIT,
+            Verdict::InternalError { .. } => exit::INTERNAL,
+        }
+    }
+
+    /// One line saying what was found.
+    pub fn headline(&self) -> String {
+        match self {
+            Verdict::Passed => "Check passed: no error is reachable".into(),
+            Verdict::AssertionFailed { procedure, line } => {
+                format!("Check failed: assertion violated in {procedure} at line {line}")
+            }
+            Verdict::TargetReached {
+                label,
+                procedure,
+                line,
+            } => format!("Check failed: label {label} reached in {procedure} at line {line}"),
+            Verdict::Bounded { bound } => {
+                format!("Check inconclusive: no error found, but the {bound} cut the search")
+            }
+            Verdict::LimitReached { limit } => {
+                format!(
+                    "Check inconclusive: {} reached before the search ended",
+                    limit.describe()
+                )
+            }
+            Verdict::InternalError { message } => format!("Internal error: {message}"),
+        }
+    }
+}
+
+/// A variable's value at a step.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Binding {
+    pub name: String,
+    pub value: String,
+}
+
+/// One step of a counterexample, as the user reads it: the statement about to execute and the
+/// values in scope just before it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TraceStep {
+    pub step: usize,
+    pub thread: u32,
+    /// Call-stack depth of the thread (1 = its first procedure).
+    pub depth: u32,
+    pub procedure: String,
+    pub line: u32,
+    pub statement: String,
+    pub values: Vec<Binding>,
+}
+
+/// A counterexample, replayed on the interpreter.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Trace {
+    pub threads: u32,
+    pub steps: Vec<TraceStep>,
+}
+
+/// What a check measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    pub states: u64,
+    pub transitions: u64,
+    pub initial_states: u64,
+    pub max_stack_depth: u32,
+    pub max_search_depth: u64,
+    pub seconds: f64,
+    pub peak_memory_bytes: Option<u64>,
+    /// Upper bound on the probability that hash compaction missed a state (0 with `--exact`).
+    pub omission_probability: f64,
+}
+
+/// One error found (with `--keep-going` there may be several).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    pub verdict: Verdict,
+    pub trace: Option<Trace>,
+}
+
+/// Everything a check found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub tool: String,
+    pub model: String,
+    pub engine: String,
+    pub verdict: Verdict,
+    pub exit_code: i32,
+    pub trace: Option<Trace>,
+    /// Further distinct errors (`--keep-going`).
+    pub more: Vec<Finding>,
+    pub stats: Stats,
+}
+
+impl Report {
+    pub fn new(model: &str, engine: &str, verdict: Verdict, trace: Option<Trace>) -> Report {
+        Report {
+            tool: format!("zingrs {}", env!("CARGO_PKG_VERSION")),
+            model: model.to_string(),
+            engine: engine.to_string(),
+            exit_code: verdict.exit_code(),
+            verdict,
+            trace,
+            more: Vec::new(),
+            stats: Stats::default(),
+        }
+    }
+}

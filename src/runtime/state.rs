@@ -1,0 +1,102 @@
+//! Program states: shared globals plus every thread's stack of frames.
+//!
+//! States are persistent so that a successor costs O(change), not O(state): globals and the
+//! thread vector sit behind `Arc`s and are copied only when written, and each thread's stack is
+//! an immutable linked list whose frames below the top are shared between a state and all its
+//! successors.
+
+use super::value::Value;
+use std::sync::Arc;
+use zingrs_lang::ir::{Pc, ProcId};
+
+/// One activation of a procedure.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Frame {
+    pub proc: ProcId,
+    pub pc: Pc,
+    pub locals: Box<[Value]>,
+}
+
+#[derive(Debug)]
+struct StackNode {
+    frame: Frame,
+    below: Stack,
+    depth: u32,
+}
+
+/// A persistent call stack; the top frame is the one that runs.
+#[derive(Clone, Debug, Default)]
+pub struct Stack(Option<Arc<StackNode>>);
+
+impl Stack {
+    pub fn new(frame: Frame) -> Stack {
+        Stack::default().push(frame)
+    }
+    pub fn push(&self, frame: Frame) -> Stack {
+        Stack(Some(Arc::new(StackNode {
+            frame,
+            below: self.clone(),
+            depth: self.depth() + 1,
+        })))
+    }
+    /// The stack without its top frame.
+    pub fn pop(&self) -> Stack {
+        match &self.0 {
+            Some(n) => n.below.clone(),
+            None => Stack::default(),
+        }
+    }
+    /// The stack with its top frame replaced.
+    pub fn with_top(&self, frame: Frame) -> Stack {
+        self.pop().push(frame)
+    }
+    pub fn top(&self) -> Option<&Frame> {
+        self.0.as_ref().map(|n| &n.frame)
+    }
+    pub fn depth(&self) -> u32 {
+        self.0.as_ref().map_or(0, |n| n.depth)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+    /// Frames from the top down.
+    pub fn iter(&self) -> impl Iterator<Item = &Frame> {
+        let mut cur = self.0.as_deref();
+        std::iter::from_fn(move || {
+            let n = cur?;
+            cur = n.below.0.as_deref();
+            Some(&n.frame)
+        })
+    }
+    /// Frames from the bottom (the thread's first procedure) up.
+    pub fn frames_bottom_up(&self) -> Vec<&Frame> {
+        let mut v: Vec<&Frame> = self.iter().collect();
+        v.reverse();
+        v
+    }
+}
+
+/// A thread: its stack, its copies of `thread_local` globals, and whether it owns the atomic
+/// section.
+#[derive(Clone, Debug)]
+pub struct Thread {
+    pub stack: Stack,
+    pub thread_locals: Arc<[Value]>,
+    pub atomic: bool,
+}
+
+/// A whole program state.
+#[derive(Clone, Debug)]
+pub struct State {
+    /// The shared globals: the fields of the `globals` cell.
+    pub globals: Arc<[Value]>,
+    /// Live threads in creation order; a thread that ends is removed.
+    pub threads: Arc<Vec<Thread>>,
+}
+
+impl State {
+    /// The thread owning the atomic section, if any.
+    pub fn atomic_owner(&self) -> Option<usize> {
+        self.threads.iter().position(|t| t.atomic)
+    }
+}

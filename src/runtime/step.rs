@@ -1,0 +1,475 @@
+//! The step function: the one place that knows what a statement does to a state.
+
+use super::eval::{mask_of, Env, Mask, ANY, CAN_F, CAN_T};
+use super::record::Recorder;
+use super::state::{Frame, State, Thread};
+use super::value::{Loc, Value, GLOBALS};
+use super::Machine;
+use std::sync::Arc;
+use zingrs_lang::ir::{Const, Init, LValue, Pc, ProcId, Stmt, Type};
+
+/// What kind of transition a successor came from (T, T⁺ or T⁻ of seed 004 §4, or a thread
+/// event).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Internal,
+    Call,
+    Return,
+    ThreadStart,
+    ThreadEnd,
+}
+
+/// A bad state reached by a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Violation {
+    /// An `assert` whose condition can be false.
+    Assertion,
+}
+
+/// One result of executing a statement under one nondeterministic choice.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    Next { state: State, kind: Kind },
+    /// The choice is discarded (`assume`, `constrain` or `enforce` cannot hold).
+    Pruned,
+    Violation(Violation),
+}
+
+/// The values a step writes, copied from the old state only when first written.
+struct Post<'a> {
+    machine: &'a Machine<'a>,
+    old_globals: &'a Arc<[Value]>,
+    old_tl: &'a Arc<[Value]>,
+    globals: Option<Vec<Value>>,
+    tl: Option<Vec<Value>>,
+    locals: Box<[Value]>,
+}
+
+impl<'a> Post<'a> {
+    fn new(
+        machine: &'a Machine<'a>,
+        state: &'a State,
+        thread: &'a Thread,
+        locals: &[Value],
+    ) -> Post<'a> {
+        Post {
+            machine,
+            old_globals: &state.globals,
+            old_tl: &thread.thread_locals,
+            globals: None,
+            tl: None,
+            locals: locals.into(),
+        }
+    }
+
+    fn set(&mut self, lv: &LValue, v: Value) {
+        match lv {
+            LValue::Local(i) => self.locals[*i as usize] = v,
+            LValue::Global(i) => match self.machine.slots[*i as usize] {
+                super::Slot::Shared(s) => {
+                    self.globals.get_or_insert_with(|| self.old_globals.to_vec())[s as usize] = v
+                }
+                super::Slot::ThreadLocal(s) => {
+                    self.tl.get_or_insert_with(|| self.old_tl.to_vec())[s as usize] = v
+                }
+            },
+        }
+    }
+
+    fn globals(&self) -> &[Value] {
+        self.globals.as_deref().unwrap_or(self.old_globals)
+    }
+    fn tl(&self) -> &[Value] {
+        self.tl.as_deref().unwrap_or(self.old_tl)
+    }
+}
+
+/// Calls `f` with every combination of values drawn from the sets `masks` (false before true).
+fn for_each_combo(masks: &[Mask], mut f: impl FnMut(&[bool])) {
+    let mut cur: Vec<bool> = masks.iter().map(|m| m & CAN_F == 0).collect();
+    if masks.iter().any(|&m| m == 0) {
+        return;
+    }
+    loop {
+        f(&cur);
+        // advance the odometer over the positions that can take both values
+        let mut i = masks.len();
+        loop {
+            if i == 0 {
+                return;
+            }
+            i -= 1;
+            if masks[i] == ANY {
+                if !cur[i] {
+                    cur[i] = true;
+                    break;
+                }
+                cur[i] = false;
+            }
+        }
+    }
+}
+
+fn init_mask(init: Init) -> Mask {
+    match init {
+        Init::Value(Const::Bool(b)) => mask_of(b),
+        _ => ANY,
+    }
+}
+
+impl Machine<'_> {
+    /// Executes the statement at the top frame of thread `tid` and appends one outcome per
+    /// nondeterministic choice to `out`, in a fixed order. `rec` receives the step's reads and
+    /// writes over all choices.
+    pub fn step<R: Recorder>(&self, s: &State, tid: usize, rec: &mut R, out: &mut Vec<Outcome>) {
+        let thread = &s.threads[tid];
+        let Some(frame) = thread.stack.top() else {
+            return;
+        };
+        let proc = &self.program.procs[frame.proc as usize];
+        let node = &proc.nodes[frame.pc as usize];
+        let env = Env::plain(&s.globals, &thread.thread_locals, &frame.locals);
+        let next = || node.succ.first().copied().unwrap_or(frame.pc);
+        match &node.stmt {
+            Stmt::Skip => out.push(self.jump(s, tid, next(), rec)),
+            Stmt::Goto => {
+                for &pc in &node.succ {
+                    out.push(self.jump(s, tid, pc, rec));
+                }
+            }
+            Stmt::Branch { cond } => {
+                let m = self.eval(cond, &env, rec);
+                if m & CAN_T != 0 {
+                    out.push(self.jump(s, tid, node.succ[0], rec));
+                }
+                if m & CAN_F != 0 {
+                    out.push(self.jump(s, tid, node.succ[1], rec));
+                }
+            }
+            Stmt::Assume { cond } => {
+                if self.eval(cond, &env, rec) & CAN_T != 0 {
+                    out.push(self.jump(s, tid, next(), rec));
+                } else {
+                    out.push(Outcome::Pruned);
+                }
+            }
+            Stmt::Assert { cond } => {
+                let m = self.eval(cond, &env, rec);
+                if self.semantics.check_assertions && m & CAN_F != 0 {
+                    out.push(Outcome::Violation(Violation::Assertion));
+                }
+                if m & CAN_T != 0 {
+                    out.push(self.jump(s, tid, next(), rec));
+                } else if !self.semantics.check_assertions {
+                    out.push(Outcome::Pruned);
+                }
+            }
+            Stmt::Assign {
+                targets,
+                values,
+                constrain,
+            } => {
+                let masks: Vec<Mask> = values.iter().map(|v| self.eval(v, &env, rec)).collect();
+                self.record_writes(targets.iter().flatten(), rec);
+                for_each_combo(&masks, |combo| {
+                    let mut post = Post::new(self, s, thread, &frame.locals);
+                    for (t, &v) in targets.iter().zip(combo) {
+                        if let Some(t) = t {
+                            post.set(t, Value::Bool(v));
+                        }
+                    }
+                    if let Some(c) = constrain {
+                        let env2 = Env {
+                            new_globals: post.globals(),
+                            new_thread_locals: post.tl(),
+                            new_locals: &post.locals,
+                            ..Env::plain(&s.globals, &thread.thread_locals, &frame.locals)
+                        };
+                        if self.eval(c, &env2, rec) & CAN_T == 0 {
+                            out.push(Outcome::Pruned);
+                            return;
+                        }
+                    }
+                    out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
+                });
+            }
+            Stmt::Havoc { targets } => {
+                self.record_writes(targets.iter(), rec);
+                let masks = vec![ANY; targets.len()];
+                for_each_combo(&masks, |combo| {
+                    let mut post = Post::new(self, s, thread, &frame.locals);
+                    for (t, &v) in targets.iter().zip(combo) {
+                        post.set(t, Value::Bool(v));
+                    }
+                    out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
+                });
+            }
+            Stmt::Constrain { expr } => self.constrain_all(s, tid, expr, next(), rec, out),
+            Stmt::Call { callee, args, .. } => {
+                let masks = self.entry_masks(*callee, args, &env, rec);
+                for_each_combo(&masks, |combo| {
+                    let callee_frame = self.entry_frame(*callee, combo);
+                    let mut st = s.clone();
+                    let threads = Arc::make_mut(&mut st.threads);
+                    threads[tid].stack = threads[tid].stack.push(callee_frame);
+                    out.push(self.checked(st, &[tid], Kind::Call, rec));
+                });
+            }
+            Stmt::Return { values } => {
+                let masks: Vec<Mask> = match values {
+                    Some(v) => v.iter().map(|e| self.eval(e, &env, rec)).collect(),
+                    None => vec![ANY; proc.returns.len()],
+                };
+                let below = thread.stack.pop();
+                let Some(caller) = below.top() else {
+                    // the thread's bottom frame returns: the thread ends
+                    out.push(self.end_thread(s, tid));
+                    return;
+                };
+                let results: &[Option<LValue>] =
+                    match &self.program.node(caller.proc, caller.pc).stmt {
+                        Stmt::Call { results, .. } => results,
+                        _ => &[],
+                    };
+                self.record_writes(results.iter().flatten(), rec);
+                let caller_next = self.program.node(caller.proc, caller.pc).succ[0];
+                for_each_combo(&masks, |combo| {
+                    let mut post = Post::new(self, s, thread, &caller.locals);
+                    for (r, &v) in results.iter().zip(combo) {
+                        if let Some(r) = r {
+                            post.set(r, Value::Bool(v));
+                        }
+                    }
+                    let mut st = s.clone();
+                    let frame = Frame {
+                        proc: caller.proc,
+                        pc: caller_next,
+                        locals: post.locals,
+                    };
+                    if let Some(g) = post.globals {
+                        st.globals = g.into();
+                    }
+                    let threads = Arc::make_mut(&mut st.threads);
+                    if let Some(tl) = post.tl {
+                        threads[tid].thread_locals = tl.into();
+                    }
+                    threads[tid].stack = below.with_top(frame);
+                    out.push(self.checked(st, &[tid], Kind::Return, rec));
+                });
+            }
+            Stmt::StartThread { callee, args } => {
+                let masks = self.entry_masks(*callee, args, &env, rec);
+                for_each_combo(&masks, |combo| {
+                    let child = Thread {
+                        stack: super::Stack::new(self.entry_frame(*callee, combo)),
+                        thread_locals: thread.thread_locals.clone(),
+                        atomic: false,
+                    };
+                    out.push(self.spawn(s, tid, next(), child, rec));
+                });
+            }
+            Stmt::StartThreadGoto => {
+                let child = Thread {
+                    stack: super::Stack::new(Frame {
+                        pc: node.succ[1],
+                        ..frame.clone()
+                    }),
+                    thread_locals: thread.thread_locals.clone(),
+                    atomic: false,
+                };
+                out.push(self.spawn(s, tid, node.succ[0], child, rec));
+            }
+            Stmt::EndThread => out.push(self.end_thread(s, tid)),
+            Stmt::AtomicBegin | Stmt::AtomicEnd => {
+                let mut st = s.clone();
+                let threads = Arc::make_mut(&mut st.threads);
+                threads[tid].atomic = matches!(node.stmt, Stmt::AtomicBegin);
+                let f = Frame {
+                    pc: next(),
+                    ..frame.clone()
+                };
+                threads[tid].stack = threads[tid].stack.with_top(f);
+                out.push(self.checked(st, &[tid], Kind::Internal, rec));
+            }
+        }
+    }
+
+    fn record_writes<'l, R: Recorder>(&self, lvs: impl Iterator<Item = &'l LValue>, rec: &mut R) {
+        for lv in lvs {
+            if let LValue::Global(i) = lv {
+                rec.write(Loc {
+                    addr: GLOBALS,
+                    field: *i,
+                });
+            }
+        }
+    }
+
+    /// The value sets of a call's arguments followed by those of the callee's other locals.
+    fn entry_masks<R: Recorder>(
+        &self,
+        callee: ProcId,
+        args: &[zingrs_lang::ir::Expr],
+        env: &Env,
+        rec: &mut R,
+    ) -> Vec<Mask> {
+        let p = &self.program.procs[callee as usize];
+        let mut masks: Vec<Mask> = args.iter().map(|a| self.eval(a, env, rec)).collect();
+        masks.extend(p.locals[p.params as usize..].iter().map(|v| init_mask(v.init)));
+        masks
+    }
+
+    fn entry_frame(&self, callee: ProcId, combo: &[bool]) -> Frame {
+        let p = &self.program.procs[callee as usize];
+        let locals = p
+            .locals
+            .iter()
+            .zip(combo)
+            .map(|(v, &b)| match v.ty {
+                Type::Bool => Value::Bool(b),
+                other => Self::default_value(other),
+            })
+            .collect();
+        Frame {
+            proc: callee,
+            pc: 0,
+            locals,
+        }
+    }
+
+    /// Moves thread `tid` to `pc` without changing any variable.
+    fn jump<R: Recorder>(&self, s: &State, tid: usize, pc: Pc, rec: &mut R) -> Outcome {
+        let mut st = s.clone();
+        let threads = Arc::make_mut(&mut st.threads);
+        let top = threads[tid].stack.top().expect("running thread has a frame");
+        let f = Frame {
+            pc,
+            ..top.clone()
+        };
+        threads[tid].stack = threads[tid].stack.with_top(f);
+        self.checked(st, &[tid], Kind::Internal, rec)
+    }
+
+    /// Installs the values of `post` and moves thread `tid` to `pc`.
+    fn commit<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        post: Post,
+        pc: Pc,
+        kind: Kind,
+        rec: &mut R,
+    ) -> Outcome {
+        let mut st = s.clone();
+        if let Some(g) = post.globals {
+            st.globals = g.into();
+        }
+        let threads = Arc::make_mut(&mut st.threads);
+        if let Some(tl) = post.tl {
+            threads[tid].thread_locals = tl.into();
+        }
+        let top = threads[tid].stack.top().expect("running thread has a frame");
+        let f = Frame {
+            proc: top.proc,
+            pc,
+            locals: post.locals,
+        };
+        threads[tid].stack = threads[tid].stack.with_top(f);
+        self.checked(st, &[tid], kind, rec)
+    }
+
+    fn spawn<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        pc: Pc,
+        child: Thread,
+        rec: &mut R,
+    ) -> Outcome {
+        let mut st = s.clone();
+        let threads = Arc::make_mut(&mut st.threads);
+        let top = threads[tid].stack.top().expect("running thread has a frame");
+        let f = Frame {
+            pc,
+            ..top.clone()
+        };
+        threads[tid].stack = threads[tid].stack.with_top(f);
+        threads.push(child);
+        let new = threads.len() - 1;
+        self.checked(st, &[tid, new], Kind::ThreadStart, rec)
+    }
+
+    fn end_thread(&self, s: &State, tid: usize) -> Outcome {
+        let mut st = s.clone();
+        Arc::make_mut(&mut st.threads).remove(tid);
+        Outcome::Next {
+            state: st,
+            kind: Kind::ThreadEnd,
+        }
+    }
+
+    /// Stand-alone `constrain e`: every visible variable takes new values making `e` possible.
+    fn constrain_all<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        expr: &zingrs_lang::ir::Expr,
+        pc: Pc,
+        rec: &mut R,
+        out: &mut Vec<Outcome>,
+    ) {
+        let thread = &s.threads[tid];
+        let frame = thread.stack.top().expect("running thread has a frame");
+        let globals: Vec<LValue> = (0..self.program.globals.len() as u32)
+            .map(LValue::Global)
+            .collect();
+        let locals: Vec<LValue> = (0..frame.locals.len() as u32).map(LValue::Local).collect();
+        let all: Vec<&LValue> = globals.iter().chain(locals.iter()).collect();
+        self.record_writes(globals.iter(), rec);
+        let masks = vec![ANY; all.len()];
+        for_each_combo(&masks, |combo| {
+            let mut post = Post::new(self, s, thread, &frame.locals);
+            for (t, &v) in all.iter().zip(combo) {
+                post.set(t, Value::Bool(v));
+            }
+            let env = Env {
+                new_globals: post.globals(),
+                new_thread_locals: post.tl(),
+                new_locals: &post.locals,
+                ..Env::plain(&s.globals, &thread.thread_locals, &frame.locals)
+            };
+            if self.eval(expr, &env, rec) & CAN_T == 0 {
+                out.push(Outcome::Pruned);
+            } else {
+                out.push(self.commit(s, tid, post, pc, Kind::Internal, rec));
+            }
+        });
+    }
+
+    /// Applies the `enforce` check (bp-language.md §5.7) to the threads that moved.
+    fn checked<R: Recorder>(&self, st: State, moved: &[usize], kind: Kind, rec: &mut R) -> Outcome {
+        for &t in moved {
+            if !self.invariant_holds(&st, t, rec) {
+                return Outcome::Pruned;
+            }
+        }
+        Outcome::Next { state: st, kind }
+    }
+
+    /// Whether the `enforce` invariant at thread `tid`'s control point can hold.
+    pub fn invariant_holds<R: Recorder>(&self, st: &State, tid: usize, rec: &mut R) -> bool {
+        let Some(thread) = st.threads.get(tid) else {
+            return true;
+        };
+        let Some(frame) = thread.stack.top() else {
+            return true;
+        };
+        match &self.program.node(frame.proc, frame.pc).invariant {
+            None => true,
+            Some(inv) => {
+                let env = Env::plain(&st.globals, &thread.thread_locals, &frame.locals);
+                self.eval(inv, &env, rec) & CAN_T != 0
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! Runs every model under `regressions/` and `examples/` through the `zingrs` binary and checks
+//! the verdict its header declares (see regressions/README.md). Each model runs in every search
+//! mode that applies (DFS, BFS, exact storage); all must agree with the declaration.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Expectation {
+    verdict: String,
+    options: Vec<String>,
+    message: Option<String>,
+    code: Option<String>,
+    errors: Option<usize>,
+}
+
+fn header(text: &str) -> Option<Expectation> {
+    let mut e = Expectation {
+        verdict: String::new(),
+        options: Vec::new(),
+        message: None,
+        code: None,
+        errors: None,
+    };
+    for line in text.lines() {
+        let Some(rest) = line.trim().strip_prefix("//") else {
+            if line.trim().is_empty() {
+                continue;
+            }
+            break;
+        };
+        let rest = rest.trim();
+        if let Some(v) = rest.strip_prefix("expect:") {
+            e.verdict = v.trim().to_string();
+        } else if let Some(v) = rest.strip_prefix("options:") {
+            e.options = v.split_whitespace().map(String::from).collect();
+        } else if let Some(v) = rest.strip_prefix("message:") {
+            e.message = Some(v.trim().to_string());
+        } else if let Some(v) = rest.strip_prefix("code:") {
+            e.code = Some(v.trim().to_string());
+        } else if let Some(v) = rest.strip_prefix("errors:") {
+            e.errors = v.trim().parse().ok();
+        }
+    }
+    (!e.verdict.is_empty()).then_some(e)
+}
+
+fn models(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            models(&p, out);
+        } else if p.extension().is_some_and(|x| x == "bp" || x == "zing") {
+            out.push(p);
+        }
+    }
+}
+
+fn exit_of(verdict: &str) -> Option<i32> {
+    Some(match verdict {
+        "passed" => 0,
+        "deadlock" => 2,
+        "assertion-failed" | "target-reached" => 3,
+        "runtime-error" => 4,
+        "invalid" => 7,
+        "bounded" => 8,
+        _ => return None,
+    })
+}
+
+/// Runs one model in one mode; returns a description of the mismatch, if any.
+fn run(path: &Path, e: &Expectation, mode: &[&str]) -> Option<String> {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_zingrs"));
+    cmd.arg("check").arg(path).args(&e.options).args(mode);
+    if e.verdict != "invalid" {
+        cmd.args(["--format", "json"]);
+    }
+    let out = match cmd.output() {
+        Ok(o) => o,
+        Err(err) => return Some(format!("cannot run zingrs: {err}")),
+    };
+    let code = out.status.code();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let Some(want) = exit_of(&e.verdict) else {
+        return Some(format!("unknown expected verdict `{}`", e.verdict));
+    };
+    if code != Some(want) {
+        return Some(format!(
+            "{mode:?}: expected {} (exit {want}), got exit {code:?}\n--- stdout\n{stdout}--- stderr\n{stderr}",
+            e.verdict
+        ));
+    }
+    if e.verdict == "invalid" {
+        if let Some(m) = &e.message {
+            if !stderr.contains(m.as_str()) {
+                return Some(format!("message `{m}` not in:\n{stderr}"));
+            }
+        }
+        if let Some(c) = &e.code {
+            if !stderr.contains(&format!("[{c}]")) {
+                return Some(format!("code [{c}] not in:\n{stderr}"));
+            }
+        }
+        if let Some(n) = e.errors {
+            let got = stderr.matches("error[").count() + stderr.matches("error:").count() - 1;
+            if got < n {
+                return Some(format!("expected at least {n} errors, got {got}:\n{stderr}"));
+            }
+        }
+        if !stderr.contains(&format!("{}:", path.display())) {
+            return Some(format!("no file:line:col location in:\n{stderr}"));
+        }
+        return None;
+    }
+    let json: serde_json::Value = match serde_json::from_str(&stdout) {
+        Ok(j) => j,
+        Err(err) => return Some(format!("bad JSON ({err}):\n{stdout}")),
+    };
+    let kind = json["verdict"]["kind"].as_str().unwrap_or("");
+    if kind != e.verdict {
+        return Some(format!("expected verdict {}, got {kind}", e.verdict));
+    }
+    if want == 3 && json["trace"]["steps"].as_array().is_none_or(|s| s.is_empty()) {
+        return Some("an error verdict without a trace".into());
+    }
+    None
+}
+
+fn check_dir(dirs: &[&str], min: usize) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for d in dirs {
+        models(&root.join(d), &mut files);
+    }
+    assert!(
+        files.len() >= min,
+        "expected at least {min} models under {dirs:?}, found {}",
+        files.len()
+    );
+    let jobs: Vec<(PathBuf, Expectation)> = files
+        .into_iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(&f).expect("readable model");
+            let e = header(&text).unwrap_or_else(|| panic!("{}: no `// expect:` header", f.display()));
+            (f, e)
+        })
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunks: Vec<Vec<(PathBuf, Expectation)>> = {
+        let mut c: Vec<Vec<_>> = (0..threads).map(|_| Vec::new()).collect();
+        for (i, j) in jobs.into_iter().enumerate() {
+            c[i % threads].push(j);
+        }
+        c
+    };
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| {
+                s.spawn(move || {
+                    let mut fails = Vec::new();
+                    for (f, e) in chunk {
+                        let modes: &[&[&str]] = if e.verdict == "invalid" {
+                            &[&[]]
+                        } else {
+                            &[&[], &["--bfs"], &["--exact"]]
+                        };
+                        for mode in modes {
+                            if let Some(why) = run(f, e, mode) {
+                                fails.push(format!("{}: {why}", f.display()));
+                                break;
+                            }
+                        }
+                    }
+                    fails
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("worker thread"))
+            .collect()
+    });
+    assert!(
+        failures.is_empty(),
+        "{} model(s) disagree with their declared verdict:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn sequential_boolean_programs() {
+    check_dir(&["regressions/bp"], 60);
+}
+
+#[test]
+fn invalid_boolean_programs() {
+    check_dir(&["regressions/bp-invalid"], 20);
+}
+
+#[test]
+fn examples() {
+    check_dir(&["examples"], 2);
+}
