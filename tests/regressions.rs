@@ -207,3 +207,8 @@ fn invalid_boolean_programs() {
 fn examples() {
     check_dir(&["examples"], 2);
 }
+
+#[test]
+fn concurrent_boolean_programs() {
+    check_dir(&["regressions/bp-threads"], 12);
+}

@@ -95,9 +95,16 @@ pub fn dot(p: &Program, procs: &[u32]) -> String {
             }
         }
     }
-    format!("{:?}", Dot::with_config(&g, &[Config::EdgeNoLabel]))
-        .replace("digraph {", "digraph cfg {")
-        + &String::new()
+    let dot = Dot::with_attr_getters(
+        &g,
+        &[Config::EdgeNoLabel],
+        &|_, e| match *e.weight() {
+            "" => String::new(),
+            l => format!("label = \"{l}\""),
+        },
+        &|_, _| "shape = box".to_string(),
+    );
+    format!("{dot:?}")
 }
 
 /// Prints the graphs; returns the exit code.

@@ -92,15 +92,6 @@ pub fn run(a: &CheckArgs) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    match a.engine {
-        Engine::Summary | Engine::Bdd => {
-            return usage_error(&format!(
-                "the {:?} engine is not available yet; use --engine explicit",
-                a.engine
-            ))
-        }
-        Engine::Auto | Engine::Explicit | Engine::All => {}
-    }
     if matches!(program.layout, Layout::Getafix { .. }) {
         return usage_error(
             "this program uses the Getafix concurrent layout (init + thread procedures), which the explicit engine does not run yet",
@@ -141,7 +132,19 @@ pub fn run(a: &CheckArgs) -> i32 {
         check_assertions: !a.no_assertions,
     };
     let name = a.model.display().to_string();
-    let report = check_explicit(&program, &name, semantics, &opts);
+    let report = match a.engine {
+        Engine::All => check_all(&program, &name, semantics, &opts),
+        e => {
+            let e = if e == Engine::Auto { auto_engine(&program) } else { e };
+            match run_engine(e, &program, semantics, &opts) {
+                Ok(result) => {
+                    let m = Machine::new(&program, semantics);
+                    report_of(&m, &name, e.name(), &result, &opts)
+                }
+                Err(why) => return usage_error(&why),
+            }
+        }
+    };
     print!(
         "{}",
         report::render(&report, a.format, a.trace, a.stats, a.quiet)
@@ -149,16 +152,98 @@ pub fn run(a: &CheckArgs) -> i32 {
     report.exit_code
 }
 
-/// Runs the explicit engine and turns its result into a replayed, reported verdict.
-pub fn check_explicit(
+impl Engine {
+    /// The engine's name as the user types it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Auto => "auto",
+            Engine::Explicit => "explicit",
+            Engine::Summary => "summary",
+            Engine::Bdd => "bdd",
+            Engine::All => "all",
+        }
+    }
+}
+
+/// The engine `--engine auto` picks for a program.
+fn auto_engine(_program: &Program) -> Engine {
+    Engine::Explicit
+}
+
+/// The engines `--engine all` runs on a program, in order.
+fn applicable_engines(_program: &Program) -> Vec<Engine> {
+    vec![Engine::Explicit]
+}
+
+/// Runs one engine; `Err` says why it does not apply to the program.
+pub fn run_engine(
+    engine: Engine,
     program: &Program,
-    name: &str,
     semantics: Semantics,
     opts: &Options,
-) -> Report {
+) -> Result<explore::SearchResult, String> {
     let m = Machine::new(program, semantics);
-    let result = explore::search(&m, opts);
-    let mut found = result.findings.iter().map(|f| explain(&m, f, opts));
+    match engine {
+        Engine::Explicit => Ok(explore::search(&m, opts)),
+        Engine::Summary | Engine::Bdd => Err(format!(
+            "the {} engine is not available yet; use --engine explicit",
+            engine.name()
+        )),
+        Engine::Auto | Engine::All => Err("not a single engine".into()),
+    }
+}
+
+/// Runs every applicable engine and compares their conclusive verdicts; a disagreement is an
+/// internal error (exit 5) naming the model and the engines.
+fn check_all(program: &Program, name: &str, semantics: Semantics, opts: &Options) -> Report {
+    let m = Machine::new(program, semantics);
+    let mut reports: Vec<Report> = Vec::new();
+    for e in applicable_engines(program) {
+        if let Ok(result) = run_engine(e, program, semantics, opts) {
+            reports.push(report_of(&m, name, e.name(), &result, opts));
+        }
+    }
+    let conclusive: Vec<&Report> = reports
+        .iter()
+        .filter(|r| matches!(r.exit_code, exit::PASSED | exit::ASSERTION))
+        .collect();
+    if let Some(first) = conclusive.first() {
+        if let Some(other) = conclusive.iter().find(|r| r.exit_code != first.exit_code) {
+            let message = format!(
+                "engines disagree on {name}: {} says \"{}\", {} says \"{}\"",
+                first.engine,
+                first.verdict.headline(),
+                other.engine,
+                other.verdict.headline()
+            );
+            let mut r = Report::new(name, "all", Verdict::InternalError { message }, None);
+            r.stats = first.stats.clone();
+            return r;
+        }
+    }
+    // agreeing engines: report the first conclusive answer (with its trace), else the first
+    let best = conclusive.first().map(|r| (*r).clone());
+    let mut r = best.unwrap_or_else(|| reports[0].clone());
+    r.engine = format!(
+        "all ({})",
+        reports
+            .iter()
+            .map(|r| r.engine.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    r
+}
+
+/// Turns any engine's result into a replayed, reported verdict.
+pub fn report_of(
+    m: &Machine,
+    name: &str,
+    engine: &str,
+    result: &explore::SearchResult,
+    opts: &Options,
+) -> Report {
+    let mut found = result.findings.iter().map(|f| explain(m, f, opts));
     let (verdict, trace) = match found.next() {
         Some(first) => first,
         None => {
@@ -177,7 +262,7 @@ pub fn check_explicit(
     let more = found
         .map(|(verdict, trace)| report::Finding { verdict, trace })
         .collect();
-    let mut r = Report::new(name, "explicit", verdict, trace);
+    let mut r = Report::new(name, engine, verdict, trace);
     r.more = more;
     let s = &result.stats;
     r.stats = report::Stats {
@@ -193,6 +278,14 @@ pub fn check_explicit(
         } else {
             crate::canon::omission_bound(s.states)
         },
+        counters: s
+            .counters
+            .iter()
+            .map(|(n, v)| report::Counter {
+                name: n.to_string(),
+                value: *v,
+            })
+            .collect(),
     };
     r
 }

@@ -72,6 +72,8 @@ pub struct SearchStats {
     pub max_stack: u32,
     pub max_path: u64,
     pub elapsed: Duration,
+    /// Engine-specific counters (summaries computed, BDD nodes, ...), reported as they are.
+    pub counters: Vec<(&'static str, u64)>,
 }
 
 /// The result of a search.

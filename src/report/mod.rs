@@ -124,6 +124,15 @@ pub struct Stats {
     pub peak_memory_bytes: Option<u64>,
     /// Upper bound on the probability that hash compaction missed a state (0 with `--exact`).
     pub omission_probability: f64,
+    /// Engine-specific counters.
+    pub counters: Vec<Counter>,
+}
+
+/// A named engine-specific count.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Counter {
+    pub name: String,
+    pub value: u64,
 }
 
 /// One error found (with `--keep-going` there may be several).

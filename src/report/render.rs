@@ -59,6 +59,12 @@ fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
         .max()
         .unwrap_or(0)
         .min(40);
+    let at_width = t
+        .steps
+        .iter()
+        .map(|s| file.len() + 1 + s.line.to_string().len())
+        .max()
+        .unwrap_or(0);
     for s in &t.steps {
         let who = format!(
             "{}{}",
@@ -70,7 +76,7 @@ fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
             let _ = write!(out, "t{:<3}", s.thread);
         }
         let at = format!("{file}:{}", s.line);
-        let _ = write!(out, "{who:<width$}  {at:<}  {:<stmt_width$}", s.statement);
+        let _ = write!(out, "{who:<width$}  {at:<at_width$}  {:<stmt_width$}", s.statement);
         if detail == TraceDetail::Full && !s.values.is_empty() {
             let _ = write!(out, "  [{}]", values(s));
         }
@@ -87,6 +93,9 @@ fn stats_line(r: &Report) -> String {
     );
     if let Some(b) = s.peak_memory_bytes {
         let _ = write!(line, ", {:.1} MB peak", b as f64 / 1e6);
+    }
+    for c in &s.counters {
+        let _ = write!(line, ", {} {}", c.value, c.name);
     }
     line
 }
@@ -139,7 +148,6 @@ fn bebop(r: &Report, detail: TraceDetail, stats: bool) -> String {
     let head = match &r.verdict {
         Verdict::TargetReached { label, .. } => format!("Label {label} reachable by following path:"),
         Verdict::AssertionFailed { .. } => "Assertion violation reachable by following path:".into(),
-        Verdict::Passed => "Label not reachable".into(),
         v => v.headline(),
     };
     let _ = writeln!(out, "{head}");
