@@ -178,6 +178,7 @@ pub enum Expr {
 }
 
 impl Expr {
+    #[allow(clippy::should_implement_trait)]
     pub fn not(e: Expr) -> Expr {
         Expr::Unary(UnOp::Not, Box::new(e))
     }

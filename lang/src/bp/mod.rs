@@ -1,13 +1,131 @@
 //! Boolean programs: lexer, parser, AST, name resolution and lowering to the IR.
+//!
+//! The pipeline is `lexer` → `parser` (+ `parse_expr`) → `scope` (program-wide tables) →
+//! `lower` (+ `lower_expr`) per procedure → layout detection here. Lexical errors stop the
+//! pipeline; syntax errors stop it after parsing (so no follow-on resolution errors are
+//! reported on a broken tree); all other checks are collected over the whole program.
+
+pub mod ast;
+pub mod lexer;
+mod lower;
+mod lower_expr;
+mod lower_flow;
+mod parse_expr;
+mod parse_stmt;
+mod parser;
+mod scope;
 
 use crate::diag::Diagnostic;
+use crate::ir::{Layout, ProcId, Program, Source, Span};
 use crate::Compiled;
+
+/// Stack for the front end's thread. Parsing and lowering recurse once per nesting level
+/// (capped at `parser::MAX_DEPTH`); unoptimised builds use several KiB per level, more than
+/// a test thread's default 2 MiB, so the work runs on a thread whose stack surely suffices.
+const STACK_BYTES: usize = 64 << 20;
 
 /// Compiles a boolean program (bp-language.md) into the IR.
 pub fn compile(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
-    let _ = (name, text);
-    Err(vec![Diagnostic::error(
-        crate::ir::Span::default(),
-        "not yet implemented",
-    )])
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("bp-front-end".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, || compile_here(name, text));
+        match worker {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => compile_here(name, text),
+        }
+    })
+}
+
+/// [`compile`] on the current thread.
+fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
+    let source = Source::new(name, text);
+    let tokens = lexer::lex(text)?;
+    let (ast, mut diags, syntax_errors) = parser::parse(text, &tokens);
+    if syntax_errors {
+        return Err(sorted(diags));
+    }
+    let tables = scope::collect(&source, &ast, &mut diags);
+    let procs: Vec<_> = ast
+        .procs
+        .iter()
+        .enumerate()
+        .map(|(id, p)| lower::lower_proc(&tables, &source, &mut diags, id, p))
+        .collect();
+    let mut program = Program {
+        globals: tables.globals,
+        procs,
+        activations: Vec::new(),
+        layout: Layout::Standard,
+        source,
+    };
+    match getafix_layout(&program) {
+        Some(layout) => program.layout = layout,
+        None => match program.proc_by_name("main") {
+            Some(main) => program.activations = vec![main],
+            None => diags.push(
+                Diagnostic::error(Span::new(0, 0), "no procedure `main`")
+                    .with_code("E12")
+                    .with_label("the program needs an entry procedure `main`")
+                    .with_note(
+                        "only the Getafix layout (`init` with label `endinit`, and \
+                         `thread…` procedures) may omit `main`",
+                    ),
+            ),
+        },
+    }
+    if diags.iter().any(Diagnostic::is_error) {
+        Err(sorted(diags))
+    } else {
+        Ok(Compiled {
+            program,
+            warnings: diags,
+        })
+    }
+}
+
+/// Diagnostics in source order (stable, so related ones stay together).
+fn sorted(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    diags.sort_by_key(|d| d.span.start);
+    diags
+}
+
+/// Whether a procedure name makes it a Getafix thread: `thread…`, any case, ≥ 7 characters.
+fn is_thread_name(name: &str) -> bool {
+    name.len() >= 7
+        && name
+            .get(..6)
+            .is_some_and(|p| p.eq_ignore_ascii_case("thread"))
+}
+
+/// The Getafix layout (§5.13) if `init` has the label `endinit` and there are thread procedures.
+fn getafix_layout(program: &Program) -> Option<Layout> {
+    let init = program.proc_by_name("init")?;
+    let endinit = program
+        .procs
+        .get(init as usize)?
+        .nodes
+        .iter()
+        .position(|n| n.labels.iter().any(|l| l == "endinit"))?;
+    let mut threads: Vec<ProcId> = program
+        .procs
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| is_thread_name(&p.name))
+        .map(|(i, _)| i as ProcId)
+        .collect();
+    if threads.is_empty() {
+        return None;
+    }
+    if let Some(main) = program.proc_by_name("main") {
+        threads.push(main);
+    }
+    Some(Layout::Getafix {
+        init,
+        endinit: endinit as u32,
+        threads,
+    })
 }
