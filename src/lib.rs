@@ -10,3 +10,4 @@ pub mod cli;
 pub mod explore;
 pub mod report;
 pub mod runtime;
+pub mod summary;

@@ -106,7 +106,7 @@ fn json_report_has_a_stable_shape() {
     assert_eq!(j["verdict"]["kind"], "target-reached");
     assert_eq!(j["verdict"]["label"], "R");
     assert_eq!(j["exit_code"], 3);
-    assert_eq!(j["engine"], "explicit");
+    assert_eq!(j["engine"], "summary");
     assert!(j["stats"]["states"].as_u64().unwrap() > 0);
     let step0 = &j["trace"]["steps"][0];
     assert_eq!(step0["procedure"], "main");
@@ -141,11 +141,24 @@ fn syntax_errors_are_located_and_exit_7() {
 #[test]
 fn unbounded_recursion_is_bounded_not_a_hang() {
     let o = with_stdin(
-        &["check", "-", "--lang", "bp", "--max-depth", "50"],
+        &["check", "-", "--lang", "bp", "--engine", "explicit", "--max-depth", "50"],
         "void f() begin f(); end\nvoid main() begin f(); end\n",
     );
     assert_eq!(o.status.code(), Some(8), "{}", out(&o));
     assert!(out(&o).contains("stack-depth bound"));
+}
+
+#[test]
+fn summaries_decide_unbounded_recursion() {
+    // two call sites make 2^depth distinct stacks for a plain search; summaries need two roots
+    let prog = "decl g;\nvoid f() begin\n  if (*) then f(); g := !g; f(); fi\nend\nvoid main() begin\n  g := F;\n  f();\n  if (g) then HIT: skip; fi\n  assert(!g | g);\nend\n";
+    let o = with_stdin(&["check", "-", "--lang", "bp", "--target", "HIT"], prog);
+    assert_eq!(o.status.code(), Some(3), "{}", out(&o));
+    assert!(out(&o).contains("summary engine"));
+    let unreachable = "void f() begin\n  if (*) then f(); f(); fi\nend\nvoid main() begin\n  f();\n  assert(T);\nend\n";
+    let o = with_stdin(&["check", "-", "--lang", "bp", "--stats"], unreachable);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    assert!(out(&o).contains("summaries (effects)"), "{}", out(&o));
 }
 
 #[test]

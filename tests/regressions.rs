@@ -1,6 +1,7 @@
 //! Runs every model under `regressions/` and `examples/` through the `zingrs` binary and checks
 //! the verdict its header declares (see regressions/README.md). Each model runs in every search
-//! mode that applies (DFS, BFS, exact storage); all must agree with the declaration.
+//! mode and on every engine that applies (explicit DFS, BFS and exact storage; summary; `all`,
+//! which compares the engines); all must agree with the declaration.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -164,10 +165,20 @@ fn check_dir(dirs: &[&str], min: usize) {
                 s.spawn(move || {
                     let mut fails = Vec::new();
                     for (f, e) in chunk {
+                        let pinned = e.options.iter().any(|o| o == "--engine");
                         let modes: &[&[&str]] = if e.verdict == "invalid" {
                             &[&[]]
-                        } else {
+                        } else if pinned {
                             &[&[], &["--bfs"], &["--exact"]]
+                        } else {
+                            &[
+                                &[],
+                                &["--bfs"],
+                                &["--exact"],
+                                &["--engine", "explicit"],
+                                &["--engine", "summary"],
+                                &["--engine", "all"],
+                            ]
                         };
                         for mode in modes {
                             if let Some(why) = run(f, e, mode) {

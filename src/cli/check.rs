@@ -10,11 +10,11 @@ use zingrs_lang::ir::{Layout, Program};
 /// The engines (`--engine`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Engine {
-    /// The best engine for the model (today: explicit).
+    /// The best engine for the model (summary for sequential programs, explicit otherwise).
     Auto,
     /// Plain explicit-state search.
     Explicit,
-    /// Explicit-state search with procedure summaries (not available yet).
+    /// Explicit-state search with procedure summaries (seed 004 §6).
     Summary,
     /// Symbolic search with BDDs (not available yet).
     Bdd,
@@ -165,14 +165,19 @@ impl Engine {
     }
 }
 
-/// The engine `--engine auto` picks for a program.
-fn auto_engine(_program: &Program) -> Engine {
-    Engine::Explicit
+/// The engine `--engine auto` picks for a program: the summary engine decides sequential
+/// programs, recursion included; concurrent ones are explored plainly.
+fn auto_engine(program: &Program) -> Engine {
+    if program.is_concurrent() {
+        Engine::Explicit
+    } else {
+        Engine::Summary
+    }
 }
 
 /// The engines `--engine all` runs on a program, in order.
 fn applicable_engines(_program: &Program) -> Vec<Engine> {
-    vec![Engine::Explicit]
+    vec![Engine::Explicit, Engine::Summary, Engine::Bdd]
 }
 
 /// Runs one engine; `Err` says why it does not apply to the program.
@@ -185,7 +190,17 @@ pub fn run_engine(
     let m = Machine::new(program, semantics);
     match engine {
         Engine::Explicit => Ok(explore::search(&m, opts)),
-        Engine::Summary | Engine::Bdd => Err(format!(
+        Engine::Summary => {
+            if crate::summary::applies(&m) {
+                Ok(crate::summary::search(&m, opts))
+            } else {
+                // threads: no call runs as one transaction yet, so every step is explored plainly
+                let mut r = explore::search(&m, opts);
+                r.stats.counters.push(("summaries (concurrent model: none)", 0));
+                Ok(r)
+            }
+        }
+        Engine::Bdd => Err(format!(
             "the {} engine is not available yet; use --engine explicit",
             engine.name()
         )),

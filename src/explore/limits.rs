@@ -77,7 +77,7 @@ impl Watch {
             }
         }
         self.ticks += 1;
-        if self.ticks & 1023 != 0 {
+        if self.ticks & 1023 != 1 {
             return None;
         }
         if let Some(t) = self.limits.timeout {
@@ -85,7 +85,7 @@ impl Watch {
                 return Some(Limit::Time);
             }
         }
-        if self.ticks & 8191 == 0 {
+        if self.ticks & 8191 == 1 {
             if let (Some(m), Some(rss)) = (self.limits.memory, resident_bytes()) {
                 if rss >= m {
                     return Some(Limit::Memory);

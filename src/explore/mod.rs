@@ -9,12 +9,13 @@
 mod limits;
 mod replay;
 
-pub use limits::{default_memory_limit, peak_bytes, resident_bytes, Limit, Limits, DEFAULT_MAX_DEPTH};
+pub use limits::{
+    default_memory_limit, peak_bytes, resident_bytes, Limit, Limits, Watch, DEFAULT_MAX_DEPTH,
+};
 pub use replay::{replay, Replayed};
 
 use crate::canon::{encode, Visited};
 use crate::runtime::{InitialStates, Machine, Outcome, State, Value};
-use limits::Watch;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::time::Duration;

@@ -114,3 +114,40 @@ impl<'p> Machine<'p> {
         }
     }
 }
+
+impl Machine<'_> {
+    /// The value at a heap location as thread `tid` sees it (globals are fields of the
+    /// `globals` cell).
+    pub fn read_loc(&self, s: &State, tid: usize, loc: Loc) -> Value {
+        debug_assert_eq!(loc.addr, GLOBALS, "the heap has no objects yet");
+        let tl: &[Value] = s.threads.get(tid).map_or(&[], |t| &t.thread_locals);
+        self.global(&s.globals, tl, loc.field)
+    }
+
+    /// `s` with the given locations overwritten, as thread `tid` sees them (a summary's effect
+    /// being applied).
+    pub fn write_locs(&self, s: &State, tid: usize, writes: &[(Loc, Value)]) -> State {
+        let mut st = s.clone();
+        if writes.is_empty() {
+            return st;
+        }
+        let mut globals: Option<Vec<Value>> = None;
+        let mut tl: Option<Vec<Value>> = None;
+        for &(loc, v) in writes {
+            debug_assert_eq!(loc.addr, GLOBALS, "the heap has no objects yet");
+            match self.slots[loc.field as usize] {
+                Slot::Shared(i) => globals.get_or_insert_with(|| s.globals.to_vec())[i as usize] = v,
+                Slot::ThreadLocal(i) => {
+                    tl.get_or_insert_with(|| s.threads[tid].thread_locals.to_vec())[i as usize] = v
+                }
+            }
+        }
+        if let Some(g) = globals {
+            st.globals = g.into();
+        }
+        if let Some(t) = tl {
+            std::sync::Arc::make_mut(&mut st.threads)[tid].thread_locals = t.into();
+        }
+        st
+    }
+}

@@ -215,47 +215,16 @@ impl Machine<'_> {
                     out.push(self.checked(st, &[tid], Kind::Call, rec));
                 });
             }
-            Stmt::Return { values } => {
-                let masks: Vec<Mask> = match values {
-                    Some(v) => v.iter().map(|e| self.eval(e, &env, rec)).collect(),
-                    None => vec![ANY; proc.returns.len()],
-                };
-                let below = thread.stack.pop();
-                let Some(caller) = below.top() else {
-                    // the thread's bottom frame returns: the thread ends
+            Stmt::Return { .. } => {
+                let results = self.return_values(s, tid, rec);
+                if thread.stack.depth() <= 1 {
+                    // the thread's bottom frame returns: the thread ends, results discarded
                     out.push(self.end_thread(s, tid));
                     return;
-                };
-                let results: &[Option<LValue>] =
-                    match &self.program.node(caller.proc, caller.pc).stmt {
-                        Stmt::Call { results, .. } => results,
-                        _ => &[],
-                    };
-                self.record_writes(results.iter().flatten(), rec);
-                let caller_next = self.program.node(caller.proc, caller.pc).succ[0];
-                for_each_combo(&masks, |combo| {
-                    let mut post = Post::new(self, s, thread, &caller.locals);
-                    for (r, &v) in results.iter().zip(combo) {
-                        if let Some(r) = r {
-                            post.set(r, Value::Bool(v));
-                        }
-                    }
-                    let mut st = s.clone();
-                    let frame = Frame {
-                        proc: caller.proc,
-                        pc: caller_next,
-                        locals: post.locals,
-                    };
-                    if let Some(g) = post.globals {
-                        st.globals = g.into();
-                    }
-                    let threads = Arc::make_mut(&mut st.threads);
-                    if let Some(tl) = post.tl {
-                        threads[tid].thread_locals = tl.into();
-                    }
-                    threads[tid].stack = below.with_top(frame);
-                    out.push(self.checked(st, &[tid], Kind::Return, rec));
-                });
+                }
+                for vals in &results {
+                    out.push(self.finish_return(s, tid, vals, rec));
+                }
             }
             Stmt::StartThread { callee, args } => {
                 let masks = self.entry_masks(*callee, args, &env, rec);
@@ -292,6 +261,70 @@ impl Machine<'_> {
                 out.push(self.checked(st, &[tid], Kind::Internal, rec));
             }
         }
+    }
+
+    /// The result tuples the `return` at thread `tid`'s top frame can produce, in the order in
+    /// which [`Machine::step`] lists the corresponding outcomes.
+    pub fn return_values<R: Recorder>(&self, s: &State, tid: usize, rec: &mut R) -> Vec<Box<[Value]>> {
+        let thread = &s.threads[tid];
+        let Some(frame) = thread.stack.top() else {
+            return Vec::new();
+        };
+        let proc = &self.program.procs[frame.proc as usize];
+        let env = Env::plain(&s.globals, &thread.thread_locals, &frame.locals);
+        let masks: Vec<Mask> = match &proc.nodes[frame.pc as usize].stmt {
+            Stmt::Return { values: Some(v) } => v.iter().map(|e| self.eval(e, &env, rec)).collect(),
+            _ => vec![ANY; proc.returns.len()],
+        };
+        let mut all = Vec::new();
+        for_each_combo(&masks, |combo| {
+            all.push(combo.iter().map(|&b| Value::Bool(b)).collect());
+        });
+        all
+    }
+
+    /// Pops thread `tid`'s top frame and completes the caller's call: the results go to the
+    /// call's receivers (after the callee's own writes), the caller moves past the call, and the
+    /// caller's `enforce` invariant is checked.
+    pub fn finish_return<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        vals: &[Value],
+        rec: &mut R,
+    ) -> Outcome {
+        let thread = &s.threads[tid];
+        let below = thread.stack.pop();
+        let Some(caller) = below.top() else {
+            return self.end_thread(s, tid);
+        };
+        let call = self.program.node(caller.proc, caller.pc);
+        let results: &[Option<LValue>] = match &call.stmt {
+            Stmt::Call { results, .. } => results,
+            _ => &[],
+        };
+        self.record_writes(results.iter().flatten(), rec);
+        let mut post = Post::new(self, s, thread, &caller.locals);
+        for (r, &v) in results.iter().zip(vals) {
+            if let Some(r) = r {
+                post.set(r, v);
+            }
+        }
+        let mut st = s.clone();
+        let frame = Frame {
+            proc: caller.proc,
+            pc: call.succ[0],
+            locals: post.locals,
+        };
+        if let Some(g) = post.globals {
+            st.globals = g.into();
+        }
+        let threads = Arc::make_mut(&mut st.threads);
+        if let Some(tl) = post.tl {
+            threads[tid].thread_locals = tl.into();
+        }
+        threads[tid].stack = below.with_top(frame);
+        self.checked(st, &[tid], Kind::Return, rec)
     }
 
     fn record_writes<'l, R: Recorder>(&self, lvs: impl Iterator<Item = &'l LValue>, rec: &mut R) {

@@ -1,0 +1,511 @@
+//! Random, well-formed boolean programs (`zingrs gen random-bp SEED [--size S]`).
+//!
+//! A program has a few globals, `main` and one to three further procedures with formals,
+//! locals and zero to three results, and uses every sequential construct of the language:
+//! `if`/`elsif`/`else`, `while`, single and multi-target `goto`, every kind of nondeterminism
+//! (`*`, `?`, `schoose`, `constrain` clauses with primed names, stand-alone `constrain`, `dead`,
+//! arbitrary initial values, `return;` in a procedure with results), `assume`, `assert`,
+//! `abortif`, head `enforce`, `? :`, receivers with `_`, and a target label `HIT` declared in an
+//! `// options: --target HIT` header.
+//!
+//! At most about ten booleans are in scope anywhere, so explicit search finishes in
+//! milliseconds. Recursion (direct and mutual) is made finite in most programs by a *fuel*
+//! formal `k`: a call to a procedure that does not come later in the file (a back call) happens
+//! only under `if (k)` and passes `F`, and forward calls pass `k` or less, so the stack depth is
+//! at most about twice the number of procedures. About one program in seven drops the fuel and
+//! may recurse without bound; explicit search then answers "bounded" unless it finds an error.
+
+use super::Rng;
+
+/// A procedure's signature.
+struct Sig {
+    name: String,
+    results: usize,
+    formals: Vec<String>,
+    /// The first formal is the fuel `k`.
+    fuel: bool,
+}
+
+/// What a statement generator needs to know about the procedure it is in.
+struct Ctx {
+    proc: usize,
+    /// Every readable variable: globals, formals, locals.
+    vars: Vec<String>,
+    /// Variables that may be assigned (everything but the fuel).
+    writable: Vec<String>,
+    fuel: Option<String>,
+    results: usize,
+    /// Jump labels of the procedure.
+    labels: Vec<String>,
+    /// Jump labels not yet attached to a statement.
+    unplaced: Vec<String>,
+}
+
+struct Gen {
+    rng: Rng,
+    size: usize,
+    sigs: Vec<Sig>,
+    globals: Vec<String>,
+    target: bool,
+    asserts: bool,
+    bounded: bool,
+    hits: usize,
+    lines: Vec<String>,
+}
+
+const BINOPS: &[&str] = &["&", "|", "^", "=", "!=", "=>", "==", "&&", "||"];
+const INITS: &[&str] = &["T", "F", "0", "1", "*", "?"];
+
+/// One random boolean program, determined by `seed`; `size` scales the number of statements
+/// per procedure (default 8).
+pub fn random_bp(seed: u64, size: u32) -> String {
+    let mut g = Gen {
+        rng: Rng::new(seed),
+        size: size.max(1) as usize,
+        sigs: Vec::new(),
+        globals: Vec::new(),
+        target: false,
+        asserts: false,
+        bounded: true,
+        hits: 0,
+        lines: Vec::new(),
+    };
+    g.program(seed)
+}
+
+impl Gen {
+    fn program(&mut self, seed: u64) -> String {
+        self.target = self.rng.chance(60);
+        self.asserts = !self.target || self.rng.chance(60);
+        let no_assertions = self.target && self.rng.chance(20);
+        self.bounded = !self.rng.chance(15);
+        let mut header = vec![format!(
+            "// random boolean program, seed {seed} (zingrs gen random-bp {seed} --size {})",
+            self.size
+        )];
+        if self.target {
+            header.push(format!(
+                "// options: --target HIT{}",
+                if no_assertions { " --no-assertions" } else { "" }
+            ));
+        }
+        let nglobals = self.rng.range(1, 4);
+        self.globals = (0..nglobals).map(|i| format!("g{i}")).collect();
+        let nprocs = self.rng.range(1, 3);
+        self.sigs.push(Sig {
+            name: "main".into(),
+            results: if self.rng.chance(15) { 2 } else { 0 },
+            formals: Vec::new(),
+            fuel: false,
+        });
+        for i in 1..=nprocs {
+            let fuel = self.bounded;
+            let mut formals: Vec<String> = if fuel { vec!["k".into()] } else { vec![] };
+            for j in 0..self.rng.range(0, 2) {
+                formals.push(format!("a{j}"));
+            }
+            let results = *self.rng.pick(&[0, 0, 1, 1, 2, 3]);
+            self.sigs.push(Sig {
+                name: format!("p{i}"),
+                results,
+                formals,
+                fuel,
+            });
+        }
+        self.lines = header;
+        // globals, sometimes with initialisers
+        let decls: Vec<String> = self
+            .globals
+            .clone()
+            .iter()
+            .map(|g| self.decl_item(g))
+            .collect();
+        self.lines.push(format!("decl {};", decls.join(", ")));
+        // procedures in a random order (file order does not matter)
+        let mut order: Vec<usize> = (0..self.sigs.len()).collect();
+        for i in (1..order.len()).rev() {
+            let j = self.rng.below(i + 1);
+            order.swap(i, j);
+        }
+        for p in order {
+            self.procedure(p);
+        }
+        if self.target && self.hits == 0 {
+            // make sure the target occurs: a label at the end of main
+            let at = self
+                .lines
+                .iter()
+                .position(|l| l.starts_with("void main(") || l.starts_with("bool<2> main("))
+                .expect("main");
+            let end = at
+                + self.lines[at..]
+                    .iter()
+                    .position(|l| l == "end")
+                    .expect("main ends");
+            self.lines.insert(end, "  HIT: skip;".into());
+        }
+        let mut text = self.lines.join("\n");
+        text.push('\n');
+        text
+    }
+
+    fn decl_item(&mut self, name: &str) -> String {
+        if self.rng.chance(15) {
+            format!("{name} := {}", self.rng.pick(INITS))
+        } else {
+            name.to_string()
+        }
+    }
+
+    fn procedure(&mut self, p: usize) {
+        let sig = &self.sigs[p];
+        let ty = match sig.results {
+            0 => "void".to_string(),
+            1 => "bool".to_string(),
+            n => format!("bool<{n}>"),
+        };
+        let name = sig.name.clone();
+        let formals = sig.formals.clone();
+        let fuel = sig.fuel.then(|| "k".to_string());
+        let results = sig.results;
+        self.lines
+            .push(format!("{ty} {name}({}) begin", formals.join(", ")));
+        let nlocals = self.rng.range(0, 3);
+        let locals: Vec<String> = (0..nlocals).map(|i| format!("l{i}")).collect();
+        if !locals.is_empty() {
+            let items: Vec<String> = locals.iter().map(|l| self.decl_item(l)).collect();
+            self.lines.push(format!("  decl {};", items.join(", ")));
+        }
+        let mut vars = self.globals.clone();
+        vars.extend(formals.iter().cloned());
+        vars.extend(locals.iter().cloned());
+        let writable: Vec<String> = vars
+            .iter()
+            .filter(|v| Some(*v) != fuel.as_ref())
+            .cloned()
+            .collect();
+        if self.rng.chance(15) {
+            let e = self.expr(&vars, 2, false, false);
+            self.lines.push(format!("  enforce {e};"));
+        }
+        let nlabels = self.rng.range(0, 3);
+        let labels: Vec<String> = (0..nlabels).map(|i| format!("L{i}")).collect();
+        let mut cx = Ctx {
+            proc: p,
+            vars,
+            writable,
+            fuel,
+            results,
+            unplaced: labels.clone(),
+            labels,
+        };
+        let n = self.rng.range(self.size.div_ceil(2), self.size);
+        self.stmts(&mut cx, 1, n, 0);
+        let rest = std::mem::take(&mut cx.unplaced);
+        if !rest.is_empty() {
+            let prefix: String = rest.iter().map(|l| format!("{l}: ")).collect();
+            self.lines.push(format!("  {prefix}skip;"));
+        }
+        self.lines.push("end".into());
+    }
+
+    fn stmts(&mut self, cx: &mut Ctx, indent: usize, n: usize, depth: usize) {
+        for _ in 0..n {
+            self.stmt(cx, indent, depth);
+        }
+    }
+
+    /// The labels to put in front of a statement.
+    fn prefix(&mut self, cx: &mut Ctx) -> String {
+        let mut p = String::new();
+        if !cx.unplaced.is_empty() && self.rng.chance(25) {
+            let i = self.rng.below(cx.unplaced.len());
+            p.push_str(&cx.unplaced.swap_remove(i));
+            p.push_str(": ");
+        }
+        if self.target && self.rng.chance(8) {
+            self.hits += 1;
+            p.push_str("HIT: ");
+        }
+        p
+    }
+
+    fn stmt(&mut self, cx: &mut Ctx, indent: usize, depth: usize) {
+        let pad = "  ".repeat(indent);
+        let prefix = self.prefix(cx);
+        let compound = depth < 2;
+        loop {
+            let k = self.rng.below(100);
+            let line = match k {
+                0..=21 => self.assign(cx),
+                22..=35 => {
+                    if self.call(cx, &pad, &prefix) {
+                        return;
+                    }
+                    None
+                }
+                36..=45 if compound => {
+                    self.if_stmt(cx, indent, depth, &prefix);
+                    return;
+                }
+                46..=51 if compound => {
+                    let c = self.expr(&cx.vars, 2, true, false);
+                    self.lines.push(format!("{pad}{prefix}while ({c}) do"));
+                    let m = self.rng.range(1, 3);
+                    self.stmts(cx, indent + 1, m, depth + 1);
+                    self.lines.push(format!("{pad}od{}", self.semi()));
+                    return;
+                }
+                52..=57 => (!cx.labels.is_empty()).then(|| {
+                    let m = self.rng.range(1, cx.labels.len().min(3));
+                    let mut ls = cx.labels.clone();
+                    let mut chosen = Vec::new();
+                    for _ in 0..m {
+                        let i = self.rng.below(ls.len());
+                        chosen.push(ls.swap_remove(i));
+                    }
+                    format!("goto {};", chosen.join(", "))
+                }),
+                58..=64 => Some(format!("assume {};", self.paren_expr(cx, 2, true))),
+                65..=71 if self.asserts => {
+                    Some(format!("assert {};", self.paren_expr(cx, 2, true)))
+                }
+                72..=74 => Some("skip;".into()),
+                75..=78 => (!cx.writable.is_empty()).then(|| {
+                    let vs = self.distinct(&cx.writable, 2);
+                    format!("dead {};", vs.join(", "))
+                }),
+                79..=81 => {
+                    let mut c = self.expr(&cx.vars, 2, true, true);
+                    if let Some(k) = &cx.fuel {
+                        c = format!("({c}) & ('{k} = {k})");
+                    }
+                    Some(format!("constrain ({c});"))
+                }
+                82..=88 => Some(self.ret(cx)),
+                89 if self.asserts => {
+                    Some(format!("abortif {};", self.paren_expr(cx, 2, true)))
+                }
+                90 => {
+                    let a = self.expr(&cx.vars, 1, true, false);
+                    Some(format!("print({a});"))
+                }
+                91..=99 => self.assign(cx),
+                _ => None,
+            };
+            if let Some(l) = line {
+                self.lines.push(format!("{pad}{prefix}{l}"));
+                return;
+            }
+        }
+    }
+
+    /// `;` or nothing after `fi`/`od` (both are accepted).
+    fn semi(&mut self) -> &'static str {
+        if self.rng.chance(30) {
+            ";"
+        } else {
+            ""
+        }
+    }
+
+    fn paren_expr(&mut self, cx: &Ctx, depth: usize, nd: bool) -> String {
+        format!("({})", self.expr(&cx.vars, depth, nd, false))
+    }
+
+    /// Up to `max` distinct names from `from` (at least one).
+    fn distinct(&mut self, from: &[String], max: usize) -> Vec<String> {
+        let n = self.rng.range(1, max.min(from.len()));
+        let mut pool = from.to_vec();
+        (0..n)
+            .map(|_| {
+                let i = self.rng.below(pool.len());
+                pool.swap_remove(i)
+            })
+            .collect()
+    }
+
+    fn assign(&mut self, cx: &Ctx) -> Option<String> {
+        if cx.writable.is_empty() {
+            return None;
+        }
+        let mut targets = self.distinct(&cx.writable, 3);
+        if self.rng.chance(10) {
+            targets.push("_".into());
+        }
+        let rhs: Vec<String> = targets
+            .iter()
+            .map(|_| self.expr(&cx.vars, 2, true, false))
+            .collect();
+        let mut s = format!("{} := {}", targets.join(", "), rhs.join(", "));
+        if self.rng.chance(25) {
+            let c = self.expr(&cx.vars, 2, true, true);
+            s.push_str(&format!(" constrain {c}"));
+        }
+        s.push(';');
+        Some(s)
+    }
+
+    fn ret(&mut self, cx: &Ctx) -> String {
+        if cx.results == 0 || self.rng.chance(25) {
+            return "return;".into();
+        }
+        let es: Vec<String> = (0..cx.results)
+            .map(|_| self.expr(&cx.vars, 2, true, false))
+            .collect();
+        format!("return {};", es.join(", "))
+    }
+
+    /// Emits a call (maybe under a fuel guard); false if none fits here.
+    fn call(&mut self, cx: &mut Ctx, pad: &str, prefix: &str) -> bool {
+        if self.sigs.len() < 2 {
+            return false;
+        }
+        let callee = self.rng.range(1, self.sigs.len() - 1);
+        let back = callee <= cx.proc;
+        if back && self.bounded && cx.fuel.is_none() {
+            return false;
+        }
+        let formals = self.sigs[callee].formals.clone();
+        let results = self.sigs[callee].results;
+        let callee_fuel = self.sigs[callee].fuel;
+        let args: Vec<String> = formals
+            .iter()
+            .enumerate()
+            .map(|(i, _)| {
+                if i == 0 && callee_fuel {
+                    if back {
+                        "F".to_string()
+                    } else {
+                        match &cx.fuel {
+                            None => self.rng.pick(&["T", "*"]).to_string(),
+                            Some(k) => match self.rng.below(3) {
+                                0 => k.clone(),
+                                1 => "F".to_string(),
+                                _ => format!("{k} & {}", self.expr(&cx.vars, 1, true, false)),
+                            },
+                        }
+                    }
+                } else {
+                    self.expr(&cx.vars, 2, true, false)
+                }
+            })
+            .collect();
+        let mut s = String::new();
+        if results > 0 && self.rng.chance(70) {
+            let mut pool = cx.writable.clone();
+            let recv: Vec<String> = (0..results)
+                .map(|_| {
+                    if pool.is_empty() || self.rng.chance(20) {
+                        "_".to_string()
+                    } else {
+                        let i = self.rng.below(pool.len());
+                        pool.swap_remove(i)
+                    }
+                })
+                .collect();
+            s.push_str(&format!("{} := ", recv.join(", ")));
+        }
+        s.push_str(&format!("{}({});", self.sigs[callee].name, args.join(", ")));
+        if back && self.bounded {
+            let k = cx.fuel.clone().expect("fuel");
+            self.lines.push(format!("{pad}{prefix}if ({k}) then"));
+            self.lines.push(format!("{pad}  {s}"));
+            self.lines.push(format!("{pad}fi"));
+        } else {
+            self.lines.push(format!("{pad}{prefix}{s}"));
+        }
+        true
+    }
+
+    fn if_stmt(&mut self, cx: &mut Ctx, indent: usize, depth: usize, prefix: &str) {
+        let pad = "  ".repeat(indent);
+        let paren = self.rng.chance(80);
+        let c = self.expr(&cx.vars, 2, true, false);
+        let c = if paren { format!("({c})") } else { format!("({c})") };
+        self.lines.push(format!("{pad}{prefix}if {c} then"));
+        let m = self.rng.range(0, 3);
+        self.stmts(cx, indent + 1, m, depth + 1);
+        while self.rng.chance(25) {
+            let c = self.expr(&cx.vars, 2, true, false);
+            self.lines.push(format!("{pad}elsif ({c}) then"));
+            let m = self.rng.range(0, 2);
+            self.stmts(cx, indent + 1, m, depth + 1);
+        }
+        if self.rng.chance(50) {
+            self.lines.push(format!("{pad}else"));
+            let m = self.rng.range(0, 2);
+            self.stmts(cx, indent + 1, m, depth + 1);
+        }
+        self.lines.push(format!("{pad}fi{}", self.semi()));
+    }
+
+    fn expr(&mut self, vars: &[String], depth: usize, nd: bool, primed: bool) -> String {
+        if depth == 0 || self.rng.chance(35) {
+            return self.leaf(vars, nd, primed);
+        }
+        let d = depth - 1;
+        match self.rng.below(12) {
+            0 | 1 => format!("!{}", self.expr(vars, d, nd, primed)),
+            2 => format!("~{}", self.expr(vars, d, nd, primed)),
+            3..=8 => {
+                let op = *self.rng.pick(BINOPS);
+                let a = self.expr(vars, d, nd, primed);
+                let b = self.expr(vars, d, nd, primed);
+                format!("({a} {op} {b})")
+            }
+            9 => {
+                let c = self.expr(vars, d, nd, primed);
+                let a = self.expr(vars, d, nd, primed);
+                let b = self.expr(vars, d, nd, primed);
+                format!("({c} ? {a} : {b})")
+            }
+            _ => {
+                let a = self.expr(vars, d, nd, primed);
+                let b = self.expr(vars, d, nd, primed);
+                if nd {
+                    format!("schoose[{a}, {b}]")
+                } else {
+                    format!("({a} & {b})")
+                }
+            }
+        }
+    }
+
+    fn leaf(&mut self, vars: &[String], nd: bool, primed: bool) -> String {
+        loop {
+            match self.rng.below(10) {
+                0..=4 if !vars.is_empty() => return self.rng.pick(vars).clone(),
+                5 | 6 => return self.rng.pick(&["T", "F", "0", "1"]).to_string(),
+                7 | 8 if nd => return self.rng.pick(&["*", "?"]).to_string(),
+                9 if primed && !vars.is_empty() => return format!("'{}", self.rng.pick(vars)),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::random_bp;
+
+    #[test]
+    fn deterministic() {
+        assert_eq!(random_bp(42, 8), random_bp(42, 8));
+        assert_ne!(random_bp(42, 8), random_bp(43, 8));
+    }
+
+    #[test]
+    fn generated_programs_compile() {
+        for seed in 0..300 {
+            let text = random_bp(seed, 8);
+            if let Err(d) = zingrs_lang::compile("gen.bp", &text, zingrs_lang::Lang::Bp) {
+                let src = zingrs_lang::ir::Source::new("gen.bp".into(), text.clone());
+                panic!(
+                    "seed {seed} does not compile:\n{text}\n{}",
+                    zingrs_lang::diag::render(&src, &d)
+                );
+            }
+        }
+    }
+}
