@@ -7,6 +7,7 @@
 pub mod bp;
 pub mod diag;
 pub mod ir;
+pub mod liveness;
 
 use diag::Diagnostic;
 

@@ -34,7 +34,14 @@ impl<'m, 'p> InitialStates<'m, 'p> {
         fixed.extend(p.globals.iter().filter(|g| !g.thread_local).map(slot_value));
         fixed.extend(p.globals.iter().filter(|g| g.thread_local).map(slot_value));
         for &a in &p.activations {
-            fixed.extend(p.procs[a as usize].locals.iter().map(slot_value));
+            let proc = &p.procs[a as usize];
+            fixed.extend(proc.locals.iter().enumerate().map(|(i, v)| {
+                match slot_value(v) {
+                    // a local never read before written starts with one value, not every value
+                    None if !machine.live_at_entry(a, i) => Some(Value::Bool(false)),
+                    other => other,
+                }
+            }));
         }
         let current = fixed
             .iter()

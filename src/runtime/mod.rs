@@ -50,6 +50,9 @@ pub struct Machine<'p> {
     slots: Vec<Slot>,
     shared: usize,
     thread_locals: usize,
+    /// Per procedure, the locals that may be read before written from its entry; the others
+    /// start as `false` instead of every value (their value is never observed).
+    live_entry: Vec<Vec<bool>>,
 }
 
 impl<'p> Machine<'p> {
@@ -71,6 +74,11 @@ impl<'p> Machine<'p> {
             slots,
             shared: shared as usize,
             thread_locals: tl as usize,
+            live_entry: program
+                .procs
+                .iter()
+                .map(zingrs_lang::liveness::live_at_entry)
+                .collect(),
         }
     }
 
@@ -96,6 +104,11 @@ impl<'p> Machine<'p> {
                 Slot::ThreadLocal(s) => tl.get(s as usize).copied().unwrap_or(Value::Bool(false)),
             })
             .collect()
+    }
+
+    /// Whether local `i` of `proc` may be read before it is written.
+    pub fn live_at_entry(&self, proc: u32, i: usize) -> bool {
+        self.live_entry[proc as usize][i]
     }
 
     pub fn shared_count(&self) -> usize {

@@ -348,7 +348,14 @@ impl Machine<'_> {
     ) -> Vec<Mask> {
         let p = &self.program.procs[callee as usize];
         let mut masks: Vec<Mask> = args.iter().map(|a| self.eval(a, env, rec)).collect();
-        masks.extend(p.locals[p.params as usize..].iter().map(|v| init_mask(v.init)));
+        let first = p.params as usize;
+        masks.extend(p.locals[first..].iter().enumerate().map(|(i, v)| {
+            if self.live_at_entry(callee, first + i) || matches!(v.init, Init::Value(_)) {
+                init_mask(v.init)
+            } else {
+                CAN_F
+            }
+        }));
         masks
     }
 

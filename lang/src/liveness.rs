@@ -1,0 +1,204 @@
+//! Live local variables (Bebop's live ranges, seed 001 §3.3).
+//!
+//! A local is *live* at a node if some path from that node reads it before writing it. A local
+//! that is dead at a procedure's entry cannot influence anything the procedure does, so its
+//! arbitrary initial value need not be enumerated: engines fix it instead, which removes a
+//! factor of two per dead local from every call without changing any verdict.
+
+use crate::ir::{Expr, LValue, Proc, Stmt};
+
+/// Marks the locals an expression reads. `targets` are the locals written by the same
+/// statement: a primed name of a target is the new value, not a read.
+fn uses(e: &Expr, targets: &[u32], out: &mut [bool]) {
+    match e {
+        Expr::Local(i) => out[*i as usize] = true,
+        Expr::PrimedLocal(i) => {
+            if !targets.contains(i) {
+                out[*i as usize] = true;
+            }
+        }
+        Expr::Const(_) | Expr::Global(_) | Expr::PrimedGlobal(_) | Expr::Nondet => {}
+        Expr::Unary(_, a) => uses(a, targets, out),
+        Expr::Binary(_, a, b) | Expr::Schoose(a, b) => {
+            uses(a, targets, out);
+            uses(b, targets, out);
+        }
+        Expr::Ite(c, a, b) => {
+            uses(c, targets, out);
+            uses(a, targets, out);
+            uses(b, targets, out);
+        }
+    }
+}
+
+fn local_targets<'a>(lvs: impl Iterator<Item = &'a LValue>) -> Vec<u32> {
+    lvs.filter_map(|l| match l {
+        LValue::Local(i) => Some(*i),
+        LValue::Global(_) => None,
+    })
+    .collect()
+}
+
+/// The locals a node reads (`uses`) and those it certainly overwrites (`defs`).
+fn use_def(p: &Proc, pc: usize) -> (Vec<bool>, Vec<bool>) {
+    let n = p.locals.len();
+    let node = &p.nodes[pc];
+    let mut used = vec![false; n];
+    let mut defs = vec![false; n];
+    if let Some(inv) = &node.invariant {
+        uses(inv, &[], &mut used);
+    }
+    let mut read = |e: &Expr, t: &[u32]| uses(e, t, &mut used);
+    match &node.stmt {
+        Stmt::Skip | Stmt::Goto | Stmt::EndThread | Stmt::AtomicBegin | Stmt::AtomicEnd => {}
+        Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => read(cond, &[]),
+        Stmt::Assign {
+            targets,
+            values,
+            constrain,
+        } => {
+            let t = local_targets(targets.iter().flatten());
+            for v in values {
+                read(v, &t);
+            }
+            if let Some(c) = constrain {
+                read(c, &t);
+            }
+            for i in t {
+                defs[i as usize] = true;
+            }
+        }
+        Stmt::Havoc { targets } => {
+            for i in local_targets(targets.iter()) {
+                defs[i as usize] = true;
+            }
+        }
+        Stmt::Constrain { expr } => {
+            // every visible variable gets a new value; primed names are new values
+            let all: Vec<u32> = (0..n as u32).collect();
+            read(expr, &all);
+            defs.iter_mut().for_each(|d| *d = true);
+        }
+        Stmt::Call { args, .. } | Stmt::StartThread { args, .. } => {
+            // results are written when the call returns, at the node after the call
+            for a in args {
+                read(a, &[]);
+            }
+        }
+        Stmt::Return { values } => {
+            for v in values.iter().flatten() {
+                read(v, &[]);
+            }
+        }
+        // the new thread gets a copy of the whole frame
+        Stmt::StartThreadGoto => used.iter_mut().for_each(|u| *u = true),
+    }
+    (used, defs)
+}
+
+/// For each node, the locals live just before it executes.
+pub fn live_in(p: &Proc) -> Vec<Vec<bool>> {
+    let n = p.locals.len();
+    let ud: Vec<(Vec<bool>, Vec<bool>)> = (0..p.nodes.len()).map(|pc| use_def(p, pc)).collect();
+    // a call's receivers are written on return, before the node after the call runs
+    let mut live: Vec<Vec<bool>> = vec![vec![false; n]; p.nodes.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for pc in (0..p.nodes.len()).rev() {
+            let node = &p.nodes[pc];
+            let mut out = vec![false; n];
+            for &s in &node.succ {
+                for (o, l) in out.iter_mut().zip(&live[s as usize]) {
+                    *o |= *l;
+                }
+            }
+            if let Stmt::Call { results, .. } = &node.stmt {
+                for i in local_targets(results.iter().flatten()) {
+                    out[i as usize] = false;
+                }
+            }
+            let (used, defs) = &ud[pc];
+            let new: Vec<bool> = (0..n).map(|i| used[i] || (out[i] && !defs[i])).collect();
+            if new != live[pc] {
+                live[pc] = new;
+                changed = true;
+            }
+        }
+    }
+    live
+}
+
+/// The locals that may be read before written from the procedure's entry (formals count as
+/// live: the caller supplies them).
+pub fn live_at_entry(p: &Proc) -> Vec<bool> {
+    let mut live = if p.nodes.is_empty() {
+        vec![false; p.locals.len()]
+    } else {
+        live_in(p).swap_remove(0)
+    };
+    for l in live.iter_mut().take(p.params as usize) {
+        *l = true;
+    }
+    live
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proc_of(src: &str, name: &str) -> Proc {
+        let c = crate::compile("t.bp", src, crate::Lang::Bp).expect("compiles");
+        let id = c.program.proc_by_name(name).expect("proc");
+        c.program.procs[id as usize].clone()
+    }
+
+    #[test]
+    fn written_before_read_is_dead_at_entry() {
+        let p = proc_of(
+            "void main() begin decl a, b, c; a := T; if (a & b) then c := F; fi assert(c); end",
+            "main",
+        );
+        // a is written first; b is read by the test; c is read by the assert on the path
+        // that skips the branch
+        assert_eq!(live_at_entry(&p), vec![false, true, true]);
+    }
+
+    #[test]
+    fn receivers_are_written_by_the_call() {
+        let p = proc_of(
+            "bool f() begin return T; end void main() begin decl x; x := f(); assert(x); end",
+            "main",
+        );
+        assert_eq!(live_at_entry(&p), vec![false]);
+    }
+
+    #[test]
+    fn loops_keep_variables_live() {
+        let p = proc_of(
+            "void main() begin decl x, y; while (*) do y := x; x := T; od assert(y); end",
+            "main",
+        );
+        assert_eq!(live_at_entry(&p), vec![true, true]);
+    }
+
+    #[test]
+    fn invariants_and_thread_copies_read() {
+        let p = proc_of("void main() begin decl x; enforce x; x := T; end", "main");
+        assert_eq!(live_at_entry(&p), vec![true]);
+        let p = proc_of(
+            "void main() begin decl x; start_thread goto L; x := T; L: x := F; end",
+            "main",
+        );
+        assert_eq!(live_at_entry(&p), vec![true]);
+    }
+
+    #[test]
+    fn primed_target_is_not_a_read_but_primed_other_is() {
+        let p = proc_of(
+            "void main() begin decl x, y; x := * constrain 'x & 'y; assert(x); end",
+            "main",
+        );
+        assert_eq!(live_at_entry(&p), vec![false, true]);
+    }
+}
