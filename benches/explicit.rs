@@ -28,7 +28,11 @@ fn counter(k: usize) -> String {
             }
         })
         .collect();
-    s.push_str(&format!("    {} := {};\n  od\nend\n", vars.join(", "), rhs.join(", ")));
+    s.push_str(&format!(
+        "    {} := {};\n  od\nend\n",
+        vars.join(", "),
+        rhs.join(", ")
+    ));
     s
 }
 

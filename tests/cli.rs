@@ -54,7 +54,9 @@ fn usage_errors_exit_7() {
     assert_eq!(zingrs(&["check"]).status.code(), Some(7));
     assert_eq!(zingrs(&["frobnicate"]).status.code(), Some(7));
     assert_eq!(
-        zingrs(&["check", FIG1, "--engine", "nonsense"]).status.code(),
+        zingrs(&["check", FIG1, "--engine", "nonsense"])
+            .status
+            .code(),
         Some(7)
     );
     let o = zingrs(&["check", "/nonexistent/model.bp"]);
@@ -141,7 +143,16 @@ fn syntax_errors_are_located_and_exit_7() {
 #[test]
 fn unbounded_recursion_is_bounded_not_a_hang() {
     let o = with_stdin(
-        &["check", "-", "--lang", "bp", "--engine", "explicit", "--max-depth", "50"],
+        &[
+            "check",
+            "-",
+            "--lang",
+            "bp",
+            "--engine",
+            "explicit",
+            "--max-depth",
+            "50",
+        ],
         "void f() begin f(); end\nvoid main() begin f(); end\n",
     );
     assert_eq!(o.status.code(), Some(8), "{}", out(&o));
@@ -178,7 +189,15 @@ fn no_assertions_turns_asserts_into_filters() {
     assert_eq!(o.status.code(), Some(3));
     assert!(out(&o).contains("assertion violated in main at line 3"));
     let o = with_stdin(
-        &["check", "-", "--lang", "bp", "--no-assertions", "--target", "HIT"],
+        &[
+            "check",
+            "-",
+            "--lang",
+            "bp",
+            "--no-assertions",
+            "--target",
+            "HIT",
+        ],
         prog,
     );
     assert_eq!(o.status.code(), Some(0), "{}", out(&o));
@@ -188,7 +207,15 @@ fn no_assertions_turns_asserts_into_filters() {
 fn keep_going_reports_every_distinct_error() {
     let prog = "decl g;\nvoid main() begin\n  if (g) then assert(F); else assert(F); fi\nend\n";
     let o = with_stdin(
-        &["check", "-", "--lang", "bp", "--keep-going", "--format", "json"],
+        &[
+            "check",
+            "-",
+            "--lang",
+            "bp",
+            "--keep-going",
+            "--format",
+            "json",
+        ],
         prog,
     );
     assert_eq!(o.status.code(), Some(3));
@@ -223,5 +250,8 @@ fn cfg_prints_text_and_dot() {
     assert!(s.starts_with("digraph"), "{s}");
     assert!(s.contains("label = \"T\""), "{s}");
     assert!(!s.contains("main:"), "{s}");
-    assert_eq!(zingrs(&["cfg", FIG1, "--proc", "nope"]).status.code(), Some(7));
+    assert_eq!(
+        zingrs(&["cfg", FIG1, "--proc", "nope"]).status.code(),
+        Some(7)
+    );
 }

@@ -109,7 +109,9 @@ fn run(path: &Path, e: &Expectation, mode: &[&str]) -> Option<String> {
         if let Some(n) = e.errors {
             let got = stderr.matches("error[").count() + stderr.matches("error:").count() - 1;
             if got < n {
-                return Some(format!("expected at least {n} errors, got {got}:\n{stderr}"));
+                return Some(format!(
+                    "expected at least {n} errors, got {got}:\n{stderr}"
+                ));
             }
         }
         if !stderr.contains(&format!("{}:", path.display())) {
@@ -125,7 +127,11 @@ fn run(path: &Path, e: &Expectation, mode: &[&str]) -> Option<String> {
     if kind != e.verdict {
         return Some(format!("expected verdict {}, got {kind}", e.verdict));
     }
-    if want == 3 && json["trace"]["steps"].as_array().is_none_or(|s| s.is_empty()) {
+    if want == 3
+        && json["trace"]["steps"]
+            .as_array()
+            .is_none_or(|s| s.is_empty())
+    {
         return Some("an error verdict without a trace".into());
     }
     None
@@ -146,7 +152,8 @@ fn check_dir(dirs: &[&str], min: usize) {
         .into_iter()
         .map(|f| {
             let text = std::fs::read_to_string(&f).expect("readable model");
-            let e = header(&text).unwrap_or_else(|| panic!("{}: no `// expect:` header", f.display()));
+            let e =
+                header(&text).unwrap_or_else(|| panic!("{}: no `// expect:` header", f.display()));
             (f, e)
         })
         .collect();

@@ -135,7 +135,11 @@ pub fn run(a: &CheckArgs) -> i32 {
     let report = match a.engine {
         Engine::All => check_all(&program, &name, semantics, &opts),
         e => {
-            let e = if e == Engine::Auto { auto_engine(&program) } else { e };
+            let e = if e == Engine::Auto {
+                auto_engine(&program)
+            } else {
+                e
+            };
             match run_engine(e, &program, semantics, &opts) {
                 Ok(result) => {
                     let m = Machine::new(&program, semantics);
@@ -196,7 +200,9 @@ pub fn run_engine(
             } else {
                 // threads: no call runs as one transaction yet, so every step is explored plainly
                 let mut r = explore::search(&m, opts);
-                r.stats.counters.push(("summaries (concurrent model: none)", 0));
+                r.stats
+                    .counters
+                    .push(("summaries (concurrent model: none)", 0));
                 Ok(r)
             }
         }
@@ -329,8 +335,7 @@ fn explain(m: &Machine, f: &Finding, _opts: &Options) -> (Verdict, Option<report
             ) else {
                 return (
                     Verdict::InternalError {
-                        message: "the counterexample does not end in an assertion violation"
-                            .into(),
+                        message: "the counterexample does not end in an assertion violation".into(),
                     },
                     None,
                 );

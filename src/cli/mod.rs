@@ -3,6 +3,8 @@
 
 mod cfg;
 mod check;
+mod gen;
+pub mod regress;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -23,6 +25,10 @@ pub enum Command {
     Check(CheckArgs),
     /// Print the control-flow graphs of a model's procedures.
     Cfg(cfg::CfgArgs),
+    /// Run models against their expected verdicts (headers, test.desc, manifests).
+    Regress(regress::RegressArgs),
+    /// Print a generated model (random-bp SEED, random-zing SEED).
+    Gen(gen::GenArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -43,6 +49,8 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(a) => check::run(&a),
         Command::Cfg(a) => cfg::run(&a),
+        Command::Regress(a) => regress::run(&a),
+        Command::Gen(a) => gen::run(&a),
     }
 }
 

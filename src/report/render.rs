@@ -25,9 +25,8 @@ pub enum TraceDetail {
 pub fn render(r: &Report, format: Format, detail: TraceDetail, stats: bool, quiet: bool) -> String {
     match format {
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(r).unwrap_or_else(|e| {
-                format!("{{\"error\": \"cannot serialize the report: {e}\"}}")
-            });
+            let mut s = serde_json::to_string_pretty(r)
+                .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialize the report: {e}\"}}"));
             s.push('\n');
             s
         }
@@ -76,7 +75,11 @@ fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
             let _ = write!(out, "t{:<3}", s.thread);
         }
         let at = format!("{file}:{}", s.line);
-        let _ = write!(out, "{who:<width$}  {at:<at_width$}  {:<stmt_width$}", s.statement);
+        let _ = write!(
+            out,
+            "{who:<width$}  {at:<at_width$}  {:<stmt_width$}",
+            s.statement
+        );
         if detail == TraceDetail::Full && !s.values.is_empty() {
             let _ = write!(out, "  [{}]", values(s));
         }
@@ -146,8 +149,12 @@ fn text(r: &Report, detail: TraceDetail, stats: bool, quiet: bool) -> String {
 fn bebop(r: &Report, detail: TraceDetail, stats: bool) -> String {
     let mut out = String::new();
     let head = match &r.verdict {
-        Verdict::TargetReached { label, .. } => format!("Label {label} reachable by following path:"),
-        Verdict::AssertionFailed { .. } => "Assertion violation reachable by following path:".into(),
+        Verdict::TargetReached { label, .. } => {
+            format!("Label {label} reachable by following path:")
+        }
+        Verdict::AssertionFailed { .. } => {
+            "Assertion violation reachable by following path:".into()
+        }
         v => v.headline(),
     };
     let _ = writeln!(out, "{head}");

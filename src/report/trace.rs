@@ -20,10 +20,15 @@ fn step_at(m: &Machine, state: &State, tid: usize, index: usize) -> Option<Trace
             value: v.to_string(),
         })
         .collect();
-    values.extend(proc.locals.iter().zip(frame.locals.iter()).map(|(l, v)| Binding {
-        name: l.name.clone(),
-        value: v.to_string(),
-    }));
+    values.extend(
+        proc.locals
+            .iter()
+            .zip(frame.locals.iter())
+            .map(|(l, v)| Binding {
+                name: l.name.clone(),
+                value: v.to_string(),
+            }),
+    );
     let statement = match p.source.snippet(node.span) {
         "" => m.program.describe(frame.proc, frame.pc),
         s => s.to_string(),
@@ -41,7 +46,12 @@ fn step_at(m: &Machine, state: &State, tid: usize, index: usize) -> Option<Trace
 
 /// The trace of a replayed path: one step per choice (the statement about to run and the
 /// values before it), then, when the path ends at a target label, the labelled statement.
-pub fn build_trace(m: &Machine, path: &Path, replayed: &Replayed, end_thread: Option<u32>) -> Trace {
+pub fn build_trace(
+    m: &Machine,
+    path: &Path,
+    replayed: &Replayed,
+    end_thread: Option<u32>,
+) -> Trace {
     let mut steps = Vec::new();
     for (i, c) in path.choices.iter().enumerate() {
         if let Some(s) = replayed.states.get(i) {

@@ -70,7 +70,10 @@ impl Machine<'_> {
                     addr: GLOBALS,
                     field: *i,
                 });
-                mask_of(self.global(env.new_globals, env.new_thread_locals, *i).as_bool())
+                mask_of(
+                    self.global(env.new_globals, env.new_thread_locals, *i)
+                        .as_bool(),
+                )
             }
             Expr::Nondet => ANY,
             Expr::Unary(UnOp::Not, a) => not(self.eval(a, env, rec)),

@@ -121,8 +121,8 @@ impl Iterator for InitialStates<'_, '_> {
             let valuation = self.current.clone();
             self.advance();
             let state = Self::build(self.machine, &valuation);
-            let ok = (0..state.threads.len())
-                .all(|t| self.machine.invariant_holds(&state, t, &mut ()));
+            let ok =
+                (0..state.threads.len()).all(|t| self.machine.invariant_holds(&state, t, &mut ()));
             if ok {
                 return Some((valuation, state));
             }
@@ -130,4 +130,3 @@ impl Iterator for InitialStates<'_, '_> {
         None
     }
 }
-

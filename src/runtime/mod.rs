@@ -149,7 +149,9 @@ impl Machine<'_> {
         for &(loc, v) in writes {
             debug_assert_eq!(loc.addr, GLOBALS, "the heap has no objects yet");
             match self.slots[loc.field as usize] {
-                Slot::Shared(i) => globals.get_or_insert_with(|| s.globals.to_vec())[i as usize] = v,
+                Slot::Shared(i) => {
+                    globals.get_or_insert_with(|| s.globals.to_vec())[i as usize] = v
+                }
                 Slot::ThreadLocal(i) => {
                     tl.get_or_insert_with(|| s.threads[tid].thread_locals.to_vec())[i as usize] = v
                 }

@@ -29,7 +29,10 @@ pub enum Violation {
 /// One result of executing a statement under one nondeterministic choice.
 #[derive(Clone, Debug)]
 pub enum Outcome {
-    Next { state: State, kind: Kind },
+    Next {
+        state: State,
+        kind: Kind,
+    },
     /// The choice is discarded (`assume`, `constrain` or `enforce` cannot hold).
     Pruned,
     Violation(Violation),
@@ -67,7 +70,8 @@ impl<'a> Post<'a> {
             LValue::Local(i) => self.locals[*i as usize] = v,
             LValue::Global(i) => match self.machine.slots[*i as usize] {
                 super::Slot::Shared(s) => {
-                    self.globals.get_or_insert_with(|| self.old_globals.to_vec())[s as usize] = v
+                    self.globals
+                        .get_or_insert_with(|| self.old_globals.to_vec())[s as usize] = v
                 }
                 super::Slot::ThreadLocal(s) => {
                     self.tl.get_or_insert_with(|| self.old_tl.to_vec())[s as usize] = v
@@ -265,7 +269,12 @@ impl Machine<'_> {
 
     /// The result tuples the `return` at thread `tid`'s top frame can produce, in the order in
     /// which [`Machine::step`] lists the corresponding outcomes.
-    pub fn return_values<R: Recorder>(&self, s: &State, tid: usize, rec: &mut R) -> Vec<Box<[Value]>> {
+    pub fn return_values<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        rec: &mut R,
+    ) -> Vec<Box<[Value]>> {
         let thread = &s.threads[tid];
         let Some(frame) = thread.stack.top() else {
             return Vec::new();
@@ -381,11 +390,11 @@ impl Machine<'_> {
     fn jump<R: Recorder>(&self, s: &State, tid: usize, pc: Pc, rec: &mut R) -> Outcome {
         let mut st = s.clone();
         let threads = Arc::make_mut(&mut st.threads);
-        let top = threads[tid].stack.top().expect("running thread has a frame");
-        let f = Frame {
-            pc,
-            ..top.clone()
-        };
+        let top = threads[tid]
+            .stack
+            .top()
+            .expect("running thread has a frame");
+        let f = Frame { pc, ..top.clone() };
         threads[tid].stack = threads[tid].stack.with_top(f);
         self.checked(st, &[tid], Kind::Internal, rec)
     }
@@ -408,7 +417,10 @@ impl Machine<'_> {
         if let Some(tl) = post.tl {
             threads[tid].thread_locals = tl.into();
         }
-        let top = threads[tid].stack.top().expect("running thread has a frame");
+        let top = threads[tid]
+            .stack
+            .top()
+            .expect("running thread has a frame");
         let f = Frame {
             proc: top.proc,
             pc,
@@ -428,11 +440,11 @@ impl Machine<'_> {
     ) -> Outcome {
         let mut st = s.clone();
         let threads = Arc::make_mut(&mut st.threads);
-        let top = threads[tid].stack.top().expect("running thread has a frame");
-        let f = Frame {
-            pc,
-            ..top.clone()
-        };
+        let top = threads[tid]
+            .stack
+            .top()
+            .expect("running thread has a frame");
+        let f = Frame { pc, ..top.clone() };
         threads[tid].stack = threads[tid].stack.with_top(f);
         threads.push(child);
         let new = threads.len() - 1;

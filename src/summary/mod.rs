@@ -332,7 +332,10 @@ impl Summarizer<'_, '_> {
         if let Some(l) = self.watch.check(self.states) {
             return Err(Stop::Limit(l));
         }
-        let f = s.threads[0].stack.top().expect("a visible state has a frame");
+        let f = s.threads[0]
+            .stack
+            .top()
+            .expect("a visible state has a frame");
         if self.target_at[f.proc as usize][f.pc as usize] {
             let node = self.m.program.node(f.proc, f.pc);
             let Some(t) = self
@@ -445,7 +448,10 @@ impl Summarizer<'_, '_> {
         wmap: &Wmap,
     ) -> Result<Frontier, Stop> {
         let m = self.m;
-        let f = s.threads[0].stack.top().expect("a visible state has a frame");
+        let f = s.threads[0]
+            .stack
+            .top()
+            .expect("a visible state has a frame");
         let mut rec = std::mem::take(&mut self.rec);
         rec.clear();
         if let Stmt::Return { .. } = m.program.node(f.proc, f.pc).stmt {
@@ -561,7 +567,11 @@ impl Summarizer<'_, '_> {
             }
         };
         // the caller now depends on what the callee read
-        let reads: Vec<Loc> = self.roots[target as usize].pattern.keys().copied().collect();
+        let reads: Vec<Loc> = self.roots[target as usize]
+            .pattern
+            .keys()
+            .copied()
+            .collect();
         self.learn(r, s, wmap, &reads);
         let from = self.graph.get(&(r, key)).map_or(0, |e| e.num) as usize;
         let count = self.roots[target as usize].effects.len();
