@@ -255,3 +255,29 @@ fn cfg_prints_text_and_dot() {
         Some(7)
     );
 }
+
+#[test]
+fn a_saved_counterexample_replays() {
+    let dir = std::env::temp_dir().join(format!("zingrs-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let json = dir.join("fig1.json");
+    let o = zingrs(&["check", FIG1, "--target", "R", "--format", "json"]);
+    std::fs::write(&json, &o.stdout).expect("write report");
+    let o = zingrs(&["replay", FIG1, json.to_str().expect("utf-8 path")]);
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    let s = out(&o);
+    assert!(s.contains("The trace replays"), "{s}");
+    assert!(s.contains("line 12: skip"), "{s}");
+    // a report without a counterexample cannot be replayed
+    let o = zingrs(&["check", FIG1, "--format", "json"]);
+    std::fs::write(&json, &o.stdout).expect("write report");
+    let o = zingrs(&["replay", FIG1, json.to_str().expect("utf-8 path")]);
+    assert_eq!(o.status.code(), Some(7));
+    // a path that does not fit the model is an internal error, not a verdict
+    let bogus =
+        r#"{"path": {"init": [], "choices": [{"thread": 0, "outcome": 99}]}, "exit_code": 3}"#;
+    std::fs::write(&json, bogus).expect("write report");
+    let o = zingrs(&["replay", FIG1, json.to_str().expect("utf-8 path")]);
+    assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

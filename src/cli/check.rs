@@ -285,6 +285,10 @@ pub fn report_of(
         .collect();
     let mut r = Report::new(name, engine, verdict, trace);
     r.more = more;
+    r.assertions = m.semantics.check_assertions;
+    if r.trace.is_some() {
+        r.path = result.findings.first().map(|f| f.path().clone());
+    }
     let s = &result.stats;
     r.stats = report::Stats {
         states: s.states,

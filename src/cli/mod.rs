@@ -5,6 +5,7 @@ mod cfg;
 mod check;
 mod gen;
 pub mod regress;
+mod replay;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -25,6 +26,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Print the control-flow graphs of a model's procedures.
     Cfg(cfg::CfgArgs),
+    /// Re-execute a counterexample saved with `check --format json`.
+    Replay(replay::ReplayArgs),
     /// Run models against their expected verdicts (headers, test.desc, manifests).
     Regress(regress::RegressArgs),
     /// Print a generated model (random-bp SEED, random-zing SEED).
@@ -49,6 +52,7 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(a) => check::run(&a),
         Command::Cfg(a) => cfg::run(&a),
+        Command::Replay(a) => replay::run(&a),
         Command::Regress(a) => regress::run(&a),
         Command::Gen(a) => gen::run(&a),
     }

@@ -154,6 +154,10 @@ pub struct Report {
     /// Further distinct errors (`--keep-going`).
     pub more: Vec<Finding>,
     pub stats: Stats,
+    /// The counterexample as the interpreter re-executes it (`zingrs replay` reads this).
+    pub path: Option<crate::explore::Path>,
+    /// Whether assertions were checked (they change which outcomes a step has).
+    pub assertions: bool,
 }
 
 impl Report {
@@ -167,6 +171,8 @@ impl Report {
             trace,
             more: Vec::new(),
             stats: Stats::default(),
+            path: None,
+            assertions: true,
         }
     }
 }
