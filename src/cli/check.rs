@@ -92,16 +92,8 @@ pub fn run(a: &CheckArgs) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    if matches!(program.layout, Layout::Getafix { .. }) {
-        return usage_error(
-            "this program uses the Getafix concurrent layout (init + thread procedures), which the explicit engine does not run yet",
-        );
-    }
     if a.cooperative {
         return usage_error("--cooperative applies to Zing models, which are not supported yet");
-    }
-    if a.contexts.is_some() && program.is_concurrent() {
-        return usage_error("--contexts is not supported yet");
     }
     if a.timeout.is_some_and(|t| !(t.is_finite() && t >= 0.0)) {
         return usage_error("--timeout must be a non-negative number of seconds");
@@ -118,6 +110,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         exact: a.exact,
         targets: a.targets.clone(),
         keep_going: a.keep_going,
+        contexts: a.contexts,
         limits: Limits {
             max_depth: a.max_depth,
             max_states: a.max_states,
@@ -128,8 +121,14 @@ pub fn run(a: &CheckArgs) -> i32 {
                 .or_else(explore::default_memory_limit),
         },
     };
+    let getafix = matches!(program.layout, Layout::Getafix { .. });
+    if getafix && !a.quiet && !a.no_assertions {
+        eprintln!(
+            "note: Getafix concurrent layout (init + thread procedures): assertions are filters, only --target labels are reported"
+        );
+    }
     let semantics = Semantics {
-        check_assertions: !a.no_assertions,
+        check_assertions: !a.no_assertions && !getafix,
     };
     let name = a.model.display().to_string();
     let report = match a.engine {
@@ -206,10 +205,11 @@ pub fn run_engine(
                 Ok(r)
             }
         }
-        Engine::Bdd => Err(format!(
-            "the {} engine is not available yet; use --engine explicit",
-            engine.name()
-        )),
+        Engine::Bdd => {
+            crate::symbolic::applies(program)?;
+            let sym = crate::symbolic::SymbolicOptions::default();
+            Ok(crate::symbolic::search(&m, opts, &sym))
+        }
         Engine::Auto | Engine::All => Err("not a single engine".into()),
     }
 }
@@ -273,6 +273,13 @@ pub fn report_of(
             } else if result.cut {
                 Verdict::Bounded {
                     bound: format!("stack-depth bound (--max-depth {})", opts.limits.max_depth),
+                }
+            } else if result.context_cut {
+                Verdict::Bounded {
+                    bound: format!(
+                        "context-switch bound (--contexts {})",
+                        opts.contexts.unwrap_or(0)
+                    ),
                 }
             } else {
                 Verdict::Passed

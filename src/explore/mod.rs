@@ -15,10 +15,11 @@ pub use limits::{
 pub use replay::{replay, Replayed};
 
 use crate::canon::{encode, Visited};
-use crate::runtime::{InitialStates, Machine, Outcome, State, Value};
+use crate::runtime::{InitialStates, Kind, Machine, Outcome, State, Value};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::time::Duration;
+use zingrs_lang::ir::Layout;
 
 /// What to search for and how.
 #[derive(Clone, Debug, Default)]
@@ -30,6 +31,8 @@ pub struct Options {
     pub limits: Limits,
     /// Go on after the first error and report every distinct one.
     pub keep_going: bool,
+    /// Bound on the number of context switches along a path (`--contexts K`).
+    pub contexts: Option<u32>,
 }
 
 /// One step of a path: which thread moved and which of its outcomes was taken.
@@ -83,6 +86,8 @@ pub struct SearchResult {
     pub findings: Vec<Finding>,
     /// States were cut by the stack-depth bound.
     pub cut: bool,
+    /// Steps were cut by the context-switch bound.
+    pub context_cut: bool,
     /// A limit stopped the search before it was complete.
     pub limit: Option<Limit>,
     pub stats: SearchStats,
@@ -142,6 +147,26 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
     ex.result
 }
 
+/// The context-switch bookkeeping of a search node: the thread that moved last and the
+/// switches used so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ctx {
+    last: u32,
+    used: u32,
+}
+
+/// No thread has moved yet (or a Getafix phase change started new threads).
+const FRESH: u32 = u32::MAX;
+/// The thread that moved last has ended: whichever moves next is a new context.
+const ENDED: u32 = u32::MAX - 1;
+
+impl Ctx {
+    const START: Ctx = Ctx {
+        last: FRESH,
+        used: 0,
+    };
+}
+
 /// What to do with a newly stored state.
 enum Arrive {
     Expand,
@@ -150,11 +175,54 @@ enum Arrive {
 }
 
 impl Explorer<'_, '_> {
-    /// Stores a state; true if it is new.
-    fn visit(&mut self, s: &State) -> bool {
+    /// Stores a state (with its context bookkeeping under a context bound); true if new.
+    fn visit(&mut self, s: &State, ctx: Ctx) -> bool {
         self.buf.clear();
         encode(s, &mut self.buf);
+        if self.opts.contexts.is_some() {
+            self.buf.extend_from_slice(&ctx.last.to_le_bytes());
+            self.buf.extend_from_slice(&ctx.used.to_le_bytes());
+        }
         self.visited.insert(&self.buf)
+    }
+
+    /// The bookkeeping after `choice` led from `parent` to a state by a step of `kind`; `None`
+    /// if the step exceeds the context bound.
+    fn advance(&mut self, parent: &State, ctx: Ctx, choice: Choice, kind: Kind) -> Option<Ctx> {
+        let Some(bound) = self.opts.contexts else {
+            return Some(ctx);
+        };
+        let t = choice.thread;
+        let mut next = match ctx.last {
+            FRESH => Ctx { last: t, used: 0 },
+            last if last == t => ctx,
+            _ => Ctx {
+                last: t,
+                used: ctx.used + 1,
+            },
+        };
+        if next.used > bound {
+            self.result.context_cut = true;
+            return None;
+        }
+        if kind == Kind::ThreadEnd {
+            next.last = ENDED;
+        }
+        if kind == Kind::ThreadStart && self.phase_change(parent, t) {
+            next.last = FRESH;
+        }
+        Some(next)
+    }
+
+    /// Whether thread `t`'s step is the Getafix start of the thread phase.
+    fn phase_change(&self, s: &State, t: u32) -> bool {
+        let Layout::Getafix { init, endinit, .. } = self.m.program.layout else {
+            return false;
+        };
+        s.threads[t as usize]
+            .stack
+            .top()
+            .is_some_and(|f| f.proc == init && f.pc == endinit)
     }
 
     fn target(&self, s: &State) -> Option<u32> {
@@ -228,13 +296,14 @@ impl Explorer<'_, '_> {
     fn dfs(&mut self) {
         struct Entry {
             state: State,
+            ctx: Ctx,
             succs: Succs,
             next: usize,
             via: Option<Choice>,
         }
         let m = self.m;
         for (init, s0) in InitialStates::new(m) {
-            if !self.visit(&s0) {
+            if !self.visit(&s0, Ctx::START) {
                 continue;
             }
             self.result.stats.initial_states += 1;
@@ -250,6 +319,7 @@ impl Explorer<'_, '_> {
             let succs = self.successors(&s0);
             let mut stack = vec![Entry {
                 state: s0,
+                ctx: Ctx::START,
                 succs,
                 next: 0,
                 via: None,
@@ -274,6 +344,12 @@ impl Explorer<'_, '_> {
                 match outcome {
                     Outcome::Pruned => {}
                     Outcome::Violation(_) => {
+                        if self
+                            .advance(&top.state, top.ctx, choice, Kind::Internal)
+                            .is_none()
+                        {
+                            continue;
+                        }
                         let key = Self::assertion_key(&top.state, choice);
                         let f = Finding::Assertion {
                             path: path_of(&stack, Some(choice)),
@@ -282,9 +358,12 @@ impl Explorer<'_, '_> {
                             return;
                         }
                     }
-                    Outcome::Next { state, .. } => {
+                    Outcome::Next { state, kind } => {
                         self.result.stats.transitions += 1;
-                        if !self.visit(&state) {
+                        let Some(ctx) = self.advance(&top.state, top.ctx, choice, kind) else {
+                            continue;
+                        };
+                        if !self.visit(&state, ctx) {
                             continue;
                         }
                         if let Some(l) = self.watch.check(self.visited.len() as u64) {
@@ -299,6 +378,7 @@ impl Explorer<'_, '_> {
                         let succs = self.successors(&state);
                         stack.push(Entry {
                             state,
+                            ctx,
                             succs,
                             next: 0,
                             via: Some(choice),
@@ -321,7 +401,7 @@ impl Explorer<'_, '_> {
         let m = self.m;
         let mut inits: Vec<Vec<Value>> = Vec::new();
         let mut tree: Vec<Link> = Vec::new();
-        let mut queue: VecDeque<(State, u32, u64)> = VecDeque::new();
+        let mut queue: VecDeque<(State, Ctx, u32, u64)> = VecDeque::new();
         let path_to = |inits: &[Vec<Value>], tree: &[Link], mut node: u32, last: Option<Choice>| {
             let mut choices: Vec<Choice> = last.into_iter().collect();
             loop {
@@ -341,7 +421,7 @@ impl Explorer<'_, '_> {
             }
         };
         for (init, s0) in InitialStates::new(m) {
-            if !self.visit(&s0) {
+            if !self.visit(&s0, Ctx::START) {
                 continue;
             }
             self.result.stats.initial_states += 1;
@@ -351,19 +431,22 @@ impl Explorer<'_, '_> {
             match self.arrive(&s0, || path_to(&inits, &tree, node, None)) {
                 Arrive::Stop => return,
                 Arrive::Skip => {}
-                Arrive::Expand => queue.push_back((s0, node, 0)),
+                Arrive::Expand => queue.push_back((s0, Ctx::START, node, 0)),
             }
             if let Some(l) = self.watch.check(self.visited.len() as u64) {
                 self.result.limit = Some(l);
                 return;
             }
         }
-        while let Some((s, node, level)) = queue.pop_front() {
+        while let Some((s, ctx, node, level)) = queue.pop_front() {
             self.result.stats.max_path = self.result.stats.max_path.max(level);
             for (choice, outcome) in self.successors(&s) {
                 match outcome {
                     Outcome::Pruned => {}
                     Outcome::Violation(_) => {
+                        if self.advance(&s, ctx, choice, Kind::Internal).is_none() {
+                            continue;
+                        }
                         let key = Self::assertion_key(&s, choice);
                         let f = Finding::Assertion {
                             path: path_to(&inits, &tree, node, Some(choice)),
@@ -372,9 +455,12 @@ impl Explorer<'_, '_> {
                             return;
                         }
                     }
-                    Outcome::Next { state, .. } => {
+                    Outcome::Next { state, kind } => {
                         self.result.stats.transitions += 1;
-                        if !self.visit(&state) {
+                        let Some(ctx) = self.advance(&s, ctx, choice, kind) else {
+                            continue;
+                        };
+                        if !self.visit(&state, ctx) {
                             continue;
                         }
                         if let Some(l) = self.watch.check(self.visited.len() as u64) {
@@ -386,7 +472,7 @@ impl Explorer<'_, '_> {
                         match self.arrive(&state, || path_to(&inits, &tree, child, None)) {
                             Arrive::Stop => return,
                             Arrive::Skip => {}
-                            Arrive::Expand => queue.push_back((state, child, level + 1)),
+                            Arrive::Expand => queue.push_back((state, ctx, child, level + 1)),
                         }
                     }
                 }

@@ -33,7 +33,7 @@ impl<'m, 'p> InitialStates<'m, 'p> {
         let mut fixed: Vec<Option<Value>> = Vec::new();
         fixed.extend(p.globals.iter().filter(|g| !g.thread_local).map(slot_value));
         fixed.extend(p.globals.iter().filter(|g| g.thread_local).map(slot_value));
-        for &a in &p.activations {
+        for a in machine.start_procs() {
             let proc = &p.procs[a as usize];
             fixed.extend(proc.locals.iter().enumerate().map(|(i, v)| {
                 match slot_value(v) {
@@ -68,7 +68,7 @@ impl<'m, 'p> InitialStates<'m, 'p> {
         let (tl, mut rest) = rest.split_at(machine.thread_local_count());
         let tl: Arc<[Value]> = tl.into();
         let mut threads = Vec::new();
-        for &a in &p.activations {
+        for a in machine.start_procs() {
             let n = p.procs[a as usize].locals.len();
             let (mine, more) = rest.split_at(n);
             rest = more;

@@ -53,6 +53,10 @@ pub struct Machine<'p> {
     /// Per procedure, the locals that may be read before written from its entry; the others
     /// start as `false` instead of every value (their value is never observed).
     live_entry: Vec<Vec<bool>>,
+    /// Getafix layout: the global `atomic` used as a lock (bp-language.md §5.13).
+    lock_global: Option<u32>,
+    /// Getafix layout: procedures `__VERIFIER_atomic…`, which run without interruption.
+    atomic_proc: Vec<bool>,
 }
 
 impl<'p> Machine<'p> {
@@ -79,6 +83,22 @@ impl<'p> Machine<'p> {
                 .iter()
                 .map(zingrs_lang::liveness::live_at_entry)
                 .collect(),
+            lock_global: match program.layout {
+                zingrs_lang::ir::Layout::Getafix { .. } => program
+                    .globals
+                    .iter()
+                    .position(|g| g.name == "atomic")
+                    .map(|i| i as u32),
+                zingrs_lang::ir::Layout::Standard => None,
+            },
+            atomic_proc: program
+                .procs
+                .iter()
+                .map(|p| {
+                    matches!(program.layout, zingrs_lang::ir::Layout::Getafix { .. })
+                        && p.name.starts_with("__VERIFIER_atomic")
+                })
+                .collect(),
         }
     }
 
@@ -104,6 +124,15 @@ impl<'p> Machine<'p> {
                 Slot::ThreadLocal(s) => tl.get(s as usize).copied().unwrap_or(Value::Bool(false)),
             })
             .collect()
+    }
+
+    /// The procedures whose threads exist in an initial state: the activations, or in the
+    /// Getafix layout `init` alone (the threads start when it reaches `endinit`).
+    pub fn start_procs(&self) -> Vec<u32> {
+        match &self.program.layout {
+            zingrs_lang::ir::Layout::Getafix { init, .. } => vec![*init],
+            zingrs_lang::ir::Layout::Standard => self.program.activations.clone(),
+        }
     }
 
     /// Whether local `i` of `proc` may be read before it is written.

@@ -6,7 +6,7 @@ use super::state::{Frame, State, Thread};
 use super::value::{Loc, Value, GLOBALS};
 use super::Machine;
 use std::sync::Arc;
-use zingrs_lang::ir::{Const, Init, LValue, Pc, ProcId, Stmt, Type};
+use zingrs_lang::ir::{Const, Init, LValue, Layout, Pc, ProcId, Stmt, Type};
 
 /// What kind of transition a successor came from (T, T⁺ or T⁻ of seed 004 §4, or a thread
 /// event).
@@ -126,6 +126,119 @@ impl Machine<'_> {
     /// nondeterministic choice to `out`, in a fixed order. `rec` receives the step's reads and
     /// writes over all choices.
     pub fn step<R: Recorder>(&self, s: &State, tid: usize, rec: &mut R, out: &mut Vec<Outcome>) {
+        let thread = &s.threads[tid];
+        let Some(frame) = thread.stack.top() else {
+            return;
+        };
+        if let Layout::Getafix {
+            init,
+            endinit,
+            threads,
+        } = &self.program.layout
+        {
+            if frame.proc == *init && frame.pc == *endinit {
+                self.start_getafix_threads(s, tid, threads, rec, out);
+                return;
+            }
+            let first = out.len();
+            self.step_statement(s, tid, rec, out);
+            self.getafix_locks(s, tid, frame.proc, &mut out[first..]);
+            return;
+        }
+        self.step_statement(s, tid, rec, out);
+    }
+
+    /// Getafix layout: `init` reached `endinit`; it gives way to one thread per `thread…`
+    /// procedure (and `main`), each with arbitrary locals.
+    fn start_getafix_threads<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        procs: &[ProcId],
+        rec: &mut R,
+        out: &mut Vec<Outcome>,
+    ) {
+        let thread = &s.threads[tid];
+        let mut masks = Vec::new();
+        for &p in procs {
+            let proc = &self.program.procs[p as usize];
+            masks.extend(proc.locals.iter().enumerate().map(|(i, v)| {
+                if self.live_at_entry(p, i) || matches!(v.init, Init::Value(_)) {
+                    init_mask(v.init)
+                } else {
+                    CAN_F
+                }
+            }));
+        }
+        for_each_combo(&masks, |combo| {
+            let mut rest = combo;
+            let mut threads = Vec::new();
+            for &p in procs {
+                let n = self.program.procs[p as usize].locals.len();
+                let (mine, more) = rest.split_at(n);
+                rest = more;
+                threads.push(Thread {
+                    stack: super::Stack::new(self.entry_frame(p, mine)),
+                    thread_locals: thread.thread_locals.clone(),
+                    atomic: false,
+                });
+            }
+            let st = State {
+                globals: s.globals.clone(),
+                threads: Arc::new(threads),
+            };
+            let moved: Vec<usize> = (0..procs.len()).collect();
+            out.push(self.checked(st, &moved, Kind::ThreadStart, rec));
+        });
+    }
+
+    /// Getafix layout: the thread that sets the global `atomic` owns the lock until it clears
+    /// it; calls of `__VERIFIER_atomic…` procedures run without interruption.
+    fn getafix_locks(&self, s: &State, tid: usize, proc: ProcId, outs: &mut [Outcome]) {
+        for o in outs {
+            let Outcome::Next { state, kind } = o else {
+                continue;
+            };
+            let Some(t) = state.threads.get(tid) else {
+                continue;
+            };
+            let mut owner = t.atomic;
+            if let Some(g) = self.lock_global {
+                let before = self.global(&s.globals, &s.threads[tid].thread_locals, g);
+                let after = self.global(&state.globals, &t.thread_locals, g);
+                if before != after {
+                    owner = after.as_bool();
+                }
+            }
+            match kind {
+                Kind::Call => {
+                    let callee = t.stack.top().map_or(proc, |f| f.proc);
+                    if self.atomic_proc[callee as usize] {
+                        owner = true;
+                    }
+                }
+                Kind::Return if self.atomic_proc[proc as usize] => {
+                    let locked = self.lock_global.is_some_and(|g| {
+                        self.global(&state.globals, &t.thread_locals, g).as_bool()
+                    });
+                    owner = locked;
+                }
+                _ => {}
+            }
+            if owner != t.atomic {
+                Arc::make_mut(&mut state.threads)[tid].atomic = owner;
+            }
+        }
+    }
+
+    /// Executes one statement (the layout-independent part of [`Machine::step`]).
+    fn step_statement<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        rec: &mut R,
+        out: &mut Vec<Outcome>,
+    ) {
         let thread = &s.threads[tid];
         let Some(frame) = thread.stack.top() else {
             return;
