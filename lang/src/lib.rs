@@ -8,6 +8,7 @@ pub mod bp;
 pub mod diag;
 pub mod ir;
 pub mod liveness;
+pub mod zing;
 
 use diag::Diagnostic;
 
@@ -44,9 +45,6 @@ pub struct Compiled {
 pub fn compile(name: &str, text: &str, lang: Lang) -> Result<Compiled, Vec<Diagnostic>> {
     match lang {
         Lang::Bp => bp::compile(name, text),
-        Lang::Zing => Err(vec![Diagnostic::error(
-            ir::Span::default(),
-            "Zing models are not supported yet (only boolean programs, .bp)",
-        )]),
+        Lang::Zing => zing::compile(name, text),
     }
 }
