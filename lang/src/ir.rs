@@ -124,12 +124,69 @@ pub struct Var {
 pub enum LValue {
     Local(u32),
     Global(u32),
+    /// Field `f` of the object the expression refers to (null: a null-dereference error).
+    Field(Box<Expr>, u32),
 }
 
 /// Unary operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum UnOp {
     Not,
+}
+
+/// Integer operators. The operation is carried out in the type given with it
+/// ([`Expr::Arith`]); a result outside that type is an arithmetic-overflow error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    /// Truncates toward zero; by zero is a divide-by-zero error.
+    Div,
+    /// Takes the sign of the dividend; by zero is a divide-by-zero error.
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+impl ArithOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            ArithOp::Add => "+",
+            ArithOp::Sub => "-",
+            ArithOp::Mul => "*",
+            ArithOp::Div => "/",
+            ArithOp::Rem => "%",
+            ArithOp::Shl => "<<",
+            ArithOp::Shr => ">>",
+            ArithOp::BitAnd => "&",
+            ArithOp::BitOr => "|",
+            ArithOp::BitXor => "^",
+        }
+    }
+}
+
+/// Integer comparisons (enums compare by ordinal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
 }
 
 /// Binary operators.
@@ -175,6 +232,18 @@ pub enum Expr {
     Ite(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `schoose[a, b]`: true if `a`, else false if `b`, else fresh.
     Schoose(Box<Expr>, Box<Expr>),
+    /// Field `f` of the object `e` refers to (null: a null-dereference error).
+    Field(Box<Expr>, u32),
+    /// Integer arithmetic in type `ty` (`Type::Int` or a range/enum's underlying int).
+    Arith(ArithOp, Type, Box<Expr>, Box<Expr>),
+    /// Unary minus in type `ty` (overflow checked).
+    Neg(Type, Box<Expr>),
+    /// Bitwise complement in type `ty`.
+    BitNot(Type, Box<Expr>),
+    /// Integer comparison.
+    Cmp(CmpOp, Box<Expr>, Box<Expr>),
+    /// Conversion of an integer to type `ty` (out of range: an arithmetic-overflow error).
+    Convert(Type, Box<Expr>),
 }
 
 impl Expr {
@@ -197,6 +266,10 @@ impl Expr {
             Expr::Unary(_, a) => a.is_nondet(),
             Expr::Binary(_, a, b) => a.is_nondet() || b.is_nondet(),
             Expr::Ite(c, a, b) => c.is_nondet() || a.is_nondet() || b.is_nondet(),
+            Expr::Field(e, _) | Expr::Neg(_, e) | Expr::BitNot(_, e) | Expr::Convert(_, e) => {
+                e.is_nondet()
+            }
+            Expr::Arith(_, _, a, b) | Expr::Cmp(_, a, b) => a.is_nondet() || b.is_nondet(),
         }
     }
 }
@@ -249,6 +322,29 @@ pub enum Stmt {
     AtomicBegin,
     /// `atomic_end`: the atomic section ends. `succ = [next]`.
     AtomicEnd,
+    /// `target = new C`: a fresh object of class `class`, fields at their defaults.
+    /// `succ = [next]`.
+    New { target: LValue, class: u32 },
+    /// `target = choose(...)` over the integers `lo..=hi` (for `bool`: false, true; for an enum:
+    /// its ordinals). No alternative is an invalid-choose error. `succ = [next]`.
+    Choose {
+        target: LValue,
+        ty: Type,
+        lo: i64,
+        hi: i64,
+    },
+    /// A Zing `select` whose branches are guarded by `wait` conditions: `succ[i]` is branch
+    /// `i`. With no branch enabled the thread is blocked (a valid end state with `end`);
+    /// `first` takes the first enabled branch, otherwise each enabled branch is a choice.
+    /// `atomic`: the select begins an atomic block, which the thread enters in the same step.
+    Select {
+        guards: Vec<Expr>,
+        first: bool,
+        end: bool,
+        atomic: bool,
+    },
+    /// `yield`: ends a step in cooperative mode, otherwise does nothing. `succ = [next]`.
+    Yield,
 }
 
 /// One statement of a procedure's control-flow graph.
@@ -298,9 +394,18 @@ pub enum Layout {
     },
 }
 
+/// A class: the layout of its heap objects (instance fields, in order).
+#[derive(Clone, Debug, Serialize)]
+pub struct Class {
+    pub name: String,
+    pub fields: Vec<Var>,
+}
+
 /// A whole model, ready for the engines.
 #[derive(Clone, Debug)]
 pub struct Program {
+    /// Heap object layouts (empty for boolean programs).
+    pub classes: Vec<Class>,
     pub globals: Vec<Var>,
     pub procs: Vec<Proc>,
     /// The procedures started as processes in the initial state (`main` for boolean programs).
@@ -361,10 +466,11 @@ impl Program {
     }
 
     /// Displays an lvalue with the names of `proc`'s variables.
-    pub fn lvalue_name(&self, proc: ProcId, lv: &LValue) -> &str {
+    pub fn lvalue_name(&self, proc: ProcId, lv: &LValue) -> String {
         match lv {
-            LValue::Local(i) => &self.procs[proc as usize].locals[*i as usize].name,
-            LValue::Global(i) => &self.globals[*i as usize].name,
+            LValue::Local(i) => self.procs[proc as usize].locals[*i as usize].name.clone(),
+            LValue::Global(i) => self.globals[*i as usize].name.clone(),
+            LValue::Field(e, f) => format!("{}.#{f}", self.show(proc, e)),
         }
     }
 
@@ -373,7 +479,7 @@ impl Program {
         let node = self.node(proc, pc);
         let show = |e| self.show(proc, e).to_string();
         let lv = |t: &Option<LValue>| match t {
-            Some(l) => self.lvalue_name(proc, l).to_string(),
+            Some(l) => self.lvalue_name(proc, l),
             None => "_".to_string(),
         };
         let join = |v: Vec<String>| v.join(", ");
@@ -398,12 +504,7 @@ impl Program {
             }
             Stmt::Havoc { targets } => format!(
                 "havoc {}",
-                join(
-                    targets
-                        .iter()
-                        .map(|t| self.lvalue_name(proc, t).to_string())
-                        .collect()
-                )
+                join(targets.iter().map(|t| self.lvalue_name(proc, t)).collect())
             ),
             Stmt::Constrain { expr } => format!("constrain {}", show(expr)),
             Stmt::Assume { cond } => format!("assume {}", show(cond)),
@@ -437,6 +538,31 @@ impl Program {
             Stmt::EndThread => "end_thread".into(),
             Stmt::AtomicBegin => "atomic_begin".into(),
             Stmt::AtomicEnd => "atomic_end".into(),
+            Stmt::New { target, class } => format!(
+                "{} = new {}",
+                self.lvalue_name(proc, target),
+                self.classes[*class as usize].name
+            ),
+            Stmt::Choose { target, lo, hi, .. } => {
+                format!("{} = choose({lo}..{hi})", self.lvalue_name(proc, target))
+            }
+            Stmt::Select {
+                guards,
+                first,
+                end,
+                atomic,
+            } => format!(
+                "{}select{}{} {{ {} }}",
+                if *atomic { "atomic " } else { "" },
+                if *end { " end" } else { "" },
+                if *first { " first" } else { "" },
+                guards
+                    .iter()
+                    .map(|g| format!("wait({})", show(g)))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            ),
+            Stmt::Yield => "yield".into(),
         }
     }
 }
@@ -471,6 +597,12 @@ impl fmt::Display for ShowExpr<'_> {
             Expr::Binary(op, a, b) => write!(f, "({} {} {})", sub(a), op.symbol(), sub(b)),
             Expr::Ite(c, a, b) => write!(f, "({} ? {} : {})", sub(c), sub(a), sub(b)),
             Expr::Schoose(a, b) => write!(f, "schoose[{}, {}]", sub(a), sub(b)),
+            Expr::Field(e, i) => write!(f, "{}.#{i}", sub(e)),
+            Expr::Arith(op, _, a, b) => write!(f, "({} {} {})", sub(a), op.symbol(), sub(b)),
+            Expr::Neg(_, a) => write!(f, "-{}", sub(a)),
+            Expr::BitNot(_, a) => write!(f, "~{}", sub(a)),
+            Expr::Cmp(op, a, b) => write!(f, "({} {} {})", sub(a), op.symbol(), sub(b)),
+            Expr::Convert(_, a) => write!(f, "{}", sub(a)),
         }
     }
 }

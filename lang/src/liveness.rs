@@ -28,13 +28,33 @@ fn uses(e: &Expr, targets: &[u32], out: &mut [bool]) {
             uses(a, targets, out);
             uses(b, targets, out);
         }
+        Expr::Field(a, _) | Expr::Neg(_, a) | Expr::BitNot(_, a) | Expr::Convert(_, a) => {
+            uses(a, targets, out)
+        }
+        Expr::Arith(_, _, a, b) | Expr::Cmp(_, a, b) => {
+            uses(a, targets, out);
+            uses(b, targets, out);
+        }
+    }
+}
+
+/// Marks the locals an lvalue reads (the object expression of a field) and returns the local
+/// it overwrites, if it is a local.
+fn lvalue(lv: &LValue, out: &mut [bool]) -> Option<u32> {
+    match lv {
+        LValue::Local(i) => Some(*i),
+        LValue::Global(_) => None,
+        LValue::Field(e, _) => {
+            uses(e, &[], out);
+            None
+        }
     }
 }
 
 fn local_targets<'a>(lvs: impl Iterator<Item = &'a LValue>) -> Vec<u32> {
     lvs.filter_map(|l| match l {
         LValue::Local(i) => Some(*i),
-        LValue::Global(_) => None,
+        LValue::Global(_) | LValue::Field(..) => None,
     })
     .collect()
 }
@@ -50,7 +70,22 @@ fn use_def(p: &Proc, pc: usize) -> (Vec<bool>, Vec<bool>) {
     }
     let mut read = |e: &Expr, t: &[u32]| uses(e, t, &mut used);
     match &node.stmt {
-        Stmt::Skip | Stmt::Goto | Stmt::EndThread | Stmt::AtomicBegin | Stmt::AtomicEnd => {}
+        Stmt::Skip
+        | Stmt::Goto
+        | Stmt::EndThread
+        | Stmt::AtomicBegin
+        | Stmt::AtomicEnd
+        | Stmt::Yield => {}
+        Stmt::New { target, .. } | Stmt::Choose { target, .. } => {
+            if let Some(i) = lvalue(target, &mut used) {
+                defs[i as usize] = true;
+            }
+        }
+        Stmt::Select { guards, .. } => {
+            for g in guards {
+                uses(g, &[], &mut used);
+            }
+        }
         Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => read(cond, &[]),
         Stmt::Assign {
             targets,
@@ -58,6 +93,11 @@ fn use_def(p: &Proc, pc: usize) -> (Vec<bool>, Vec<bool>) {
             constrain,
         } => {
             let t = local_targets(targets.iter().flatten());
+            for lv in targets.iter().flatten() {
+                if let LValue::Field(e, _) = lv {
+                    read(e, &[]);
+                }
+            }
             for v in values {
                 read(v, &t);
             }
@@ -79,8 +119,19 @@ fn use_def(p: &Proc, pc: usize) -> (Vec<bool>, Vec<bool>) {
             read(expr, &all);
             defs.iter_mut().for_each(|d| *d = true);
         }
-        Stmt::Call { args, .. } | Stmt::StartThread { args, .. } => {
-            // results are written when the call returns, at the node after the call
+        Stmt::Call { args, results, .. } => {
+            // results are written when the call returns, at the node after the call; field
+            // receivers read their object then
+            for a in args {
+                read(a, &[]);
+            }
+            for lv in results.iter().flatten() {
+                if let LValue::Field(e, _) = lv {
+                    read(e, &[]);
+                }
+            }
+        }
+        Stmt::StartThread { args, .. } => {
             for a in args {
                 read(a, &[]);
             }

@@ -9,14 +9,32 @@
 //! The visited set stores a 128-bit fingerprint of the bytes (hash compaction) unless `--exact`
 //! asks for the bytes themselves.
 
-use crate::runtime::{State, Value};
+use crate::runtime::{Addr, State, Value};
 use xxhash_rust::xxh3::xxh3_128;
 
 /// A 128-bit hash of a state's canonical bytes.
 pub type Fingerprint = u128;
 
+/// Renames heap addresses in the order the walk first meets them, and remembers which objects
+/// still have to be written.
+#[derive(Default)]
+struct Renaming {
+    numbers: ahash::AHashMap<Addr, u32>,
+    pending: Vec<Addr>,
+}
+
+impl Renaming {
+    fn number(&mut self, a: Addr) -> u32 {
+        let next = self.numbers.len() as u32 + 1;
+        *self.numbers.entry(a).or_insert_with(|| {
+            self.pending.push(a);
+            next
+        })
+    }
+}
+
 #[inline]
-fn value(buf: &mut Vec<u8>, v: Value) {
+fn value(buf: &mut Vec<u8>, v: Value, ren: &mut Renaming) {
     match v {
         Value::Bool(b) => buf.push(b as u8),
         Value::Int(i) => {
@@ -26,29 +44,48 @@ fn value(buf: &mut Vec<u8>, v: Value) {
         Value::Null => buf.push(3),
         Value::Ref(a) => {
             buf.push(4);
-            buf.extend_from_slice(&a.to_le_bytes());
+            buf.extend_from_slice(&ren.number(a).to_le_bytes());
         }
     }
 }
 
-/// Appends the canonical bytes of `state` to `buf`.
+/// Appends the canonical bytes of `state` to `buf`: the roots (globals, then each thread's
+/// atomic flag, thread-local globals and frames bottom to top), then every reachable object in
+/// the order the walk first met it, with addresses replaced by those numbers. Unreachable
+/// objects (garbage) are not written, so states that differ only in garbage or in the choice
+/// of addresses encode equally (seed 004 §4).
 pub fn encode(state: &State, buf: &mut Vec<u8>) {
+    let mut ren = Renaming::default();
     for &v in state.globals.iter() {
-        value(buf, v);
+        value(buf, v, &mut ren);
     }
     buf.extend_from_slice(&(state.threads.len() as u32).to_le_bytes());
     for t in state.threads.iter() {
         buf.push(t.atomic as u8);
         for &v in t.thread_locals.iter() {
-            value(buf, v);
+            value(buf, v, &mut ren);
         }
         buf.extend_from_slice(&t.stack.depth().to_le_bytes());
         for f in t.stack.frames_bottom_up() {
             buf.extend_from_slice(&f.proc.to_le_bytes());
             buf.extend_from_slice(&f.pc.to_le_bytes());
             for &v in f.locals.iter() {
-                value(buf, v);
+                value(buf, v, &mut ren);
             }
+        }
+    }
+    let mut i = 0;
+    while i < ren.pending.len() {
+        let a = ren.pending[i];
+        i += 1;
+        match state.heap.get(&a) {
+            Some(obj) => {
+                buf.extend_from_slice(&obj.class.to_le_bytes());
+                for &v in obj.fields.iter() {
+                    value(buf, v, &mut ren);
+                }
+            }
+            None => buf.extend_from_slice(&u32::MAX.to_le_bytes()),
         }
     }
 }
@@ -125,6 +162,7 @@ mod tests {
                 thread_locals: Vec::new().into(),
                 atomic: false,
             }]),
+            heap: Default::default(),
         }
     }
 
@@ -138,6 +176,44 @@ mod tests {
         assert_eq!(enc(&state(true, false)), enc(&state(true, false)));
         assert_ne!(enc(&state(true, false)), enc(&state(false, true)));
         assert_ne!(enc(&state(true, false)), enc(&state(true, true)));
+    }
+
+    fn with_heap(objs: &[(Addr, u32, Value)], root: Addr) -> State {
+        let mut s = state(true, false);
+        s.globals = vec![Value::Ref(root)].into();
+        for &(a, class, v) in objs {
+            s.heap.insert(
+                a,
+                std::sync::Arc::new(crate::runtime::Object {
+                    class,
+                    fields: vec![v].into(),
+                }),
+            );
+        }
+        s
+    }
+
+    #[test]
+    fn heap_addresses_are_renamed_and_garbage_is_dropped() {
+        let enc = |s: &State| {
+            let mut b = Vec::new();
+            encode(s, &mut b);
+            b
+        };
+        // the same list at different addresses, one with garbage
+        let a = with_heap(&[(1, 0, Value::Ref(2)), (2, 0, Value::Null)], 1);
+        let b = with_heap(
+            &[
+                (7, 0, Value::Ref(3)),
+                (3, 0, Value::Null),
+                (9, 1, Value::Int(5)),
+            ],
+            7,
+        );
+        assert_eq!(enc(&a), enc(&b));
+        // a different shape differs
+        let c = with_heap(&[(1, 0, Value::Ref(1))], 1);
+        assert_ne!(enc(&a), enc(&c));
     }
 
     #[test]

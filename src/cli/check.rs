@@ -2,7 +2,7 @@
 
 use crate::explore::{self, Finding, Limits, Options};
 use crate::report::{self, exit, Format, Report, TraceDetail, Verdict};
-use crate::runtime::{Machine, Semantics};
+use crate::runtime::{Machine, Semantics, Violation};
 use std::path::PathBuf;
 use std::time::Duration;
 use zingrs_lang::ir::{Layout, Program};
@@ -324,42 +324,58 @@ pub fn report_of(
 
 /// Replays a finding and describes it; a finding that does not replay is an internal error.
 fn explain(m: &Machine, f: &Finding, _opts: &Options) -> (Verdict, Option<report::Trace>) {
+    let internal = |message: String| (Verdict::InternalError { message }, None);
     let path = f.path();
     let replayed = match explore::replay(m, path) {
         Ok(r) => r,
-        Err(e) => {
-            return (
-                Verdict::InternalError {
-                    message: format!("the counterexample does not replay: {e}"),
-                },
-                None,
-            )
-        }
+        Err(e) => return internal(format!("the counterexample does not replay: {e}")),
     };
     let p = m.program;
+    // where the last step's thread stands (for violations: the violating statement)
+    let last_at = || {
+        let c = path.choices.last()?;
+        let s = replayed.states.last()?;
+        let f = s.threads.get(c.thread as usize)?.stack.top()?;
+        Some((
+            p.procs[f.proc as usize].name.clone(),
+            p.line_of(f.proc, f.pc),
+        ))
+    };
     match f {
-        Finding::Assertion { .. } => {
-            let (Some(_), Some(c), Some(s)) = (
-                replayed.violation,
-                path.choices.last(),
-                replayed.states.last(),
-            ) else {
-                return (
-                    Verdict::InternalError {
-                        message: "the counterexample does not end in an assertion violation".into(),
-                    },
-                    None,
-                );
+        Finding::Assertion { .. } | Finding::Runtime { .. } => {
+            let expected = match f {
+                Finding::Runtime { error, .. } => Violation::Runtime(*error),
+                _ => Violation::Assertion,
             };
-            let frame = s.threads[c.thread as usize]
-                .stack
-                .top()
-                .expect("a violating thread has a frame");
+            if replayed.violation != Some(expected) {
+                return internal(format!(
+                    "the counterexample does not end in the reported violation ({expected:?})"
+                ));
+            }
+            let Some((procedure, line)) = last_at() else {
+                return internal("the counterexample has no violating step".into());
+            };
+            let trace = report::build_trace(m, path, &replayed, None);
+            let verdict = match expected {
+                Violation::Runtime(error) => Verdict::RuntimeError {
+                    error,
+                    message: error.describe().into(),
+                    procedure,
+                    line,
+                },
+                Violation::Assertion => Verdict::AssertionFailed { procedure, line },
+            };
+            (verdict, Some(trace))
+        }
+        Finding::Deadlock { .. } => {
+            let last = replayed.states.last().expect("at least the initial state");
+            if replayed.violation.is_some() || !explore::deadlocked(m, last) {
+                return internal("the counterexample does not end in a deadlock".into());
+            }
             let trace = report::build_trace(m, path, &replayed, None);
             (
-                Verdict::AssertionFailed {
-                    procedure: p.procs[frame.proc as usize].name.clone(),
-                    line: p.line_of(frame.proc, frame.pc),
+                Verdict::Deadlock {
+                    blocked: last.threads.len() as u32,
                 },
                 Some(trace),
             )
@@ -372,12 +388,7 @@ fn explain(m: &Machine, f: &Finding, _opts: &Options) -> (Verdict, Option<report
                 node.labels.iter().any(|l| l == label).then_some((i, f))
             });
             let Some((tid, frame)) = at else {
-                return (
-                    Verdict::InternalError {
-                        message: format!("the counterexample does not reach label {label}"),
-                    },
-                    None,
-                );
+                return internal(format!("the counterexample does not reach label {label}"));
             };
             let trace = report::build_trace(m, path, &replayed, Some(tid as u32));
             (

@@ -15,7 +15,7 @@ pub use limits::{
 pub use replay::{replay, Replayed};
 
 use crate::canon::{encode, Visited};
-use crate::runtime::{InitialStates, Kind, Machine, Outcome, State, Value};
+use crate::runtime::{InitialStates, Kind, Machine, Outcome, RtError, State, Value, Violation};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -55,14 +55,30 @@ pub struct Path {
 pub enum Finding {
     /// The last choice of the path is an assertion violation.
     Assertion { path: Path },
+    /// The last choice of the path is a runtime error.
+    Runtime { error: RtError, path: Path },
     /// The path ends in a state where some thread is at `label`.
     Target { label: String, path: Path },
+    /// The path ends in a deadlock: no thread can move and one is blocked at a select that is
+    /// not marked `end`.
+    Deadlock { path: Path },
 }
 
 impl Finding {
     pub fn path(&self) -> &Path {
         match self {
-            Finding::Assertion { path } | Finding::Target { path, .. } => path,
+            Finding::Assertion { path }
+            | Finding::Runtime { path, .. }
+            | Finding::Target { path, .. }
+            | Finding::Deadlock { path } => path,
+        }
+    }
+
+    /// The finding for a violating outcome at the end of `path`.
+    pub fn of_violation(v: Violation, path: Path) -> Finding {
+        match v {
+            Violation::Assertion => Finding::Assertion { path },
+            Violation::Runtime(error) => Finding::Runtime { error, path },
         }
     }
 }
@@ -167,6 +183,22 @@ impl Ctx {
     };
 }
 
+/// Whether `s` is a deadlock: every thread is blocked at a `select` and at least one of those
+/// selects is not marked `end`.
+pub fn deadlocked(m: &Machine, s: &State) -> bool {
+    if s.threads.is_empty() {
+        return false;
+    }
+    let mut invalid = false;
+    for t in 0..s.threads.len() {
+        match m.blocked(s, t) {
+            None => return false,
+            Some(end) => invalid |= !end,
+        }
+    }
+    invalid
+}
+
 /// What to do with a newly stored state.
 enum Arrive {
     Expand,
@@ -258,6 +290,12 @@ impl Explorer<'_, '_> {
         out
     }
 
+    /// Whether no thread can move and some thread is blocked at a select not marked `end`
+    /// (zing-language.md §6.5).
+    fn deadlocked(&self, s: &State) -> bool {
+        deadlocked(self.m, s)
+    }
+
     /// Records a finding; returns true if the search should stop.
     fn found(&mut self, f: Finding, key: (u8, u32, u32)) -> bool {
         if self.seen_errors.insert(key) {
@@ -268,7 +306,7 @@ impl Explorer<'_, '_> {
 
     /// Checks a newly stored state: the depth bound, then the target labels. Returns whether to
     /// expand it, or a stop.
-    fn arrive(&mut self, s: &State, path: impl FnOnce() -> Path) -> Arrive {
+    fn arrive(&mut self, s: &State, path: impl Fn() -> Path) -> Arrive {
         let depth = Self::stack_depth(s);
         self.result.stats.max_stack = self.result.stats.max_stack.max(depth);
         if let Some(t) = self.target(s) {
@@ -280,6 +318,13 @@ impl Explorer<'_, '_> {
             if self.found(f, (1, t, 0)) {
                 return Arrive::Stop;
             }
+        }
+        if self.deadlocked(s) {
+            let f = Finding::Deadlock { path: path() };
+            if self.found(f, (3, 0, 0)) {
+                return Arrive::Stop;
+            }
+            return Arrive::Skip;
         }
         if depth > self.opts.limits.max_depth {
             self.result.cut = true;
@@ -343,7 +388,7 @@ impl Explorer<'_, '_> {
                 );
                 match outcome {
                     Outcome::Pruned => {}
-                    Outcome::Violation(_) => {
+                    Outcome::Violation(v) => {
                         if self
                             .advance(&top.state, top.ctx, choice, Kind::Internal)
                             .is_none()
@@ -351,9 +396,7 @@ impl Explorer<'_, '_> {
                             continue;
                         }
                         let key = Self::assertion_key(&top.state, choice);
-                        let f = Finding::Assertion {
-                            path: path_of(&stack, Some(choice)),
-                        };
+                        let f = Finding::of_violation(v, path_of(&stack, Some(choice)));
                         if self.found(f, key) {
                             return;
                         }
@@ -443,14 +486,13 @@ impl Explorer<'_, '_> {
             for (choice, outcome) in self.successors(&s) {
                 match outcome {
                     Outcome::Pruned => {}
-                    Outcome::Violation(_) => {
+                    Outcome::Violation(v) => {
                         if self.advance(&s, ctx, choice, Kind::Internal).is_none() {
                             continue;
                         }
                         let key = Self::assertion_key(&s, choice);
-                        let f = Finding::Assertion {
-                            path: path_to(&inits, &tree, node, Some(choice)),
-                        };
+                        let f =
+                            Finding::of_violation(v, path_to(&inits, &tree, node, Some(choice)));
                         if self.found(f, key) {
                             return;
                         }

@@ -39,6 +39,15 @@ pub enum Verdict {
         procedure: String,
         line: u32,
     },
+    /// A runtime error (null dereference, overflow, ...) can happen.
+    RuntimeError {
+        error: crate::runtime::RtError,
+        message: String,
+        procedure: String,
+        line: u32,
+    },
+    /// No process can move and one is blocked at a select not marked `end`.
+    Deadlock { blocked: u32 },
     /// No error was found, but the stack-depth bound cut the search.
     Bounded { bound: String },
     /// A time, state or memory limit stopped the search.
@@ -52,6 +61,8 @@ impl Verdict {
         match self {
             Verdict::Passed => exit::PASSED,
             Verdict::AssertionFailed { .. } | Verdict::TargetReached { .. } => exit::ASSERTION,
+            Verdict::RuntimeError { .. } => exit::RUNTIME_ERROR,
+            Verdict::Deadlock { .. } => exit::DEADLOCK,
             Verdict::Bounded { .. } => exit::BOUNDED,
             Verdict::LimitReached { .. } => exit::LIMIT,
             Verdict::InternalError { .. } => exit::INTERNAL,
@@ -70,6 +81,16 @@ impl Verdict {
                 procedure,
                 line,
             } => format!("Check failed: label {label} reached in {procedure} at line {line}"),
+            Verdict::RuntimeError {
+                message,
+                procedure,
+                line,
+                ..
+            } => format!("Check failed: {message} in {procedure} at line {line}"),
+            Verdict::Deadlock { blocked } => format!(
+                "Check failed: deadlock ({blocked} process{} blocked, none runnable)",
+                if *blocked == 1 { "" } else { "es" }
+            ),
             Verdict::Bounded { bound } => {
                 format!("Check inconclusive: no error found, but the {bound} cut the search")
             }

@@ -6,9 +6,87 @@
 //! evaluation instead of one per combination of nondeterministic bits.
 
 use super::record::Recorder;
+use super::state::Heap;
 use super::value::{Loc, Value, GLOBALS};
 use super::Machine;
-use zingrs_lang::ir::{BinOp, Const, Expr, UnOp};
+use zingrs_lang::ir::{ArithOp, BinOp, CmpOp, Const, Expr, Type, UnOp};
+
+/// Runtime errors (zing-language.md §7.1), each a verdict with exit code 4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtError {
+    NullDereference,
+    DivideByZero,
+    ArithmeticOverflow,
+    IndexOutOfRange,
+    InvalidChoose,
+    InvalidBlockingSelect,
+}
+
+impl RtError {
+    /// The message users of ZING know.
+    pub fn describe(self) -> &'static str {
+        match self {
+            RtError::NullDereference => "null dereference",
+            RtError::DivideByZero => "divide by zero",
+            RtError::ArithmeticOverflow => "arithmetic overflow",
+            RtError::IndexOutOfRange => "index out of range",
+            RtError::InvalidChoose => "invalid choose (no alternative)",
+            RtError::InvalidBlockingSelect => "invalid blocking select (inside an atomic region)",
+        }
+    }
+}
+
+/// The range of values of an integer type, as `(min, max)`.
+pub fn int_bounds(ty: Type) -> (i128, i128) {
+    match ty {
+        Type::Int { bits, signed: true } => {
+            let b = bits.clamp(1, 64) as u32;
+            (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1)
+        }
+        Type::Int {
+            bits,
+            signed: false,
+        } => (0, (1i128 << bits.clamp(1, 64)) - 1),
+        // enums and ranges compute in `int`
+        _ => (i32::MIN as i128, i32::MAX as i128),
+    }
+}
+
+fn int_bits(ty: Type) -> (u32, bool) {
+    match ty {
+        Type::Int { bits, signed } => (bits.clamp(8, 64) as u32, signed),
+        _ => (32, true),
+    }
+}
+
+/// Brings a value into the range of `ty` by two's-complement wrap-around.
+fn wrap(v: i128, ty: Type) -> i128 {
+    let (bits, signed) = int_bits(ty);
+    let m = v & ((1i128 << bits) - 1);
+    if signed && m >= 1i128 << (bits - 1) {
+        m - (1i128 << bits)
+    } else {
+        m
+    }
+}
+
+fn checked(v: i128, ty: Type) -> Result<Value, RtError> {
+    let (lo, hi) = int_bounds(ty);
+    if v < lo || v > hi {
+        Err(RtError::ArithmeticOverflow)
+    } else {
+        Ok(Value::Int(v as i64))
+    }
+}
+
+fn int_of(v: Value) -> i128 {
+    match v {
+        Value::Int(i) => i as i128,
+        Value::Bool(b) => b as i128,
+        Value::Ref(_) | Value::Null => 0,
+    }
+}
 
 /// A set of booleans: bit 0 = false is possible, bit 1 = true is possible.
 pub type Mask = u8;
@@ -28,6 +106,7 @@ pub fn mask_of(b: bool) -> Mask {
 /// Where the variables of an expression live. `new_*` are the values after the step, read by
 /// primed names inside constraints.
 pub struct Env<'a> {
+    pub heap: &'a Heap,
     pub globals: &'a [Value],
     pub thread_locals: &'a [Value],
     pub locals: &'a [Value],
@@ -38,8 +117,14 @@ pub struct Env<'a> {
 
 impl<'a> Env<'a> {
     /// An environment without a post-state (primed names read the current values).
-    pub fn plain(globals: &'a [Value], thread_locals: &'a [Value], locals: &'a [Value]) -> Self {
+    pub fn plain(
+        heap: &'a Heap,
+        globals: &'a [Value],
+        thread_locals: &'a [Value],
+        locals: &'a [Value],
+    ) -> Self {
         Env {
+            heap,
             globals,
             thread_locals,
             locals,
@@ -51,6 +136,138 @@ impl<'a> Env<'a> {
 }
 
 impl Machine<'_> {
+    /// Every value `e` can take (in a fixed order: false before true), or the runtime error its
+    /// evaluation raises. Only boolean expressions with `*`/`schoose` have more than one.
+    pub fn values<R: Recorder>(
+        &self,
+        e: &Expr,
+        env: &Env,
+        rec: &mut R,
+    ) -> Result<Vec<Value>, RtError> {
+        if e.is_nondet() {
+            let m = self.eval(e, env, rec);
+            let mut v = Vec::with_capacity(2);
+            if m & CAN_F != 0 {
+                v.push(Value::Bool(false));
+            }
+            if m & CAN_T != 0 {
+                v.push(Value::Bool(true));
+            }
+            Ok(v)
+        } else {
+            self.value(e, env, rec).map(|v| vec![v])
+        }
+    }
+
+    /// The value of a deterministic expression; reads of globals and fields are recorded.
+    pub fn value<R: Recorder>(&self, e: &Expr, env: &Env, rec: &mut R) -> Result<Value, RtError> {
+        Ok(match e {
+            Expr::Const(Const::Bool(b)) => Value::Bool(*b),
+            Expr::Const(Const::Int(i)) => Value::Int(*i),
+            Expr::Const(Const::Null) => Value::Null,
+            Expr::Local(i) => env.locals[*i as usize],
+            Expr::PrimedLocal(i) => env.new_locals[*i as usize],
+            Expr::Global(i) => {
+                rec.read(Loc {
+                    addr: GLOBALS,
+                    field: *i,
+                });
+                self.global(env.globals, env.thread_locals, *i)
+            }
+            Expr::PrimedGlobal(i) => {
+                rec.read(Loc {
+                    addr: GLOBALS,
+                    field: *i,
+                });
+                self.global(env.new_globals, env.new_thread_locals, *i)
+            }
+            Expr::Nondet | Expr::Schoose(..) => {
+                // only reached through `values`, which takes the set path for these
+                let m = self.eval(e, env, rec);
+                Value::Bool(m & CAN_T != 0)
+            }
+            Expr::Unary(UnOp::Not, a) => Value::Bool(!self.value(a, env, rec)?.as_bool()),
+            Expr::Binary(BinOp::And, a, b) => Value::Bool(
+                self.value(a, env, rec)?.as_bool() && self.value(b, env, rec)?.as_bool(),
+            ),
+            Expr::Binary(BinOp::Or, a, b) => Value::Bool(
+                self.value(a, env, rec)?.as_bool() || self.value(b, env, rec)?.as_bool(),
+            ),
+            Expr::Binary(op, a, b) => {
+                let x = self.value(a, env, rec)?;
+                let y = self.value(b, env, rec)?;
+                Value::Bool(match op {
+                    BinOp::Eq => x == y,
+                    BinOp::Ne | BinOp::Xor => x != y,
+                    BinOp::Implies => !x.as_bool() || y.as_bool(),
+                    BinOp::And | BinOp::Or => unreachable!("handled above"),
+                })
+            }
+            Expr::Ite(c, a, b) => {
+                if self.value(c, env, rec)?.as_bool() {
+                    self.value(a, env, rec)?
+                } else {
+                    self.value(b, env, rec)?
+                }
+            }
+            Expr::Field(o, f) => {
+                let obj = self.value(o, env, rec)?;
+                return self.read_field(env.heap, obj, *f, rec);
+            }
+            Expr::Arith(op, ty, a, b) => {
+                let x = int_of(self.value(a, env, rec)?);
+                let y = int_of(self.value(b, env, rec)?);
+                let (bits, _) = int_bits(*ty);
+                return match op {
+                    ArithOp::Add => checked(x + y, *ty),
+                    ArithOp::Sub => checked(x - y, *ty),
+                    ArithOp::Mul => checked(x * y, *ty),
+                    ArithOp::Div | ArithOp::Rem if y == 0 => Err(RtError::DivideByZero),
+                    ArithOp::Div => checked(x / y, *ty),
+                    ArithOp::Rem => checked(x % y, *ty),
+                    ArithOp::Shl => Ok(Value::Int(wrap(x << (y & (bits as i128 - 1)), *ty) as i64)),
+                    ArithOp::Shr => Ok(Value::Int(wrap(x >> (y & (bits as i128 - 1)), *ty) as i64)),
+                    ArithOp::BitAnd => Ok(Value::Int(wrap(x & y, *ty) as i64)),
+                    ArithOp::BitOr => Ok(Value::Int(wrap(x | y, *ty) as i64)),
+                    ArithOp::BitXor => Ok(Value::Int(wrap(x ^ y, *ty) as i64)),
+                };
+            }
+            Expr::Neg(ty, a) => return checked(-int_of(self.value(a, env, rec)?), *ty),
+            Expr::BitNot(ty, a) => Value::Int(wrap(!int_of(self.value(a, env, rec)?), *ty) as i64),
+            Expr::Convert(ty, a) => match self.value(a, env, rec)? {
+                Value::Int(i) => return checked(i as i128, *ty),
+                other => other,
+            },
+            Expr::Cmp(op, a, b) => {
+                let x = int_of(self.value(a, env, rec)?);
+                let y = int_of(self.value(b, env, rec)?);
+                Value::Bool(match op {
+                    CmpOp::Lt => x < y,
+                    CmpOp::Le => x <= y,
+                    CmpOp::Gt => x > y,
+                    CmpOp::Ge => x >= y,
+                })
+            }
+        })
+    }
+
+    /// Field `f` of the object `obj` refers to.
+    pub fn read_field<R: Recorder>(
+        &self,
+        heap: &Heap,
+        obj: Value,
+        f: u32,
+        rec: &mut R,
+    ) -> Result<Value, RtError> {
+        let Value::Ref(a) = obj else {
+            return Err(RtError::NullDereference);
+        };
+        rec.read(Loc { addr: a, field: f });
+        heap.get(&a)
+            .and_then(|o| o.fields.get(f as usize).copied())
+            .ok_or(RtError::NullDereference)
+    }
+
     /// The set of boolean values `e` can take in `env`; reads of globals are recorded.
     pub fn eval<R: Recorder>(&self, e: &Expr, env: &Env, rec: &mut R) -> Mask {
         match e {
@@ -95,6 +312,12 @@ impl Machine<'_> {
                 let nb_and_star = if b & CAN_F != 0 { ANY } else { CAN_F };
                 binary(BinOp::Or, a, nb_and_star)
             }
+            // deterministic non-boolean-program expressions: their single value (an error
+            // reads as false here; `values` reports it)
+            _ => match self.value(e, env, rec) {
+                Ok(v) => mask_of(v.as_bool()),
+                Err(_) => CAN_F,
+            },
         }
     }
 }

@@ -85,6 +85,7 @@ impl<'m, 'p> InitialStates<'m, 'p> {
         State {
             globals: shared.into(),
             threads: Arc::new(threads),
+            heap: Default::default(),
         }
     }
 

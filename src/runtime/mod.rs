@@ -12,11 +12,11 @@ mod state;
 mod step;
 mod value;
 
-pub use eval::{Env, Mask, ANY, CAN_F, CAN_T};
+pub use eval::{int_bounds, Env, Mask, RtError, ANY, CAN_F, CAN_T};
 pub use init::InitialStates;
 pub use record::{Record, Recorder};
-pub use state::{Frame, Stack, State, Thread};
-pub use step::{Kind, Outcome, Violation};
+pub use state::{Frame, Heap, Object, Stack, State, Thread};
+pub use step::{const_value, Kind, Outcome, Violation};
 pub use value::{Addr, Loc, Value, GLOBALS};
 
 use zingrs_lang::ir::{Program, Type};
@@ -55,8 +55,13 @@ pub struct Machine<'p> {
     live_entry: Vec<Vec<bool>>,
     /// Getafix layout: the global `atomic` used as a lock (bp-language.md §5.13).
     lock_global: Option<u32>,
-    /// Getafix layout: procedures `__VERIFIER_atomic…`, which run without interruption.
+    /// Procedures whose calls run without interruption: Zing atomic methods, Getafix
+    /// `__VERIFIER_atomic…` procedures.
     atomic_proc: Vec<bool>,
+    has_atomic_procs: bool,
+    /// Per procedure and pc, whether the node lies inside an atomic block (after an
+    /// `atomic_begin` or an atomic `select`, before the `atomic_end`).
+    in_atomic_block: Vec<Vec<bool>>,
 }
 
 impl<'p> Machine<'p> {
@@ -91,14 +96,9 @@ impl<'p> Machine<'p> {
                     .map(|i| i as u32),
                 zingrs_lang::ir::Layout::Standard => None,
             },
-            atomic_proc: program
-                .procs
-                .iter()
-                .map(|p| {
-                    matches!(program.layout, zingrs_lang::ir::Layout::Getafix { .. })
-                        && p.name.starts_with("__VERIFIER_atomic")
-                })
-                .collect(),
+            atomic_proc: atomic_procs(program),
+            has_atomic_procs: atomic_procs(program).iter().any(|&a| a),
+            in_atomic_block: program.procs.iter().map(atomic_blocks).collect(),
         }
     }
 
@@ -157,11 +157,54 @@ impl<'p> Machine<'p> {
     }
 }
 
+fn atomic_procs(program: &Program) -> Vec<bool> {
+    let getafix = matches!(program.layout, zingrs_lang::ir::Layout::Getafix { .. });
+    program
+        .procs
+        .iter()
+        .map(|p| p.atomic || (getafix && p.name.starts_with("__VERIFIER_atomic")))
+        .collect()
+}
+
+/// The nodes reachable from an atomic-block entry without passing its end.
+fn atomic_blocks(p: &zingrs_lang::ir::Proc) -> Vec<bool> {
+    use zingrs_lang::ir::Stmt;
+    let mut inside = vec![false; p.nodes.len()];
+    let mut work: Vec<u32> = Vec::new();
+    for n in &p.nodes {
+        let opens = matches!(n.stmt, Stmt::AtomicBegin)
+            || matches!(n.stmt, Stmt::Select { atomic: true, .. });
+        if opens {
+            work.extend(n.succ.iter().copied());
+        }
+    }
+    while let Some(pc) = work.pop() {
+        let Some(slot) = inside.get_mut(pc as usize) else {
+            continue;
+        };
+        if *slot {
+            continue;
+        }
+        *slot = true;
+        let n = &p.nodes[pc as usize];
+        if !matches!(n.stmt, Stmt::AtomicEnd) {
+            work.extend(n.succ.iter().copied());
+        }
+    }
+    inside
+}
+
 impl Machine<'_> {
     /// The value at a heap location as thread `tid` sees it (globals are fields of the
     /// `globals` cell).
     pub fn read_loc(&self, s: &State, tid: usize, loc: Loc) -> Value {
-        debug_assert_eq!(loc.addr, GLOBALS, "the heap has no objects yet");
+        if loc.addr != GLOBALS {
+            return s
+                .heap
+                .get(&loc.addr)
+                .and_then(|o| o.fields.get(loc.field as usize).copied())
+                .unwrap_or(Value::Null);
+        }
         let tl: &[Value] = s.threads.get(tid).map_or(&[], |t| &t.thread_locals);
         self.global(&s.globals, tl, loc.field)
     }
@@ -176,7 +219,19 @@ impl Machine<'_> {
         let mut globals: Option<Vec<Value>> = None;
         let mut tl: Option<Vec<Value>> = None;
         for &(loc, v) in writes {
-            debug_assert_eq!(loc.addr, GLOBALS, "the heap has no objects yet");
+            if loc.addr != GLOBALS {
+                if let Some(obj) = st.heap.get(&loc.addr) {
+                    let mut obj = obj.clone();
+                    if let Some(slot) = std::sync::Arc::make_mut(&mut obj)
+                        .fields
+                        .get_mut(loc.field as usize)
+                    {
+                        *slot = v;
+                    }
+                    st.heap.insert(loc.addr, obj);
+                }
+                continue;
+            }
             match self.slots[loc.field as usize] {
                 Slot::Shared(i) => {
                     globals.get_or_insert_with(|| s.globals.to_vec())[i as usize] = v

@@ -85,6 +85,17 @@ pub struct Thread {
     pub atomic: bool,
 }
 
+/// A heap object: an instance of a class, its fields in the class's order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Object {
+    pub class: u32,
+    pub fields: Box<[Value]>,
+}
+
+/// The heap: objects by address (address 0 is the `globals` cell, kept apart in
+/// [`State::globals`]). Persistent, so a write copies only a path of the tree and the object.
+pub type Heap = imbl::OrdMap<super::Addr, Arc<Object>>;
+
 /// A whole program state.
 #[derive(Clone, Debug)]
 pub struct State {
@@ -92,9 +103,15 @@ pub struct State {
     pub globals: Arc<[Value]>,
     /// Live threads in creation order; a thread that ends is removed.
     pub threads: Arc<Vec<Thread>>,
+    pub heap: Heap,
 }
 
 impl State {
+    /// The address a new object gets: one past the largest in use (seed 004's |h| + 1).
+    pub fn fresh_addr(&self) -> super::Addr {
+        self.heap.get_max().map_or(1, |(a, _)| a + 1)
+    }
+
     /// The thread owning the atomic section, if any.
     pub fn atomic_owner(&self) -> Option<usize> {
         self.threads.iter().position(|t| t.atomic)

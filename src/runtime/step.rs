@@ -1,12 +1,12 @@
 //! The step function: the one place that knows what a statement does to a state.
 
-use super::eval::{mask_of, Env, Mask, ANY, CAN_F, CAN_T};
+use super::eval::{Env, RtError};
 use super::record::Recorder;
-use super::state::{Frame, State, Thread};
-use super::value::{Loc, Value, GLOBALS};
+use super::state::{Frame, Heap, Object, State, Thread};
+use super::value::{Addr, Loc, Value, GLOBALS};
 use super::Machine;
 use std::sync::Arc;
-use zingrs_lang::ir::{Const, Init, LValue, Layout, Pc, ProcId, Stmt, Type};
+use zingrs_lang::ir::{Const, Expr, Init, LValue, Layout, Pc, ProcId, Stmt, Type};
 
 /// What kind of transition a successor came from (T, T⁺ or T⁻ of seed 004 §4, or a thread
 /// event).
@@ -24,6 +24,8 @@ pub enum Kind {
 pub enum Violation {
     /// An `assert` whose condition can be false.
     Assertion,
+    /// A runtime error (null dereference, overflow, ...).
+    Runtime(RtError),
 }
 
 /// One result of executing a statement under one nondeterministic choice.
@@ -38,13 +40,24 @@ pub enum Outcome {
     Violation(Violation),
 }
 
+/// Where a write goes, resolved before the step writes anything.
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    Local(u32),
+    Global(u32),
+    Field(Addr, u32),
+    Discard,
+}
+
 /// The values a step writes, copied from the old state only when first written.
 struct Post<'a> {
     machine: &'a Machine<'a>,
     old_globals: &'a Arc<[Value]>,
     old_tl: &'a Arc<[Value]>,
+    old_heap: &'a Heap,
     globals: Option<Vec<Value>>,
     tl: Option<Vec<Value>>,
+    heap: Option<Heap>,
     locals: Box<[Value]>,
 }
 
@@ -59,16 +72,19 @@ impl<'a> Post<'a> {
             machine,
             old_globals: &state.globals,
             old_tl: &thread.thread_locals,
+            old_heap: &state.heap,
             globals: None,
             tl: None,
+            heap: None,
             locals: locals.into(),
         }
     }
 
-    fn set(&mut self, lv: &LValue, v: Value) {
-        match lv {
-            LValue::Local(i) => self.locals[*i as usize] = v,
-            LValue::Global(i) => match self.machine.slots[*i as usize] {
+    fn set(&mut self, t: Target, v: Value) {
+        match t {
+            Target::Discard => {}
+            Target::Local(i) => self.locals[i as usize] = v,
+            Target::Global(i) => match self.machine.slots[i as usize] {
                 super::Slot::Shared(s) => {
                     self.globals
                         .get_or_insert_with(|| self.old_globals.to_vec())[s as usize] = v
@@ -77,6 +93,16 @@ impl<'a> Post<'a> {
                     self.tl.get_or_insert_with(|| self.old_tl.to_vec())[s as usize] = v
                 }
             },
+            Target::Field(a, f) => {
+                let heap = self.heap.get_or_insert_with(|| self.old_heap.clone());
+                if let Some(obj) = heap.get(&a) {
+                    let mut obj = obj.clone();
+                    if let Some(slot) = Arc::make_mut(&mut obj).fields.get_mut(f as usize) {
+                        *slot = v;
+                    }
+                    heap.insert(a, obj);
+                }
+            }
         }
     }
 
@@ -86,45 +112,55 @@ impl<'a> Post<'a> {
     fn tl(&self) -> &[Value] {
         self.tl.as_deref().unwrap_or(self.old_tl)
     }
+
+    /// Installs the written values into `st` (locals excepted: the caller places the frame).
+    fn install(self, st: &mut State, tid: usize) -> Box<[Value]> {
+        if let Some(g) = self.globals {
+            st.globals = g.into();
+        }
+        if let Some(h) = self.heap {
+            st.heap = h;
+        }
+        if let Some(tl) = self.tl {
+            Arc::make_mut(&mut st.threads)[tid].thread_locals = tl.into();
+        }
+        self.locals
+    }
 }
 
-/// Calls `f` with every combination of values drawn from the sets `masks` (false before true).
-fn for_each_combo(masks: &[Mask], mut f: impl FnMut(&[bool])) {
-    let mut cur: Vec<bool> = masks.iter().map(|m| m & CAN_F == 0).collect();
-    if masks.iter().any(|&m| m == 0) {
+/// Calls `f` with every combination that draws one value from each list (the last list varies
+/// fastest). Nothing is called if some list is empty.
+fn for_each_product(alts: &[Vec<Value>], mut f: impl FnMut(&[Value])) {
+    if alts.iter().any(|a| a.is_empty()) {
         return;
     }
+    let mut idx = vec![0usize; alts.len()];
+    let mut cur: Vec<Value> = alts.iter().map(|a| a[0]).collect();
     loop {
         f(&cur);
-        // advance the odometer over the positions that can take both values
-        let mut i = masks.len();
+        let mut i = alts.len();
         loop {
             if i == 0 {
                 return;
             }
             i -= 1;
-            if masks[i] == ANY {
-                if !cur[i] {
-                    cur[i] = true;
-                    break;
-                }
-                cur[i] = false;
+            if idx[i] + 1 < alts[i].len() {
+                idx[i] += 1;
+                cur[i] = alts[i][idx[i]];
+                break;
             }
+            idx[i] = 0;
+            cur[i] = alts[i][0];
         }
     }
 }
 
-fn init_mask(init: Init) -> Mask {
-    match init {
-        Init::Value(Const::Bool(b)) => mask_of(b),
-        _ => ANY,
-    }
-}
+const BOTH: [Value; 2] = [Value::Bool(false), Value::Bool(true)];
 
 impl Machine<'_> {
     /// Executes the statement at the top frame of thread `tid` and appends one outcome per
     /// nondeterministic choice to `out`, in a fixed order. `rec` receives the step's reads and
-    /// writes over all choices.
+    /// writes over all choices. A thread blocked at a `select` gets no outcome at all.
     pub fn step<R: Recorder>(&self, s: &State, tid: usize, rec: &mut R, out: &mut Vec<Outcome>) {
         let thread = &s.threads[tid];
         let Some(frame) = thread.stack.top() else {
@@ -140,12 +176,23 @@ impl Machine<'_> {
                 self.start_getafix_threads(s, tid, threads, rec, out);
                 return;
             }
-            let first = out.len();
-            self.step_statement(s, tid, rec, out);
-            self.getafix_locks(s, tid, frame.proc, &mut out[first..]);
-            return;
         }
+        let first = out.len();
         self.step_statement(s, tid, rec, out);
+        if self.lock_global.is_some() || self.has_atomic_procs {
+            self.atomic_bookkeeping(s, tid, frame.proc, &mut out[first..]);
+        }
+    }
+
+    /// The values a local starts with at procedure entry: its initialiser's, every boolean if
+    /// it may be read before written, otherwise just its default.
+    fn local_alts(&self, proc: ProcId, i: usize) -> Vec<Value> {
+        let v = &self.program.procs[proc as usize].locals[i];
+        match (v.init, v.ty) {
+            (Init::Value(c), _) => vec![const_value(c)],
+            (Init::Any, Type::Bool) if self.live_at_entry(proc, i) => BOTH.to_vec(),
+            (Init::Any, ty) => vec![Self::default_value(ty)],
+        }
     }
 
     /// Getafix layout: `init` reached `endinit`; it gives way to one thread per `thread…`
@@ -159,18 +206,12 @@ impl Machine<'_> {
         out: &mut Vec<Outcome>,
     ) {
         let thread = &s.threads[tid];
-        let mut masks = Vec::new();
+        let mut alts = Vec::new();
         for &p in procs {
-            let proc = &self.program.procs[p as usize];
-            masks.extend(proc.locals.iter().enumerate().map(|(i, v)| {
-                if self.live_at_entry(p, i) || matches!(v.init, Init::Value(_)) {
-                    init_mask(v.init)
-                } else {
-                    CAN_F
-                }
-            }));
+            let n = self.program.procs[p as usize].locals.len();
+            alts.extend((0..n).map(|i| self.local_alts(p, i)));
         }
-        for_each_combo(&masks, |combo| {
+        for_each_product(&alts, |combo| {
             let mut rest = combo;
             let mut threads = Vec::new();
             for &p in procs {
@@ -178,7 +219,11 @@ impl Machine<'_> {
                 let (mine, more) = rest.split_at(n);
                 rest = more;
                 threads.push(Thread {
-                    stack: super::Stack::new(self.entry_frame(p, mine)),
+                    stack: super::Stack::new(Frame {
+                        proc: p,
+                        pc: 0,
+                        locals: mine.into(),
+                    }),
                     thread_locals: thread.thread_locals.clone(),
                     atomic: false,
                 });
@@ -186,15 +231,17 @@ impl Machine<'_> {
             let st = State {
                 globals: s.globals.clone(),
                 threads: Arc::new(threads),
+                heap: s.heap.clone(),
             };
             let moved: Vec<usize> = (0..procs.len()).collect();
             out.push(self.checked(st, &moved, Kind::ThreadStart, rec));
         });
     }
 
-    /// Getafix layout: the thread that sets the global `atomic` owns the lock until it clears
-    /// it; calls of `__VERIFIER_atomic…` procedures run without interruption.
-    fn getafix_locks(&self, s: &State, tid: usize, proc: ProcId, outs: &mut [Outcome]) {
+    /// Atomic ownership that follows from a step: a call into an atomic method (or a Getafix
+    /// `__VERIFIER_atomic…` procedure) makes the thread atomic until that call returns; in the
+    /// Getafix layout the thread that sets the global `atomic` owns the lock until it clears it.
+    fn atomic_bookkeeping(&self, s: &State, tid: usize, proc: ProcId, outs: &mut [Outcome]) {
         for o in outs {
             let Outcome::Next { state, kind } = o else {
                 continue;
@@ -218,10 +265,15 @@ impl Machine<'_> {
                     }
                 }
                 Kind::Return if self.atomic_proc[proc as usize] => {
+                    // the atomic call is over unless the caller is itself atomic
+                    let caller_atomic = t.stack.top().is_some_and(|f| {
+                        self.atomic_proc[f.proc as usize]
+                            || self.in_atomic_block[f.proc as usize][f.pc as usize]
+                    });
                     let locked = self.lock_global.is_some_and(|g| {
                         self.global(&state.globals, &t.thread_locals, g).as_bool()
                     });
-                    owner = locked;
+                    owner = caller_atomic || locked;
                 }
                 _ => {}
             }
@@ -229,6 +281,34 @@ impl Machine<'_> {
                 Arc::make_mut(&mut state.threads)[tid].atomic = owner;
             }
         }
+    }
+
+    /// Resolves where an lvalue writes (the object of a field is evaluated now) and records
+    /// the write.
+    fn target<R: Recorder>(
+        &self,
+        lv: Option<&LValue>,
+        env: &Env,
+        rec: &mut R,
+    ) -> Result<Target, RtError> {
+        Ok(match lv {
+            None => Target::Discard,
+            Some(LValue::Local(i)) => Target::Local(*i),
+            Some(LValue::Global(i)) => {
+                rec.write(Loc {
+                    addr: GLOBALS,
+                    field: *i,
+                });
+                Target::Global(*i)
+            }
+            Some(LValue::Field(e, f)) => match self.value(e, env, rec)? {
+                Value::Ref(a) => {
+                    rec.write(Loc { addr: a, field: *f });
+                    Target::Field(a, *f)
+                }
+                _ => return Err(RtError::NullDereference),
+            },
+        })
     }
 
     /// Executes one statement (the layout-independent part of [`Machine::step`]).
@@ -239,44 +319,57 @@ impl Machine<'_> {
         rec: &mut R,
         out: &mut Vec<Outcome>,
     ) {
+        if let Err(e) = self.try_step(s, tid, rec, out) {
+            out.push(Outcome::Violation(Violation::Runtime(e)));
+        }
+    }
+
+    fn try_step<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        rec: &mut R,
+        out: &mut Vec<Outcome>,
+    ) -> Result<(), RtError> {
         let thread = &s.threads[tid];
         let Some(frame) = thread.stack.top() else {
-            return;
+            return Ok(());
         };
         let proc = &self.program.procs[frame.proc as usize];
         let node = &proc.nodes[frame.pc as usize];
-        let env = Env::plain(&s.globals, &thread.thread_locals, &frame.locals);
+        let env = Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals);
         let next = || node.succ.first().copied().unwrap_or(frame.pc);
         match &node.stmt {
-            Stmt::Skip => out.push(self.jump(s, tid, next(), rec)),
+            Stmt::Skip | Stmt::Yield => out.push(self.jump(s, tid, next(), false, rec)),
             Stmt::Goto => {
                 for &pc in &node.succ {
-                    out.push(self.jump(s, tid, pc, rec));
+                    out.push(self.jump(s, tid, pc, false, rec));
                 }
             }
             Stmt::Branch { cond } => {
-                let m = self.eval(cond, &env, rec);
-                if m & CAN_T != 0 {
-                    out.push(self.jump(s, tid, node.succ[0], rec));
+                let vals = self.values(cond, &env, rec)?;
+                if vals.contains(&Value::Bool(true)) {
+                    out.push(self.jump(s, tid, node.succ[0], false, rec));
                 }
-                if m & CAN_F != 0 {
-                    out.push(self.jump(s, tid, node.succ[1], rec));
+                if vals.contains(&Value::Bool(false)) {
+                    out.push(self.jump(s, tid, node.succ[1], false, rec));
                 }
             }
             Stmt::Assume { cond } => {
-                if self.eval(cond, &env, rec) & CAN_T != 0 {
-                    out.push(self.jump(s, tid, next(), rec));
+                if self.values(cond, &env, rec)?.contains(&Value::Bool(true)) {
+                    out.push(self.jump(s, tid, next(), false, rec));
                 } else {
                     out.push(Outcome::Pruned);
                 }
             }
             Stmt::Assert { cond } => {
-                let m = self.eval(cond, &env, rec);
-                if self.semantics.check_assertions && m & CAN_F != 0 {
+                let vals = self.values(cond, &env, rec)?;
+                let can_f = vals.contains(&Value::Bool(false));
+                if self.semantics.check_assertions && can_f {
                     out.push(Outcome::Violation(Violation::Assertion));
                 }
-                if m & CAN_T != 0 {
-                    out.push(self.jump(s, tid, next(), rec));
+                if vals.contains(&Value::Bool(true)) {
+                    out.push(self.jump(s, tid, next(), false, rec));
                 } else if !self.semantics.check_assertions {
                     out.push(Outcome::Pruned);
                 }
@@ -286,23 +379,27 @@ impl Machine<'_> {
                 values,
                 constrain,
             } => {
-                let masks: Vec<Mask> = values.iter().map(|v| self.eval(v, &env, rec)).collect();
-                self.record_writes(targets.iter().flatten(), rec);
-                for_each_combo(&masks, |combo| {
+                let alts = values
+                    .iter()
+                    .map(|v| self.values(v, &env, rec))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let resolved = targets
+                    .iter()
+                    .map(|t| self.target(t.as_ref(), &env, rec))
+                    .collect::<Result<Vec<_>, _>>()?;
+                for_each_product(&alts, |combo| {
                     let mut post = Post::new(self, s, thread, &frame.locals);
-                    for (t, &v) in targets.iter().zip(combo) {
-                        if let Some(t) = t {
-                            post.set(t, Value::Bool(v));
-                        }
+                    for (&t, &v) in resolved.iter().zip(combo) {
+                        post.set(t, v);
                     }
                     if let Some(c) = constrain {
                         let env2 = Env {
                             new_globals: post.globals(),
                             new_thread_locals: post.tl(),
                             new_locals: &post.locals,
-                            ..Env::plain(&s.globals, &thread.thread_locals, &frame.locals)
+                            ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
                         };
-                        if self.eval(c, &env2, rec) & CAN_T == 0 {
+                        if self.eval(c, &env2, rec) & super::CAN_T == 0 {
                             out.push(Outcome::Pruned);
                             return;
                         }
@@ -311,21 +408,28 @@ impl Machine<'_> {
                 });
             }
             Stmt::Havoc { targets } => {
-                self.record_writes(targets.iter(), rec);
-                let masks = vec![ANY; targets.len()];
-                for_each_combo(&masks, |combo| {
+                let resolved = targets
+                    .iter()
+                    .map(|t| self.target(Some(t), &env, rec))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let alts = vec![BOTH.to_vec(); targets.len()];
+                for_each_product(&alts, |combo| {
                     let mut post = Post::new(self, s, thread, &frame.locals);
-                    for (t, &v) in targets.iter().zip(combo) {
-                        post.set(t, Value::Bool(v));
+                    for (&t, &v) in resolved.iter().zip(combo) {
+                        post.set(t, v);
                     }
                     out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
                 });
             }
             Stmt::Constrain { expr } => self.constrain_all(s, tid, expr, next(), rec, out),
             Stmt::Call { callee, args, .. } => {
-                let masks = self.entry_masks(*callee, args, &env, rec);
-                for_each_combo(&masks, |combo| {
-                    let callee_frame = self.entry_frame(*callee, combo);
+                let alts = self.entry_alts(*callee, args, &env, rec)?;
+                for_each_product(&alts, |combo| {
+                    let callee_frame = Frame {
+                        proc: *callee,
+                        pc: 0,
+                        locals: combo.into(),
+                    };
                     let mut st = s.clone();
                     let threads = Arc::make_mut(&mut st.threads);
                     threads[tid].stack = threads[tid].stack.push(callee_frame);
@@ -333,21 +437,25 @@ impl Machine<'_> {
                 });
             }
             Stmt::Return { .. } => {
-                let results = self.return_values(s, tid, rec);
+                let results = self.return_values(s, tid, rec)?;
                 if thread.stack.depth() <= 1 {
                     // the thread's bottom frame returns: the thread ends, results discarded
                     out.push(self.end_thread(s, tid));
-                    return;
+                    return Ok(());
                 }
                 for vals in &results {
                     out.push(self.finish_return(s, tid, vals, rec));
                 }
             }
             Stmt::StartThread { callee, args } => {
-                let masks = self.entry_masks(*callee, args, &env, rec);
-                for_each_combo(&masks, |combo| {
+                let alts = self.entry_alts(*callee, args, &env, rec)?;
+                for_each_product(&alts, |combo| {
                     let child = Thread {
-                        stack: super::Stack::new(self.entry_frame(*callee, combo)),
+                        stack: super::Stack::new(Frame {
+                            proc: *callee,
+                            pc: 0,
+                            locals: combo.into(),
+                        }),
                         thread_locals: thread.thread_locals.clone(),
                         atomic: false,
                     };
@@ -377,7 +485,72 @@ impl Machine<'_> {
                 threads[tid].stack = threads[tid].stack.with_top(f);
                 out.push(self.checked(st, &[tid], Kind::Internal, rec));
             }
+            Stmt::New { target, class } => {
+                let t = self.target(Some(target), &env, rec)?;
+                let addr = s.fresh_addr();
+                rec.alloc(addr);
+                let fields = self.program.classes[*class as usize]
+                    .fields
+                    .iter()
+                    .map(|f| match f.init {
+                        Init::Value(c) => const_value(c),
+                        Init::Any => Self::default_value(f.ty),
+                    })
+                    .collect();
+                let mut post = Post::new(self, s, thread, &frame.locals);
+                post.heap = Some({
+                    let mut h = s.heap.clone();
+                    h.insert(
+                        addr,
+                        Arc::new(Object {
+                            class: *class,
+                            fields,
+                        }),
+                    );
+                    h
+                });
+                post.set(t, Value::Ref(addr));
+                out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
+            }
+            Stmt::Choose { target, ty, lo, hi } => {
+                let t = self.target(Some(target), &env, rec)?;
+                if lo > hi {
+                    return Err(RtError::InvalidChoose);
+                }
+                for v in *lo..=*hi {
+                    let val = match ty {
+                        Type::Bool => Value::Bool(v != 0),
+                        _ => Value::Int(v),
+                    };
+                    let mut post = Post::new(self, s, thread, &frame.locals);
+                    post.set(t, val);
+                    out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
+                }
+            }
+            Stmt::Select {
+                guards,
+                first,
+                atomic,
+                ..
+            } => {
+                let mut enabled = Vec::new();
+                for (i, g) in guards.iter().enumerate() {
+                    if self.value(g, &env, rec)?.as_bool() {
+                        enabled.push(i);
+                    }
+                }
+                if enabled.is_empty() && thread.atomic {
+                    return Err(RtError::InvalidBlockingSelect);
+                }
+                if *first || guards.len() == 1 {
+                    enabled.truncate(1);
+                }
+                for i in enabled {
+                    out.push(self.jump(s, tid, node.succ[i], *atomic, rec));
+                }
+            }
         }
+        Ok(())
     }
 
     /// The result tuples the `return` at thread `tid`'s top frame can produce, in the order in
@@ -387,27 +560,35 @@ impl Machine<'_> {
         s: &State,
         tid: usize,
         rec: &mut R,
-    ) -> Vec<Box<[Value]>> {
+    ) -> Result<Vec<Box<[Value]>>, RtError> {
         let thread = &s.threads[tid];
         let Some(frame) = thread.stack.top() else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         let proc = &self.program.procs[frame.proc as usize];
-        let env = Env::plain(&s.globals, &thread.thread_locals, &frame.locals);
-        let masks: Vec<Mask> = match &proc.nodes[frame.pc as usize].stmt {
-            Stmt::Return { values: Some(v) } => v.iter().map(|e| self.eval(e, &env, rec)).collect(),
-            _ => vec![ANY; proc.returns.len()],
+        let env = Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals);
+        let alts: Vec<Vec<Value>> = match &proc.nodes[frame.pc as usize].stmt {
+            Stmt::Return { values: Some(v) } => v
+                .iter()
+                .map(|e| self.values(e, &env, rec))
+                .collect::<Result<_, _>>()?,
+            _ => proc
+                .returns
+                .iter()
+                .map(|&ty| match ty {
+                    Type::Bool => BOTH.to_vec(),
+                    other => vec![Self::default_value(other)],
+                })
+                .collect(),
         };
         let mut all = Vec::new();
-        for_each_combo(&masks, |combo| {
-            all.push(combo.iter().map(|&b| Value::Bool(b)).collect());
-        });
-        all
+        for_each_product(&alts, |combo| all.push(combo.into()));
+        Ok(all)
     }
 
     /// Pops thread `tid`'s top frame and completes the caller's call: the results go to the
-    /// call's receivers (after the callee's own writes), the caller moves past the call, and the
-    /// caller's `enforce` invariant is checked.
+    /// call's receivers (evaluated now, after the callee's own writes), the caller moves past
+    /// the call, and the caller's `enforce` invariant is checked.
     pub fn finish_return<R: Recorder>(
         &self,
         s: &State,
@@ -425,82 +606,58 @@ impl Machine<'_> {
             Stmt::Call { results, .. } => results,
             _ => &[],
         };
-        self.record_writes(results.iter().flatten(), rec);
-        let mut post = Post::new(self, s, thread, &caller.locals);
-        for (r, &v) in results.iter().zip(vals) {
-            if let Some(r) = r {
-                post.set(r, v);
+        let env = Env::plain(&s.heap, &s.globals, &thread.thread_locals, &caller.locals);
+        let mut targets = Vec::with_capacity(results.len());
+        for r in results {
+            match self.target(r.as_ref(), &env, rec) {
+                Ok(t) => targets.push(t),
+                Err(e) => return Outcome::Violation(Violation::Runtime(e)),
             }
         }
+        let mut post = Post::new(self, s, thread, &caller.locals);
+        for (&t, &v) in targets.iter().zip(vals) {
+            post.set(t, v);
+        }
         let mut st = s.clone();
+        let locals = post.install(&mut st, tid);
         let frame = Frame {
             proc: caller.proc,
             pc: call.succ[0],
-            locals: post.locals,
+            locals,
         };
-        if let Some(g) = post.globals {
-            st.globals = g.into();
-        }
         let threads = Arc::make_mut(&mut st.threads);
-        if let Some(tl) = post.tl {
-            threads[tid].thread_locals = tl.into();
-        }
         threads[tid].stack = below.with_top(frame);
         self.checked(st, &[tid], Kind::Return, rec)
     }
 
-    fn record_writes<'l, R: Recorder>(&self, lvs: impl Iterator<Item = &'l LValue>, rec: &mut R) {
-        for lv in lvs {
-            if let LValue::Global(i) = lv {
-                rec.write(Loc {
-                    addr: GLOBALS,
-                    field: *i,
-                });
-            }
-        }
-    }
-
-    /// The value sets of a call's arguments followed by those of the callee's other locals.
-    fn entry_masks<R: Recorder>(
+    /// The alternatives for a new frame's slots: each argument's values, then each other
+    /// local's starting values.
+    fn entry_alts<R: Recorder>(
         &self,
         callee: ProcId,
-        args: &[zingrs_lang::ir::Expr],
+        args: &[Expr],
         env: &Env,
         rec: &mut R,
-    ) -> Vec<Mask> {
+    ) -> Result<Vec<Vec<Value>>, RtError> {
         let p = &self.program.procs[callee as usize];
-        let mut masks: Vec<Mask> = args.iter().map(|a| self.eval(a, env, rec)).collect();
-        let first = p.params as usize;
-        masks.extend(p.locals[first..].iter().enumerate().map(|(i, v)| {
-            if self.live_at_entry(callee, first + i) || matches!(v.init, Init::Value(_)) {
-                init_mask(v.init)
-            } else {
-                CAN_F
-            }
-        }));
-        masks
-    }
-
-    fn entry_frame(&self, callee: ProcId, combo: &[bool]) -> Frame {
-        let p = &self.program.procs[callee as usize];
-        let locals = p
-            .locals
+        let mut alts = args
             .iter()
-            .zip(combo)
-            .map(|(v, &b)| match v.ty {
-                Type::Bool => Value::Bool(b),
-                other => Self::default_value(other),
-            })
-            .collect();
-        Frame {
-            proc: callee,
-            pc: 0,
-            locals,
-        }
+            .map(|a| self.values(a, env, rec))
+            .collect::<Result<Vec<_>, _>>()?;
+        alts.extend((args.len()..p.locals.len()).map(|i| self.local_alts(callee, i)));
+        Ok(alts)
     }
 
-    /// Moves thread `tid` to `pc` without changing any variable.
-    fn jump<R: Recorder>(&self, s: &State, tid: usize, pc: Pc, rec: &mut R) -> Outcome {
+    /// Moves thread `tid` to `pc` without changing any variable (entering an atomic region if
+    /// `atomic`).
+    fn jump<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        pc: Pc,
+        atomic: bool,
+        rec: &mut R,
+    ) -> Outcome {
         let mut st = s.clone();
         let threads = Arc::make_mut(&mut st.threads);
         let top = threads[tid]
@@ -509,6 +666,9 @@ impl Machine<'_> {
             .expect("running thread has a frame");
         let f = Frame { pc, ..top.clone() };
         threads[tid].stack = threads[tid].stack.with_top(f);
+        if atomic {
+            threads[tid].atomic = true;
+        }
         self.checked(st, &[tid], Kind::Internal, rec)
     }
 
@@ -523,13 +683,8 @@ impl Machine<'_> {
         rec: &mut R,
     ) -> Outcome {
         let mut st = s.clone();
-        if let Some(g) = post.globals {
-            st.globals = g.into();
-        }
+        let locals = post.install(&mut st, tid);
         let threads = Arc::make_mut(&mut st.threads);
-        if let Some(tl) = post.tl {
-            threads[tid].thread_locals = tl.into();
-        }
         let top = threads[tid]
             .stack
             .top()
@@ -537,7 +692,7 @@ impl Machine<'_> {
         let f = Frame {
             proc: top.proc,
             pc,
-            locals: post.locals,
+            locals,
         };
         threads[tid].stack = threads[tid].stack.with_top(f);
         self.checked(st, &[tid], kind, rec)
@@ -578,32 +733,35 @@ impl Machine<'_> {
         &self,
         s: &State,
         tid: usize,
-        expr: &zingrs_lang::ir::Expr,
+        expr: &Expr,
         pc: Pc,
         rec: &mut R,
         out: &mut Vec<Outcome>,
     ) {
         let thread = &s.threads[tid];
         let frame = thread.stack.top().expect("running thread has a frame");
-        let globals: Vec<LValue> = (0..self.program.globals.len() as u32)
-            .map(LValue::Global)
-            .collect();
-        let locals: Vec<LValue> = (0..frame.locals.len() as u32).map(LValue::Local).collect();
-        let all: Vec<&LValue> = globals.iter().chain(locals.iter()).collect();
-        self.record_writes(globals.iter(), rec);
-        let masks = vec![ANY; all.len()];
-        for_each_combo(&masks, |combo| {
+        let mut all: Vec<Target> = Vec::new();
+        for i in 0..self.program.globals.len() as u32 {
+            rec.write(Loc {
+                addr: GLOBALS,
+                field: i,
+            });
+            all.push(Target::Global(i));
+        }
+        all.extend((0..frame.locals.len() as u32).map(Target::Local));
+        let alts = vec![BOTH.to_vec(); all.len()];
+        for_each_product(&alts, |combo| {
             let mut post = Post::new(self, s, thread, &frame.locals);
-            for (t, &v) in all.iter().zip(combo) {
-                post.set(t, Value::Bool(v));
+            for (&t, &v) in all.iter().zip(combo) {
+                post.set(t, v);
             }
             let env = Env {
                 new_globals: post.globals(),
                 new_thread_locals: post.tl(),
                 new_locals: &post.locals,
-                ..Env::plain(&s.globals, &thread.thread_locals, &frame.locals)
+                ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
             };
-            if self.eval(expr, &env, rec) & CAN_T == 0 {
+            if self.eval(expr, &env, rec) & super::CAN_T == 0 {
                 out.push(Outcome::Pruned);
             } else {
                 out.push(self.commit(s, tid, post, pc, Kind::Internal, rec));
@@ -632,9 +790,33 @@ impl Machine<'_> {
         match &self.program.node(frame.proc, frame.pc).invariant {
             None => true,
             Some(inv) => {
-                let env = Env::plain(&st.globals, &thread.thread_locals, &frame.locals);
-                self.eval(inv, &env, rec) & CAN_T != 0
+                let env = Env::plain(&st.heap, &st.globals, &thread.thread_locals, &frame.locals);
+                self.eval(inv, &env, rec) & super::CAN_T != 0
             }
         }
+    }
+
+    /// Whether thread `tid` is blocked: at a `select` with no enabled branch (and whether that
+    /// select is marked `end`, a valid end state).
+    pub fn blocked(&self, s: &State, tid: usize) -> Option<bool> {
+        let thread = s.threads.get(tid)?;
+        let frame = thread.stack.top()?;
+        let Stmt::Select { guards, end, .. } = &self.program.node(frame.proc, frame.pc).stmt else {
+            return None;
+        };
+        let env = Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals);
+        let any = guards
+            .iter()
+            .any(|g| self.value(g, &env, &mut ()).is_ok_and(|v| v.as_bool()));
+        (!any).then_some(*end)
+    }
+}
+
+/// The runtime value of an IR constant.
+pub fn const_value(c: Const) -> Value {
+    match c {
+        Const::Bool(b) => Value::Bool(b),
+        Const::Int(i) => Value::Int(i),
+        Const::Null => Value::Null,
     }
 }

@@ -458,6 +458,22 @@ impl Summarizer<'_, '_> {
             let results = m.return_values(s, 0, &mut rec);
             self.learn(r, s, wmap, &rec.reads);
             self.rec = rec;
+            let results = match results {
+                Ok(v) => v,
+                Err(e) => {
+                    // the step lists this error as its only outcome
+                    let choice = Choice {
+                        thread: 0,
+                        outcome: 0,
+                    };
+                    let path = self.path_to(r, id, Some(choice));
+                    self.found(Finding::Runtime { error: e, path }, (2, f.proc, f.pc))?;
+                    return Ok(Frontier {
+                        succs: Vec::new(),
+                        next: 0,
+                    });
+                }
+            };
             let root = &mut self.roots[r as usize];
             for (k, rets) in results.into_iter().enumerate() {
                 let e = Effect {
@@ -487,10 +503,10 @@ impl Summarizer<'_, '_> {
             };
             match o {
                 Outcome::Pruned => {}
-                Outcome::Violation(_) => {
+                Outcome::Violation(v) => {
                     let path = self.path_to(r, id, Some(choice));
                     let key = (0, f.proc, f.pc);
-                    if let Err(e) = self.found(Finding::Assertion { path }, key) {
+                    if let Err(e) = self.found(Finding::of_violation(v, path), key) {
                         stop = Some(e);
                         break;
                     }
@@ -538,6 +554,7 @@ impl Summarizer<'_, '_> {
                 thread_locals: t.thread_locals.clone(),
                 atomic: t.atomic,
             }]),
+            heap: s.heap.clone(),
         }
     }
 

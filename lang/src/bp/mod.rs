@@ -56,6 +56,7 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
         .map(|(id, p)| lower::lower_proc(&tables, &source, &mut diags, id, p))
         .collect();
     let mut program = Program {
+        classes: Vec::new(),
         globals: tables.globals,
         procs,
         activations: Vec::new(),
