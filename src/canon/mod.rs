@@ -55,6 +55,17 @@ fn value(buf: &mut Vec<u8>, v: Value, ren: &mut Renaming) {
 /// objects (garbage) are not written, so states that differ only in garbage or in the choice
 /// of addresses encode equally (seed 004 §4).
 pub fn encode(state: &State, buf: &mut Vec<u8>) {
+    encode_with_roots(state, &[], buf);
+}
+
+/// [`encode`] with `extra` addresses as further roots after the threads (the written
+/// addresses δ of seed 004 §5, kept even when they became garbage). Returns the canonical
+/// number of every reachable address.
+pub fn encode_with_roots(
+    state: &State,
+    extra: &[Addr],
+    buf: &mut Vec<u8>,
+) -> ahash::AHashMap<Addr, u32> {
     let mut ren = Renaming::default();
     for &v in state.globals.iter() {
         value(buf, v, &mut ren);
@@ -74,6 +85,9 @@ pub fn encode(state: &State, buf: &mut Vec<u8>) {
             }
         }
     }
+    for &a in extra {
+        value(buf, Value::Ref(a), &mut ren);
+    }
     let mut i = 0;
     while i < ren.pending.len() {
         let a = ren.pending[i];
@@ -88,6 +102,7 @@ pub fn encode(state: &State, buf: &mut Vec<u8>) {
             None => buf.extend_from_slice(&u32::MAX.to_le_bytes()),
         }
     }
+    ren.numbers
 }
 
 /// The fingerprint of canonical bytes.

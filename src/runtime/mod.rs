@@ -195,6 +195,19 @@ fn atomic_blocks(p: &zingrs_lang::ir::Proc) -> Vec<bool> {
 }
 
 impl Machine<'_> {
+    /// A fresh object of `class`, every field at its initial value.
+    pub fn new_object(&self, class: u32) -> Object {
+        let fields = self.program.classes[class as usize]
+            .fields
+            .iter()
+            .map(|f| match f.init {
+                zingrs_lang::ir::Init::Value(c) => const_value(c),
+                zingrs_lang::ir::Init::Any => Self::default_value(f.ty),
+            })
+            .collect();
+        Object { class, fields }
+    }
+
     /// The value at a heap location as thread `tid` sees it (globals are fields of the
     /// `globals` cell).
     pub fn read_loc(&self, s: &State, tid: usize, loc: Loc) -> Value {

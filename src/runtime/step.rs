@@ -2,7 +2,7 @@
 
 use super::eval::{Env, RtError};
 use super::record::Recorder;
-use super::state::{Frame, Heap, Object, State, Thread};
+use super::state::{Frame, Heap, State, Thread};
 use super::value::{Addr, Loc, Value, GLOBALS};
 use super::Machine;
 use std::sync::Arc;
@@ -489,24 +489,10 @@ impl Machine<'_> {
                 let t = self.target(Some(target), &env, rec)?;
                 let addr = s.fresh_addr();
                 rec.alloc(addr);
-                let fields = self.program.classes[*class as usize]
-                    .fields
-                    .iter()
-                    .map(|f| match f.init {
-                        Init::Value(c) => const_value(c),
-                        Init::Any => Self::default_value(f.ty),
-                    })
-                    .collect();
                 let mut post = Post::new(self, s, thread, &frame.locals);
                 post.heap = Some({
                     let mut h = s.heap.clone();
-                    h.insert(
-                        addr,
-                        Arc::new(Object {
-                            class: *class,
-                            fields,
-                        }),
-                    );
+                    h.insert(addr, Arc::new(self.new_object(*class)));
                     h
                 });
                 post.set(t, Value::Ref(addr));

@@ -18,22 +18,89 @@
 //! states, summaries expanded back into the steps that produced them, so the CLI replays it on
 //! the interpreter like any other counterexample.
 
-use crate::canon::{encode, fingerprint, Fingerprint};
+use crate::canon::{encode_with_roots, fingerprint, Fingerprint};
 use crate::explore::{Choice, Finding, Options, Path, SearchResult, Watch};
-use crate::runtime::{Frame, Kind, Loc, Machine, Outcome, Record, Stack, State, Thread, Value};
+use crate::runtime::{
+    Addr, Kind, Loc, Machine, Outcome, Record, Stack, State, Thread, Value, GLOBALS,
+};
 use ahash::{AHashMap, AHashSet};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use zingrs_lang::ir::Stmt;
 
 type RootId = u32;
 type NodeId = u32;
 
-/// What a procedure invocation did: the last value of each location it wrote, and its results.
+/// What a path did since its root's entry: the last value of each location it wrote and the
+/// objects it allocated (with their classes), in the root's address space.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+struct PathEffect {
+    /// Sorted by location.
+    writes: Vec<(Loc, Value)>,
+    allocs: Vec<(Addr, u32)>,
+}
+
+impl PathEffect {
+    fn set(&mut self, loc: Loc, v: Value) {
+        match self.writes.binary_search_by_key(&loc, |(l, _)| *l) {
+            Ok(i) => self.writes[i].1 = v,
+            Err(i) => self.writes.insert(i, (loc, v)),
+        }
+    }
+    fn wrote(&self, loc: Loc) -> bool {
+        self.writes.binary_search_by_key(&loc, |(l, _)| *l).is_ok()
+    }
+    fn allocated(&self, a: Addr) -> bool {
+        self.allocs.iter().any(|&(x, _)| x == a)
+    }
+}
+
+/// What a procedure invocation did (Figure 3's effect), with its results.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Effect {
-    writes: Vec<(Loc, Value)>,
+    path: PathEffect,
     rets: Box<[Value]>,
+}
+
+/// A one-to-one map from one state's addresses to another's (Match's addrMap).
+#[derive(Clone, Debug, Default)]
+struct AddrMap(Vec<(Addr, Addr)>);
+
+impl AddrMap {
+    fn get(&self, a: Addr) -> Option<Addr> {
+        self.0.iter().find(|&&(x, _)| x == a).map(|&(_, y)| y)
+    }
+    /// Relates `a` to `b`; false if that breaks the bijection.
+    fn relate(&mut self, a: Addr, b: Addr) -> bool {
+        match (self.get(a), self.0.iter().find(|&&(_, y)| y == b)) {
+            (Some(y), _) => y == b,
+            (None, Some(_)) => false,
+            (None, None) => {
+                self.0.push((a, b));
+                true
+            }
+        }
+    }
+    /// Whether two values agree under the map (extending it for new references).
+    fn agree(&mut self, pattern: Value, actual: Value) -> bool {
+        match (pattern, actual) {
+            (Value::Ref(a), Value::Ref(b)) => self.relate(a, b),
+            (x, y) => x == y,
+        }
+    }
+    fn loc(&self, l: Loc) -> Option<Loc> {
+        if l.addr == GLOBALS {
+            Some(l)
+        } else {
+            self.get(l.addr).map(|addr| Loc { addr, ..l })
+        }
+    }
+    fn value(&self, v: Value) -> Option<Value> {
+        match v {
+            Value::Ref(a) => self.get(a).map(Value::Ref),
+            other => Some(other),
+        }
+    }
 }
 
 /// How a node of a root's search was reached (for expanding traces).
@@ -59,7 +126,10 @@ struct Root {
     init: Option<Vec<Value>>,
     /// The call node (in its caller's root) whose callee entry created this root.
     origin: Option<(RootId, NodeId)>,
-    pattern: BTreeMap<Loc, Value>,
+    /// The locations read before written, in the order first read (so that every address a
+    /// location names was met earlier, in the entry frame or as a value), with their values.
+    pattern: Vec<(Loc, Value)>,
+    pattern_set: AHashSet<Loc>,
     /// Effects with the return node and the index of the return outcome that produced them.
     effects: Vec<(Effect, NodeId, u32)>,
     effect_set: AHashSet<Effect>,
@@ -68,19 +138,7 @@ struct Root {
     updated: bool,
 }
 
-/// The written locations and their current values, sorted by location.
-type Wmap = Vec<(Loc, Value)>;
-
-fn wmap_set(w: &mut Wmap, loc: Loc, v: Value) {
-    match w.binary_search_by_key(&loc, |(l, _)| *l) {
-        Ok(i) => w[i].1 = v,
-        Err(i) => w.insert(i, (loc, v)),
-    }
-}
-
-fn wmap_has(w: &Wmap, loc: Loc) -> bool {
-    w.binary_search_by_key(&loc, |(l, _)| *l).is_ok()
-}
+type Wmap = PathEffect;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum NodeKind {
@@ -119,6 +177,8 @@ struct Frontier {
 struct Edge {
     target: RootId,
     num: u32,
+    /// From the target's entry addresses to the caller's.
+    map: AddrMap,
 }
 
 /// Counters reported with `--stats`.
@@ -135,12 +195,22 @@ enum Stop {
     Limit(crate::explore::Limit),
 }
 
+/// A frame with references blanked out: roots that could match a visible state share it.
+type FrameShape = (u32, u32, Box<[Value]>, Box<[Value]>);
+
+fn blank(v: &Value) -> Value {
+    match v {
+        Value::Ref(_) => Value::Ref(0),
+        other => *other,
+    }
+}
+
 /// The summarizing engine's state.
 pub struct Summarizer<'m, 'p> {
     m: &'m Machine<'p>,
     opts: &'m Options,
     roots: Vec<Root>,
-    by_frame: AHashMap<(Frame, Arc<[Value]>), Vec<RootId>>,
+    by_frame: AHashMap<FrameShape, Vec<RootId>>,
     graph: AHashMap<(RootId, Fingerprint), Edge>,
     /// For each root, the call nodes that use it, to reschedule them when it changes.
     users: AHashMap<RootId, Vec<(RootId, Fingerprint)>>,
@@ -254,37 +324,85 @@ impl Summarizer<'_, '_> {
         Ok(())
     }
 
-    /// The visited-table key: the canonical state plus the written-location set δ.
-    fn key(&mut self, s: &State, wmap: &Wmap) -> Fingerprint {
+    /// The visited-table key (§5's Λ(h, ℓ + δ)): the canonical state with the written
+    /// addresses as extra roots, then the written locations and the allocated objects under
+    /// the same renaming. Two paths that reach the same state but wrote different locations
+    /// or allocated different objects have different effects and are kept apart.
+    fn key(&mut self, s: &State, eff: &PathEffect) -> Fingerprint {
         self.buf.clear();
-        encode(s, &mut self.buf);
+        let extra: Vec<Addr> = eff
+            .writes
+            .iter()
+            .map(|(l, _)| l.addr)
+            .filter(|&a| a != GLOBALS && !eff.allocated(a))
+            .collect();
+        let numbers = encode_with_roots(s, &extra, &mut self.buf);
+        let number = |a: Addr| {
+            if a == GLOBALS {
+                Some(0)
+            } else {
+                numbers.get(&a).copied()
+            }
+        };
         self.buf.push(0xff);
-        for (l, _) in wmap {
-            self.buf.extend_from_slice(&l.addr.to_le_bytes());
-            self.buf.extend_from_slice(&l.field.to_le_bytes());
+        for (l, _) in &eff.writes {
+            if let Some(n) = number(l.addr) {
+                self.buf.extend_from_slice(&n.to_le_bytes());
+                self.buf.extend_from_slice(&l.field.to_le_bytes());
+            }
+        }
+        self.buf.push(0xfe);
+        for &(a, _) in &eff.allocs {
+            if let Some(n) = number(a) {
+                self.buf.extend_from_slice(&n.to_le_bytes());
+            }
         }
         fingerprint(&self.buf)
     }
 
-    fn frame_key(s: &State) -> (Frame, Arc<[Value]>) {
+    fn frame_shape(s: &State) -> FrameShape {
         let t = &s.threads[0];
-        let f = t.stack.top().expect("a visible state has a frame").clone();
-        (f, t.thread_locals.clone())
+        let f = t.stack.top().expect("a visible state has a frame");
+        (
+            f.proc,
+            f.pc,
+            f.locals.iter().map(blank).collect(),
+            t.thread_locals.iter().map(blank).collect(),
+        )
     }
 
-    /// `Match` (Figure 7): a root whose entry frame equals the callee's and whose pattern the
-    /// state agrees with.
-    fn find_root(&mut self, visible: &State) -> Option<RootId> {
-        let cands = self.by_frame.get(&Self::frame_key(visible))?;
-        for &r in cands {
+    /// `Match` (Figure 7) of one root against a visible state: the entry frames agree
+    /// (references up to a bijection), then every pattern location, read through the growing
+    /// address map, holds the pattern's value.
+    fn match_root(&self, r: RootId, visible: &State) -> Option<AddrMap> {
+        let root = &self.roots[r as usize];
+        let (et, vt) = (&root.entry.threads[0], &visible.threads[0]);
+        let (ef, vf) = (et.stack.top()?, vt.stack.top()?);
+        let mut map = AddrMap::default();
+        let frames = ef.locals.iter().zip(vf.locals.iter());
+        let tls = et.thread_locals.iter().zip(vt.thread_locals.iter());
+        for (&p, &a) in frames.chain(tls) {
+            if !map.agree(p, a) {
+                return None;
+            }
+        }
+        for &(loc, v) in &root.pattern {
+            let at = map.loc(loc)?;
+            if !map.agree(v, self.m.read_loc(visible, 0, at)) {
+                return None;
+            }
+        }
+        Some(map)
+    }
+
+    /// A root whose pattern `visible` matches, with the address map.
+    fn find_root(&mut self, visible: &State) -> Option<(RootId, AddrMap)> {
+        let cands = self.by_frame.get(&Self::frame_shape(visible))?.clone();
+        for r in cands {
             self.counters.match_attempts += 1;
-            let ok = self.roots[r as usize]
-                .pattern
-                .iter()
-                .all(|(&loc, &v)| self.m.read_loc(visible, 0, loc) == v);
-            if ok {
+            if let Some(map) = self.match_root(r, visible) {
                 self.counters.match_hits += 1;
-                return Some(r);
+                return Some((r, map));
             }
         }
         None
@@ -297,18 +415,19 @@ impl Summarizer<'_, '_> {
         origin: Option<(RootId, NodeId)>,
     ) -> Result<RootId, Stop> {
         let id = self.roots.len() as RootId;
-        let key = self.key(&entry, &Vec::new());
+        let key = self.key(&entry, &PathEffect::default());
         let mut visited = AHashSet::new();
         visited.insert(key);
         self.by_frame
-            .entry(Self::frame_key(&entry))
+            .entry(Self::frame_shape(&entry))
             .or_default()
             .push(id);
         self.roots.push(Root {
             entry: entry.clone(),
             init,
             origin,
-            pattern: BTreeMap::new(),
+            pattern: Vec::new(),
+            pattern_set: AHashSet::new(),
             effects: Vec::new(),
             effect_set: AHashSet::new(),
             visited,
@@ -320,7 +439,7 @@ impl Summarizer<'_, '_> {
         self.worklist.push_back(WorkItem {
             root: id,
             state: entry,
-            wmap: Vec::new(),
+            wmap: PathEffect::default(),
             node: 0,
             kind: NodeKind::Execute,
         });
@@ -367,15 +486,16 @@ impl Summarizer<'_, '_> {
         }
     }
 
-    /// Adds locations read at `s` (before any write on the path) to root `r`'s pattern.
-    fn learn(&mut self, r: RootId, s: &State, wmap: &Wmap, reads: &[Loc]) {
+    /// Adds the locations read at `s` that hold entry values (neither written nor allocated
+    /// on the path) to root `r`'s pattern.
+    fn learn(&mut self, r: RootId, s: &State, eff: &PathEffect, reads: &[Loc]) {
         for &loc in reads {
-            if wmap_has(wmap, loc) {
+            if eff.wrote(loc) || (loc.addr != GLOBALS && eff.allocated(loc.addr)) {
                 continue;
             }
-            let v = self.m.read_loc(s, 0, loc);
             let root = &mut self.roots[r as usize];
-            if root.pattern.insert(loc, v).is_none() {
+            if root.pattern_set.insert(loc) {
+                root.pattern.push((loc, self.m.read_loc(s, 0, loc)));
                 root.updated = true;
             }
         }
@@ -402,7 +522,7 @@ impl Summarizer<'_, '_> {
                 &mut top.succs[i],
                 Succ {
                     state: self.roots[r as usize].entry.clone(),
-                    wmap: Vec::new(),
+                    wmap: PathEffect::default(),
                     kind: NodeKind::Execute,
                     via: Via::Entry,
                 },
@@ -477,7 +597,7 @@ impl Summarizer<'_, '_> {
             let root = &mut self.roots[r as usize];
             for (k, rets) in results.into_iter().enumerate() {
                 let e = Effect {
-                    writes: wmap.clone(),
+                    path: wmap.clone(),
                     rets,
                 };
                 if root.effect_set.insert(e.clone()) {
@@ -522,8 +642,13 @@ impl Summarizer<'_, '_> {
                         });
                     } else {
                         let mut w = wmap.clone();
+                        for &a in &rec.allocs {
+                            if let Some(obj) = state.heap.get(&a) {
+                                w.allocs.push((a, obj.class));
+                            }
+                        }
                         for &loc in &rec.writes {
-                            wmap_set(&mut w, loc, m.read_loc(&state, 0, loc));
+                            w.set(loc, m.read_loc(&state, 0, loc));
                         }
                         succs.push(Succ {
                             state,
@@ -567,27 +692,44 @@ impl Summarizer<'_, '_> {
         s: &State,
         wmap: &Wmap,
     ) -> Result<Frontier, Stop> {
+        let empty = Frontier {
+            succs: Vec::new(),
+            next: 0,
+        };
         let key = self.key(s, wmap);
+        let visible = Self::callee_visible(s);
         let target = match self.graph.get(&(r, key)) {
             Some(e) => e.target,
             None => {
-                let visible = Self::callee_visible(s);
                 let target = match self.find_root(&visible) {
-                    Some(t) => t,
-                    None => self.new_root(visible, None, Some((r, id)))?,
+                    Some((t, _)) => t,
+                    None => self.new_root(visible.clone(), None, Some((r, id)))?,
                 };
-                self.graph.insert((r, key), Edge { target, num: 0 });
+                self.graph.insert(
+                    (r, key),
+                    Edge {
+                        target,
+                        num: 0,
+                        map: AddrMap::default(),
+                    },
+                );
                 self.users.entry(target).or_default().push((r, key));
                 self.call_nodes
                     .insert((r, key), (s.clone(), wmap.clone(), id));
                 target
             }
         };
+        // the map through the target's current pattern; when the pattern no longer matches,
+        // the target has changed and this call node is searched again after the target's
+        // search (the stale edges of Figure 4)
+        let Some(map) = self.match_root(target, &visible) else {
+            return Ok(empty);
+        };
         // the caller now depends on what the callee read
         let reads: Vec<Loc> = self.roots[target as usize]
             .pattern
-            .keys()
-            .copied()
+            .iter()
+            .filter_map(|&(l, _)| map.loc(l))
             .collect();
         self.learn(r, s, wmap, &reads);
         let from = self.graph.get(&(r, key)).map_or(0, |e| e.num) as usize;
@@ -595,21 +737,18 @@ impl Summarizer<'_, '_> {
         let mut succs = Vec::new();
         let mut rec = std::mem::take(&mut self.rec);
         for j in from..count {
-            let (effect, _, _) = &self.roots[target as usize].effects[j];
-            let effect = effect.clone();
+            let effect = self.roots[target as usize].effects[j].0.clone();
             self.counters.applies += 1;
-            let applied = self.m.write_locs(s, 0, &effect.writes);
+            let Some((applied, mut w, rets)) = self.apply(&effect, &map, s, wmap) else {
+                continue;
+            };
             rec.clear();
-            let out = self.m.finish_return(&applied, 0, &effect.rets, &mut rec);
-            let mut w = wmap.clone();
-            for &(loc, v) in &effect.writes {
-                wmap_set(&mut w, loc, v);
-            }
-            // reads after the return (the caller's `enforce`) see the callee's writes
+            let out = self.m.finish_return(&applied, 0, &rets, &mut rec);
+            // reads after the return (receivers, the caller's `enforce`) see the callee's writes
             self.learn(r, s, &w, &rec.reads);
             if let Outcome::Next { state, .. } = out {
                 for &loc in &rec.writes {
-                    wmap_set(&mut w, loc, self.m.read_loc(&state, 0, loc));
+                    w.set(loc, self.m.read_loc(&state, 0, loc));
                 }
                 succs.push(Succ {
                     state,
@@ -621,13 +760,60 @@ impl Summarizer<'_, '_> {
                         effect: j as u32,
                     },
                 });
+            } else if let Outcome::Violation(v) = out {
+                // a receiver through null: the interpreter reports it on the return step
+                let mut path = self.path_to(r, id, None);
+                path.choices.extend(self.expand_summary(target, j as u32));
+                let f = s.threads[0].stack.top().expect("a caller frame");
+                if let Err(e) = self.found(Finding::of_violation(v, path), (2, f.proc, f.pc)) {
+                    self.rec = rec;
+                    return Err(e);
+                }
             }
         }
         self.rec = rec;
         if let Some(e) = self.graph.get_mut(&(r, key)) {
             e.num = count as u32;
+            e.map = map;
         }
         Ok(Frontier { succs, next: 0 })
+    }
+
+    /// `Apply` (Figure 8): allocates fresh objects for the effect's allocations, extends the
+    /// map to them, and writes the effect's locations through the map. Returns the state just
+    /// before the return completes, the caller's path effect grown by what was applied, and the
+    /// mapped results.
+    fn apply(
+        &self,
+        effect: &Effect,
+        map: &AddrMap,
+        s: &State,
+        wmap: &PathEffect,
+    ) -> Option<(State, PathEffect, Box<[Value]>)> {
+        let mut map = map.clone();
+        let mut st = s.clone();
+        let mut w = wmap.clone();
+        let mut next = st.fresh_addr();
+        for &(a, class) in &effect.path.allocs {
+            st.heap.insert(next, Arc::new(self.m.new_object(class)));
+            map.0.push((a, next));
+            w.allocs.push((next, class));
+            next += 1;
+        }
+        let mut writes = Vec::with_capacity(effect.path.writes.len());
+        for &(l, v) in &effect.path.writes {
+            writes.push((map.loc(l)?, map.value(v)?));
+        }
+        let rets = effect
+            .rets
+            .iter()
+            .map(|&v| map.value(v))
+            .collect::<Option<Box<[Value]>>>()?;
+        let applied = self.m.write_locs(&st, 0, &writes);
+        for &(l, v) in &writes {
+            w.set(l, v);
+        }
+        Some((applied, w, rets))
     }
 
     /// The choices from root `r`'s entry to node `n`, summaries expanded into their steps.
@@ -647,18 +833,24 @@ impl Summarizer<'_, '_> {
                     callee,
                     effect,
                 } => {
-                    let (_, ret_node, k) = &self.roots[callee as usize].effects[effect as usize];
-                    let mut seg = self.choices_within(callee, *ret_node);
-                    seg.push(Choice {
-                        thread: 0,
-                        outcome: *k,
-                    });
-                    segments.push(seg);
+                    segments.push(self.expand_summary(callee, effect));
                     cur = parent;
                 }
             }
         }
         segments.into_iter().rev().flatten().collect()
+    }
+
+    /// The steps a summary application stands for: the callee's path from its entry to the
+    /// return that produced the effect, then that return.
+    fn expand_summary(&self, callee: RootId, effect: u32) -> Vec<Choice> {
+        let (_, ret_node, k) = &self.roots[callee as usize].effects[effect as usize];
+        let mut seg = self.choices_within(callee, *ret_node);
+        seg.push(Choice {
+            thread: 0,
+            outcome: *k,
+        });
+        seg
     }
 
     /// A whole path from an initial state to node `n` of root `r` (then `last`).
