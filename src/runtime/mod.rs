@@ -151,7 +151,8 @@ impl<'p> Machine<'p> {
         match ty {
             Type::Bool | Type::Void => Value::Bool(false),
             Type::Int { .. } | Type::Enum(_) => Value::Int(0),
-            Type::Range(lo, _) => Value::Int(lo),
+            // Zing: a range variable starts at 0 even when 0 is outside the range
+            Type::Range(..) => Value::Int(0),
             Type::Ref(_) => Value::Null,
         }
     }

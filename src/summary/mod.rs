@@ -62,6 +62,89 @@ struct Effect {
     rets: Box<[Value]>,
 }
 
+/// The first of the labels that name an effect's allocations (far above real addresses).
+const ALLOC_LABEL: Addr = 0x8000_0000;
+
+/// The effect of a path that returns `rets` in state `s`: the allocations still reachable —
+/// from the globals, the results, or any object that existed at the root's entry (which the
+/// caller may still reach) — and the writes except those to allocations that became garbage
+/// (seed 004 §5). Allocations are renamed to labels in allocation order, so that effects equal
+/// up to the addresses of new objects are one effect.
+fn effect_at_return(s: &State, path: &PathEffect, rets: Box<[Value]>) -> Effect {
+    let is_alloc = |a: Addr| path.allocated(a);
+    let mut reach: AHashSet<Addr> = AHashSet::new();
+    let mut work: Vec<Addr> = Vec::new();
+    let root_value = |v: &Value, work: &mut Vec<Addr>| {
+        if let Value::Ref(a) = v {
+            work.push(*a);
+        }
+    };
+    for v in s.globals.iter().chain(rets.iter()) {
+        root_value(v, &mut work);
+    }
+    for t in s.threads.iter() {
+        for v in t.thread_locals.iter() {
+            root_value(v, &mut work);
+        }
+    }
+    for (a, obj) in s.heap.iter() {
+        if !is_alloc(*a) {
+            for v in obj.fields.iter() {
+                root_value(v, &mut work);
+            }
+        }
+    }
+    while let Some(a) = work.pop() {
+        if !is_alloc(a) || !reach.insert(a) {
+            continue;
+        }
+        if let Some(obj) = s.heap.get(&a) {
+            for v in obj.fields.iter() {
+                root_value(v, &mut work);
+            }
+        }
+    }
+    let kept: Vec<(Addr, u32)> = path
+        .allocs
+        .iter()
+        .copied()
+        .filter(|(a, _)| reach.contains(a))
+        .collect();
+    let label = |a: Addr| {
+        kept.iter()
+            .position(|&(x, _)| x == a)
+            .map(|i| ALLOC_LABEL + i as Addr)
+    };
+    let rename = |v: Value| match v {
+        Value::Ref(a) if is_alloc(a) => label(a).map_or(Value::Null, Value::Ref),
+        other => other,
+    };
+    let mut writes: Vec<(Loc, Value)> = path
+        .writes
+        .iter()
+        .filter_map(|&(l, v)| {
+            let addr = if l.addr != GLOBALS && is_alloc(l.addr) {
+                label(l.addr)?
+            } else {
+                l.addr
+            };
+            Some((Loc { addr, ..l }, rename(v)))
+        })
+        .collect();
+    writes.sort_by_key(|(l, _)| *l);
+    Effect {
+        path: PathEffect {
+            writes,
+            allocs: kept
+                .iter()
+                .enumerate()
+                .map(|(i, &(_, c))| (ALLOC_LABEL + i as Addr, c))
+                .collect(),
+        },
+        rets: rets.iter().map(|&v| rename(v)).collect(),
+    }
+}
+
 /// A one-to-one map from one state's addresses to another's (Match's addrMap).
 #[derive(Clone, Debug, Default)]
 struct AddrMap(Vec<(Addr, Addr)>);
@@ -594,12 +677,9 @@ impl Summarizer<'_, '_> {
                     });
                 }
             };
-            let root = &mut self.roots[r as usize];
             for (k, rets) in results.into_iter().enumerate() {
-                let e = Effect {
-                    path: wmap.clone(),
-                    rets,
-                };
+                let e = effect_at_return(s, wmap, rets);
+                let root = &mut self.roots[r as usize];
                 if root.effect_set.insert(e.clone()) {
                     root.effects.push((e, id, k as u32));
                     root.updated = true;

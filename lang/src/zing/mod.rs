@@ -4,13 +4,17 @@
 //! The pipeline is `preproc` → `lexer` → `parser` (+ `parse_stmt`, `parse_expr`) → `tables`
 //! (program-wide declarations and signatures) → `check_stmt` (+ `check_expr`) per method.
 //! Lexical errors stop the pipeline; syntax errors stop it after parsing (so a broken tree
-//! yields no follow-on errors); all type errors are collected over the whole model. Lowering
-//! to the IR is not implemented yet.
+//! yields no follow-on errors); all type errors are collected over the whole model. A model
+//! that checks is then lowered to the IR by `lower` (+ `lower_stmt`, `lower_expr`), which
+//! refuses the constructs it does not handle yet with one diagnostic each.
 
 pub mod ast;
 mod check_expr;
 mod check_stmt;
 pub mod lexer;
+pub mod lower;
+mod lower_expr;
+mod lower_stmt;
 mod parse_expr;
 mod parse_stmt;
 mod parser;
@@ -20,7 +24,6 @@ pub mod tables;
 pub mod types;
 
 use crate::diag::Diagnostic;
-use crate::ir::Span;
 use crate::Compiled;
 
 /// Stack for the front end's thread: parsing and checking recurse once per nesting level
@@ -38,33 +41,38 @@ pub fn check(name: &str, text: &str) -> Result<ast::Model, Vec<Diagnostic>> {
 
 /// Like [`check`], also returning the warnings of a model that type-checks.
 pub fn analyze(name: &str, text: &str) -> Result<(ast::Model, Vec<Diagnostic>), Vec<Diagnostic>> {
-    std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name("zing-front-end".into())
-            .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, || analyze_here(name, text));
-        match worker {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => analyze_here(name, text),
+    on_big_stack(|| analyze_here(name, text))
+}
+
+/// Compiles a Zing model for `zingrs check`: the front end, then lowering to the IR. On
+/// failure the errors come with the warnings found so far, in source order.
+pub fn compile(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
+    on_big_stack(|| {
+        let (model, warnings) = analyze_here(name, text)?;
+        match lower::lower(&model, name, text) {
+            Ok(program) => Ok(Compiled { program, warnings }),
+            Err(mut errors) => {
+                errors.extend(warnings);
+                Err(sorted(errors))
+            }
         }
     })
 }
 
-/// Compiles a Zing model for `zingrs check`. Type-checked models are still rejected with one
-/// honest diagnostic, since lowering to the IR does not exist yet.
-pub fn compile(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
-    let (_, mut warnings) = analyze(name, text)?;
-    warnings.push(
-        Diagnostic::error(
-            Span::new(0, 0),
-            "Zing models parse and type-check, but zingrs cannot run them yet (lowering to the \
-             IR is not implemented)",
-        )
-        .with_label("this model is well-formed"),
-    );
-    Err(warnings)
+/// Runs `f` on a thread with [`STACK_BYTES`] of stack (on this one if none can be spawned).
+fn on_big_stack<R: Send>(f: impl Fn() -> R + Sync) -> R {
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("zing-front-end".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, &f);
+        match worker {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => f(),
+        }
+    })
 }
 
 /// [`analyze`] on the current thread.

@@ -1,0 +1,404 @@
+//! Lowering of a checked Zing model into the IR (zing-language.md §2–§6).
+//!
+//! Layout decisions:
+//! * one [`ir::Class`] per class declaration, numbered in source order among classes;
+//!   `Type::Ref(c)` and `Stmt::New { class: c }` use that number;
+//! * one global per static field (`Class.field`), classes and fields in source order;
+//! * one procedure per method (`Class.method`); its slots are `this` (instance methods), the
+//!   input parameters, the `out` parameters, then every local of [`Method::locals`]. Input
+//!   parameters come before `out` parameters so that a call passes its input arguments
+//!   positionally and the `out` slots start at their defaults;
+//! * a procedure returns `[result if non-void] ++ [out parameters]`, and call results are
+//!   ordered the same way;
+//! * `Type::Enum(e)` numbers enum declarations in source order among enums; range-typed
+//!   variables are `Type::Range(lo, hi)` with default 0 (ranges are unchecked `int`s).
+//!
+//! Constructs outside the supported core are refused with one diagnostic each
+//! ("`…` is not supported yet by zingrs (lowering)"); lowering then goes on so that every
+//! such construct is reported.
+
+use super::ast::*;
+use super::lower_stmt::Body;
+use super::types::{DeclId, Type as ZType};
+use crate::diag::Diagnostic;
+use crate::ir::{self, Class, Const, Init, Layout, ProcId, Program, Source, Span, Var};
+
+/// Where a class field lives.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum FieldSlot {
+    /// Field `i` of the class's objects.
+    Instance(u32),
+    /// Global `i`.
+    Static(u32),
+}
+
+/// Program-wide numbering shared by all method bodies.
+pub(super) struct Ctx<'m> {
+    pub(super) model: &'m Model,
+    pub(super) text: &'m str,
+    /// Declaration → IR class number (classes only).
+    class_ix: Vec<Option<u32>>,
+    /// Declaration → enum number (enums only).
+    enum_ix: Vec<Option<u32>>,
+    /// Declaration → its fields' slots (classes only).
+    fields: Vec<Vec<FieldSlot>>,
+    /// Declaration → its methods' procedure ids (classes only).
+    procs: Vec<Vec<ProcId>>,
+    pub(super) diags: Vec<Diagnostic>,
+}
+
+/// Lowers a model that type-checked (see [`super::check`]). `text` is the original source.
+pub fn lower(model: &Model, name: &str, text: &str) -> Result<Program, Vec<Diagnostic>> {
+    let mut cx = Ctx::new(model, text);
+    let classes = cx.classes();
+    let globals = cx.globals();
+    let mut procs = Vec::new();
+    let mut activations = Vec::new();
+    for (d, decl) in model.decls.iter().enumerate() {
+        let DeclKind::Class(c) = &decl.kind else {
+            continue;
+        };
+        for m in &c.methods {
+            if m.mods.is_activate.is_some() {
+                activations.push(procs.len() as ProcId);
+            }
+            let proc = Body::lower_method(&mut cx, d as DeclId, &decl.name.name, m);
+            procs.push(proc);
+        }
+    }
+    if cx.diags.iter().any(|d| d.is_error()) {
+        let mut diags = cx.diags;
+        diags.sort_by_key(|d| d.span.start);
+        if diags.len() > super::MAX_ERRORS {
+            diags.truncate(super::MAX_ERRORS);
+            let at = diags.last().map(|d| d.span).unwrap_or_default();
+            diags.push(Diagnostic::error(
+                at,
+                format!("too many errors ({}); stopping here", super::MAX_ERRORS),
+            ));
+        }
+        return Err(diags);
+    }
+    Ok(Program {
+        classes,
+        globals,
+        procs,
+        activations,
+        layout: Layout::Standard,
+        source: Source::new(name, text),
+    })
+}
+
+impl<'m> Ctx<'m> {
+    fn new(model: &'m Model, text: &'m str) -> Ctx<'m> {
+        let n = model.decls.len();
+        let mut cx = Ctx {
+            model,
+            text,
+            class_ix: vec![None; n],
+            enum_ix: vec![None; n],
+            fields: vec![Vec::new(); n],
+            procs: vec![Vec::new(); n],
+            diags: Vec::new(),
+        };
+        let (mut classes, mut enums, mut globals, mut procs) = (0u32, 0u32, 0u32, 0u32);
+        for (d, decl) in model.decls.iter().enumerate() {
+            match &decl.kind {
+                DeclKind::Class(c) => {
+                    cx.class_ix[d] = Some(classes);
+                    classes += 1;
+                    let mut instance = 0u32;
+                    for f in &c.fields {
+                        let slot = if f.mods.is_static.is_some() {
+                            globals += 1;
+                            FieldSlot::Static(globals - 1)
+                        } else {
+                            instance += 1;
+                            FieldSlot::Instance(instance - 1)
+                        };
+                        cx.fields[d].push(slot);
+                    }
+                    for _ in &c.methods {
+                        cx.procs[d].push(procs);
+                        procs += 1;
+                    }
+                }
+                DeclKind::Enum(_) => {
+                    cx.enum_ix[d] = Some(enums);
+                    enums += 1;
+                }
+                _ => {}
+            }
+        }
+        cx
+    }
+
+    // ---- lookups ------------------------------------------------------------------------
+
+    pub(super) fn decl_name(&self, d: DeclId) -> &'m str {
+        self.model
+            .decls
+            .get(d as usize)
+            .map_or("?", |x| x.name.name.as_str())
+    }
+
+    pub(super) fn class_decl(&self, d: DeclId) -> Option<&'m ClassDecl> {
+        match &self.model.decls.get(d as usize)?.kind {
+            DeclKind::Class(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    pub(super) fn class_ix(&self, d: DeclId) -> Option<u32> {
+        self.class_ix.get(d as usize).copied().flatten()
+    }
+
+    pub(super) fn field_slot(&self, class: DeclId, index: u32) -> Option<FieldSlot> {
+        self.fields
+            .get(class as usize)?
+            .get(index as usize)
+            .copied()
+    }
+
+    pub(super) fn proc_id(&self, class: DeclId, index: u32) -> Option<ProcId> {
+        self.procs.get(class as usize)?.get(index as usize).copied()
+    }
+
+    pub(super) fn method(&self, class: DeclId, index: u32) -> Option<&'m Method> {
+        self.class_decl(class)?.methods.get(index as usize)
+    }
+
+    pub(super) fn enum_len(&self, d: DeclId) -> Option<usize> {
+        match &self.model.decls.get(d as usize)?.kind {
+            DeclKind::Enum(m) => Some(m.len()),
+            _ => None,
+        }
+    }
+
+    pub(super) fn range_bounds(&self, d: DeclId) -> Option<(i64, i64)> {
+        match &self.model.decls.get(d as usize)?.kind {
+            DeclKind::Range(r) => r.bounds,
+            _ => None,
+        }
+    }
+
+    // ---- types and values ---------------------------------------------------------------
+
+    /// The IR type of a Zing type; `Err` names the unsupported construct.
+    pub(super) fn ir_type(&self, t: ZType) -> Result<ir::Type, &'static str> {
+        use ir::Type as T;
+        Ok(match t {
+            ZType::Bool => T::Bool,
+            ZType::Enum(d) => T::Enum(self.enum_ix.get(d as usize).copied().flatten().unwrap_or(0)),
+            ZType::Range(d) => match self.range_bounds(d) {
+                Some((lo, hi)) => T::Range(lo, hi),
+                None => int_type(ZType::Int),
+            },
+            ZType::Class(d) => T::Ref(self.class_ix(d).unwrap_or(0)),
+            ZType::Struct(_) => return Err("struct"),
+            ZType::Interface(_) => return Err("interface"),
+            ZType::Array(_) => return Err("array"),
+            ZType::Set(_) => return Err("set"),
+            ZType::Chan(_) => return Err("chan"),
+            ZType::Object => return Err("object"),
+            ZType::Void => T::Void,
+            ZType::Str | ZType::Error => return Err("string"),
+            t => int_type(t),
+        })
+    }
+
+    /// [`Ctx::ir_type`], reporting an unsupported type at `span` (and standing in `bool`).
+    pub(super) fn ir_type_at(&mut self, t: ZType, span: Span) -> ir::Type {
+        match self.ir_type(t) {
+            Ok(t) => t,
+            Err(what) => {
+                let label = match t.decl() {
+                    Some(d) => format!("`{}` is {} {what} type", self.decl_name(d), article(what)),
+                    None => format!("a value of type `{what}`"),
+                };
+                self.unsupported(span, what, label);
+                ir::Type::Bool
+            }
+        }
+    }
+
+    /// Reports a construct outside the supported subset.
+    pub(super) fn unsupported(&mut self, span: Span, construct: &str, label: impl Into<String>) {
+        self.diags.push(
+            Diagnostic::error(
+                span,
+                format!("`{construct}` is not supported yet by zingrs (lowering)"),
+            )
+            .with_label(label),
+        );
+    }
+
+    // ---- classes and globals ----------------------------------------------------------
+
+    fn classes(&mut self) -> Vec<Class> {
+        let mut out = Vec::new();
+        for decl in &self.model.decls {
+            let DeclKind::Class(c) = &decl.kind else {
+                continue;
+            };
+            let mut fields = Vec::new();
+            for f in c.fields.iter().filter(|f| f.mods.is_static.is_none()) {
+                fields.push(self.field_var(f.name.name.clone(), f, "an instance field"));
+            }
+            out.push(Class {
+                name: decl.name.name.clone(),
+                fields,
+            });
+        }
+        out
+    }
+
+    fn globals(&mut self) -> Vec<Var> {
+        let mut out = Vec::new();
+        for decl in &self.model.decls {
+            let DeclKind::Class(c) = &decl.kind else {
+                continue;
+            };
+            for f in c.fields.iter().filter(|f| f.mods.is_static.is_some()) {
+                let name = format!("{}.{}", decl.name.name, f.name.name);
+                out.push(self.field_var(name, f, "a static field"));
+            }
+        }
+        out
+    }
+
+    /// A field with its default or constant initializer.
+    fn field_var(&mut self, name: String, f: &Field, what: &str) -> Var {
+        let ty = self.ir_type_at(f.ty.ty, f.ty.span);
+        let mut init = default_const(ty);
+        if let Some(e) = &f.init {
+            match const_value(e) {
+                Some(c) if fits(c, f.ty.ty) => init = c,
+                Some(_) => self.unsupported(
+                    e.span,
+                    "out-of-range initializer",
+                    format!("this constant does not fit `{}`", type_word(self, f.ty.ty)),
+                ),
+                None => self.unsupported(
+                    e.span,
+                    "non-constant initializer",
+                    format!("{what} may only be initialized with a constant for now"),
+                ),
+            }
+        }
+        Var {
+            name,
+            ty,
+            init: Init::Value(init),
+            thread_local: false,
+            span: f.name.span,
+        }
+    }
+}
+
+/// "a" or "an" before a construct name.
+fn article(what: &str) -> &'static str {
+    if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// A type as written in messages.
+pub(super) fn type_word(cx: &Ctx, t: ZType) -> String {
+    match t.builtin_name() {
+        Some(n) => n.to_string(),
+        None => t.decl().map_or("?", |d| cx.decl_name(d)).to_string(),
+    }
+}
+
+/// The IR type of an integer type (ranges and enums compute as `int`).
+pub(super) fn int_type(t: ZType) -> ir::Type {
+    let (bits, signed) = match t.normalized() {
+        ZType::Byte => (8, false),
+        ZType::SByte => (8, true),
+        ZType::Short => (16, true),
+        ZType::UShort => (16, false),
+        ZType::UInt => (32, false),
+        ZType::Long => (64, true),
+        ZType::ULong => (64, false),
+        _ => (32, true),
+    };
+    ir::Type::Int { bits, signed }
+}
+
+/// The default value of a type (§3).
+pub(super) fn default_const(t: ir::Type) -> Const {
+    match t {
+        ir::Type::Bool | ir::Type::Void => Const::Bool(false),
+        ir::Type::Ref(_) => Const::Null,
+        ir::Type::Int { .. } | ir::Type::Enum(_) | ir::Type::Range(..) => Const::Int(0),
+    }
+}
+
+/// The inclusive value range of a numeric Zing type (enums by ordinal, ranges as `int`).
+pub(super) fn bounds(t: ZType) -> Option<(i128, i128)> {
+    match t {
+        ZType::Enum(_) => Some((0, i32::MAX as i128)),
+        t => t.int_bounds(),
+    }
+}
+
+/// Whether a constant is a legal value of `t` (integers must fit).
+fn fits(c: Const, t: ZType) -> bool {
+    match (c, bounds(t)) {
+        (Const::Int(v), Some((lo, hi))) => lo <= v as i128 && v as i128 <= hi,
+        _ => true,
+    }
+}
+
+/// Folds a constant initializer: literals, enum members, and `+ - * / % ! &&  ||` of
+/// constants.
+pub(super) fn const_value(e: &Expr) -> Option<Const> {
+    fn int(e: &Expr) -> Option<i128> {
+        match const_value(e)? {
+            Const::Int(v) => Some(v as i128),
+            _ => None,
+        }
+    }
+    fn boolean(e: &Expr) -> Option<bool> {
+        match const_value(e)? {
+            Const::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+    let v: i128 = match &e.kind {
+        ExprKind::Bool(b) => return Some(Const::Bool(*b)),
+        ExprKind::Null => return Some(Const::Null),
+        ExprKind::Int(v) => *v as i128,
+        ExprKind::Member {
+            res: MemberRes::EnumMember { ordinal, .. },
+            ..
+        } => *ordinal as i128,
+        ExprKind::Unary(UnOp::Plus, x) => int(x)?,
+        ExprKind::Unary(UnOp::Neg, x) => -int(x)?,
+        ExprKind::Unary(UnOp::Not, x) => return Some(Const::Bool(!boolean(x)?)),
+        ExprKind::Binary(BinOp::And, a, b) => return Some(Const::Bool(boolean(a)? && boolean(b)?)),
+        ExprKind::Binary(BinOp::Or, a, b) => return Some(Const::Bool(boolean(a)? || boolean(b)?)),
+        ExprKind::Binary(op, a, b) => {
+            let (a, b) = (int(a)?, int(b)?);
+            let r = match op {
+                BinOp::Add => a.checked_add(b),
+                BinOp::Sub => a.checked_sub(b),
+                BinOp::Mul => a.checked_mul(b),
+                BinOp::Div if b != 0 => a.checked_div(b),
+                BinOp::Rem if b != 0 => a.checked_rem(b),
+                _ => None,
+            }?;
+            // the operation itself must not overflow its C# type
+            let (lo, hi) = e.ty.int_bounds()?;
+            if r < lo || r > hi {
+                return None;
+            }
+            r
+        }
+        _ => return None,
+    };
+    i64::try_from(v).ok().map(Const::Int)
+}
