@@ -318,6 +318,15 @@ pub fn report_of(
                 value: *v,
             })
             .collect(),
+        summaries: s
+            .summaries
+            .iter()
+            .map(|(p, r, e)| report::ProcSummaries {
+                procedure: p.clone(),
+                patterns: *r,
+                effects: *e,
+            })
+            .collect(),
     };
     r
 }

@@ -94,6 +94,8 @@ pub struct SearchStats {
     pub elapsed: Duration,
     /// Engine-specific counters (summaries computed, BDD nodes, ...), reported as they are.
     pub counters: Vec<(&'static str, u64)>,
+    /// Summary engine: per procedure, the roots (patterns) and effects computed.
+    pub summaries: Vec<(String, u64, u64)>,
 }
 
 /// The result of a search.

@@ -147,6 +147,16 @@ pub struct Stats {
     pub omission_probability: f64,
     /// Engine-specific counters.
     pub counters: Vec<Counter>,
+    /// Summary engine: per procedure, the patterns (roots) and effects computed.
+    pub summaries: Vec<ProcSummaries>,
+}
+
+/// The summaries of one procedure.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProcSummaries {
+    pub procedure: String,
+    pub patterns: u64,
+    pub effects: u64,
 }
 
 /// A named engine-specific count.

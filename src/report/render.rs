@@ -133,6 +133,24 @@ fn text(r: &Report, detail: TraceDetail, stats: bool, quiet: bool) -> String {
             "max search depth {}, hash-compaction omission probability <= {:.1e}",
             r.stats.max_search_depth, r.stats.omission_probability
         );
+        if !r.stats.summaries.is_empty() {
+            let per: Vec<String> = r
+                .stats
+                .summaries
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{}: {} pattern{}, {} effect{}",
+                        p.procedure,
+                        p.patterns,
+                        if p.patterns == 1 { "" } else { "s" },
+                        p.effects,
+                        if p.effects == 1 { "" } else { "s" }
+                    )
+                })
+                .collect();
+            let _ = writeln!(out, "summaries: {}", per.join("; "));
+        }
     } else {
         let s = &r.stats;
         let _ = writeln!(

@@ -352,6 +352,22 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         s.result.limit = Some(l);
     }
     let effects: u64 = s.roots.iter().map(|r| r.effects.len() as u64).sum();
+    let mut by_proc: Vec<(String, u64, u64)> = Vec::new();
+    for root in &s.roots {
+        let f = root.entry.threads[0]
+            .stack
+            .top()
+            .expect("a root has a frame");
+        let name = &m.program.procs[f.proc as usize].name;
+        match by_proc.iter_mut().find(|(n, _, _)| n == name) {
+            Some(e) => {
+                e.1 += 1;
+                e.2 += root.effects.len() as u64;
+            }
+            None => by_proc.push((name.clone(), 1, root.effects.len() as u64)),
+        }
+    }
+    s.result.stats.summaries = by_proc;
     let st = &mut s.result.stats;
     st.states = s.states;
     st.transitions = s.counters.transitions;
