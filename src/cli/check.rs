@@ -119,6 +119,7 @@ pub fn run(a: &CheckArgs) -> i32 {
                 .memory
                 .map(|mb| mb.saturating_mul(1 << 20))
                 .or_else(explore::default_memory_limit),
+            progress: !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
         },
     };
     let getafix = matches!(program.layout, Layout::Getafix { .. });

@@ -12,6 +12,9 @@ pub struct Limits {
     pub timeout: Option<Duration>,
     /// Resident memory, in bytes.
     pub memory: Option<u64>,
+    /// Show a progress line on stderr once a search has run for a second (the CLI sets this
+    /// when stderr is a terminal).
+    pub progress: bool,
 }
 
 /// The default stack-depth bound: deep enough for any terminating recursion over a few booleans,
@@ -25,6 +28,7 @@ impl Default for Limits {
             max_states: None,
             timeout: None,
             memory: default_memory_limit(),
+            progress: false,
         }
     }
 }
@@ -53,6 +57,15 @@ pub struct Watch {
     start: Instant,
     ticks: u32,
     limits: Limits,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
 }
 
 impl Watch {
@@ -61,6 +74,7 @@ impl Watch {
             start: Instant::now(),
             ticks: 0,
             limits: limits.clone(),
+            bar: None,
         }
     }
 
@@ -80,6 +94,9 @@ impl Watch {
         if self.ticks & 1023 != 1 {
             return None;
         }
+        if self.limits.progress {
+            self.show(states);
+        }
         if let Some(t) = self.limits.timeout {
             if self.start.elapsed() >= t {
                 return Some(Limit::Time);
@@ -93,6 +110,27 @@ impl Watch {
             }
         }
         None
+    }
+}
+
+impl Watch {
+    /// Updates the progress line (states, states per second, memory, time).
+    fn show(&mut self, states: u64) {
+        let t = self.start.elapsed().as_secs_f64();
+        if t < 1.0 {
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            let b = indicatif::ProgressBar::new_spinner();
+            b.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
+            b
+        });
+        let mb = resident_bytes().map_or(0.0, |b| b as f64 / 1e6);
+        bar.set_message(format!(
+            "{states} states, {:.0} states/s, {mb:.0} MB, {t:.1} s",
+            states as f64 / t
+        ));
+        bar.tick();
     }
 }
 
