@@ -89,6 +89,13 @@ fn run(path: &Path, e: &Expectation, mode: &[&str]) -> Option<String> {
     let Some(want) = exit_of(&e.verdict) else {
         return Some(format!("unknown expected verdict `{}`", e.verdict));
     };
+    // a plain search may stop at its depth bound where summaries decide: inconclusive, not a
+    // disagreement
+    let explicit =
+        mode.contains(&"explicit") || mode.contains(&"--bfs") || mode.contains(&"--exact");
+    if explicit && want == 0 && code == Some(8) {
+        return None;
+    }
     if code != Some(want) {
         return Some(format!(
             "{mode:?}: expected {} (exit {want}), got exit {code:?}\n--- stdout\n{stdout}--- stderr\n{stderr}",
@@ -223,10 +230,15 @@ fn invalid_boolean_programs() {
 
 #[test]
 fn examples() {
-    check_dir(&["examples"], 2);
+    check_dir(&["examples"], 9);
 }
 
 #[test]
 fn concurrent_boolean_programs() {
     check_dir(&["regressions/bp-threads"], 12);
+}
+
+#[test]
+fn zing_models() {
+    check_dir(&["regressions/zing"], 60);
 }

@@ -187,20 +187,16 @@ impl Machine<'_> {
                 Value::Bool(m & CAN_T != 0)
             }
             Expr::Unary(UnOp::Not, a) => Value::Bool(!self.value(a, env, rec)?.as_bool()),
-            Expr::Binary(BinOp::And, a, b) => Value::Bool(
-                self.value(a, env, rec)?.as_bool() && self.value(b, env, rec)?.as_bool(),
-            ),
-            Expr::Binary(BinOp::Or, a, b) => Value::Bool(
-                self.value(a, env, rec)?.as_bool() || self.value(b, env, rec)?.as_bool(),
-            ),
+            // both operands are evaluated (Zing's `&&`/`||` lower to `?:`, which is lazy)
             Expr::Binary(op, a, b) => {
                 let x = self.value(a, env, rec)?;
                 let y = self.value(b, env, rec)?;
                 Value::Bool(match op {
+                    BinOp::And => x.as_bool() && y.as_bool(),
+                    BinOp::Or => x.as_bool() || y.as_bool(),
                     BinOp::Eq => x == y,
                     BinOp::Ne | BinOp::Xor => x != y,
                     BinOp::Implies => !x.as_bool() || y.as_bool(),
-                    BinOp::And | BinOp::Or => unreachable!("handled above"),
                 })
             }
             Expr::Ite(c, a, b) => {

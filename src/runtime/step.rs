@@ -238,8 +238,8 @@ impl Machine<'_> {
         });
     }
 
-    /// Atomic ownership that follows from a step: a call into an atomic method (or a Getafix
-    /// `__VERIFIER_atomic…` procedure) makes the thread atomic until that call returns; in the
+    /// Atomic ownership that follows from a step: the first step inside an atomic method (or a
+    /// Getafix `__VERIFIER_atomic…` procedure) makes the thread atomic until that call returns; in the
     /// Getafix layout the thread that sets the global `atomic` owns the lock until it clears it.
     fn atomic_bookkeeping(&self, s: &State, tid: usize, proc: ProcId, outs: &mut [Outcome]) {
         for o in outs {
@@ -258,12 +258,6 @@ impl Machine<'_> {
                 }
             }
             match kind {
-                Kind::Call => {
-                    let callee = t.stack.top().map_or(proc, |f| f.proc);
-                    if self.atomic_proc[callee as usize] {
-                        owner = true;
-                    }
-                }
                 Kind::Return if self.atomic_proc[proc as usize] => {
                     // the atomic call is over unless the caller is itself atomic
                     let caller_atomic = t.stack.top().is_some_and(|f| {
@@ -275,6 +269,10 @@ impl Machine<'_> {
                     });
                     owner = caller_atomic || locked;
                 }
+                // a step inside an atomic method: the body runs as one transition from its
+                // first step on (the call itself is an ordinary step, and a select first in
+                // the body may block before the body starts)
+                _ if self.atomic_proc[proc as usize] && *kind != Kind::ThreadEnd => owner = true,
                 _ => {}
             }
             if owner != t.atomic {
@@ -786,6 +784,10 @@ impl Machine<'_> {
     /// select is marked `end`, a valid end state).
     pub fn blocked(&self, s: &State, tid: usize) -> Option<bool> {
         let thread = s.threads.get(tid)?;
+        if thread.atomic {
+            // inside an atomic region a disabled select is an error, which the step reports
+            return None;
+        }
         let frame = thread.stack.top()?;
         let Stmt::Select { guards, end, .. } = &self.program.node(frame.proc, frame.pc).stmt else {
             return None;

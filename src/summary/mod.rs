@@ -310,10 +310,16 @@ pub struct Summarizer<'m, 'p> {
     outs: Vec<Outcome>,
 }
 
-/// Whether the summary engine can run a program by itself (sequential, standard layout);
-/// otherwise the caller falls back to the plain search.
+/// Whether the summary engine can run a program by itself (sequential, standard layout, no
+/// statement that can block, where a blocked process is a deadlock); otherwise the caller
+/// falls back to the plain search.
 pub fn applies(m: &Machine) -> bool {
-    !m.program.is_concurrent() && m.program.activations.len() == 1
+    let blocking = m.program.procs.iter().any(|p| {
+        p.nodes
+            .iter()
+            .any(|n| matches!(n.stmt, Stmt::Select { .. } | Stmt::Yield))
+    });
+    !m.program.is_concurrent() && m.program.activations.len() == 1 && !blocking
 }
 
 /// Runs the summarizing search on a sequential program.

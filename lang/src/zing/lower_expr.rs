@@ -409,9 +409,27 @@ fn binary(op: ZBin, ty: ZType, bools: bool, x: Expr, y: Expr) -> Expr {
         C(CmpOp),
         A(ArithOp),
     }
+    // `&&` and `||` short-circuit: the right operand is not evaluated (and cannot fail) when
+    // the left decides; `&` and `|` on booleans evaluate both (C#)
+    match op {
+        ZBin::And => {
+            return Expr::Ite(
+                Box::new(x),
+                Box::new(y),
+                Box::new(Expr::Const(Const::Bool(false))),
+            )
+        }
+        ZBin::Or => {
+            return Expr::Ite(
+                Box::new(x),
+                Box::new(Expr::Const(Const::Bool(true))),
+                Box::new(y),
+            )
+        }
+        _ => {}
+    }
     let k = match op {
-        ZBin::And => K::B(BinOp::And),
-        ZBin::Or => K::B(BinOp::Or),
+        ZBin::And | ZBin::Or => unreachable!("short-circuit operators are lowered above"),
         ZBin::BitAnd if bools => K::B(BinOp::And),
         ZBin::BitOr if bools => K::B(BinOp::Or),
         ZBin::BitXor if bools => K::B(BinOp::Xor),
