@@ -8,6 +8,8 @@
 pub mod canon;
 pub mod cli;
 pub mod explore;
+pub mod gen;
 pub mod report;
 pub mod runtime;
 pub mod summary;
+pub mod symbolic;

@@ -1,0 +1,426 @@
+//! The BDD package behind a small trait of our own.
+//!
+//! The engine talks only to [`Bdds`]: constants, variables, the boolean connectives, existential
+//! quantification (alone and fused with conjunction), parallel renaming, restriction, and picking
+//! one satisfying assignment. [`Oxidd`] implements it with oxidd's complement-edge BDDs (shared
+//! unique table, apply cache, garbage collection). Allocation failures do not panic: the
+//! operation returns `false` and [`Bdds::out_of_memory`] turns true, so that the search can stop
+//! with a memory limit.
+
+use oxidd::bcdd::{BCDDFunction, BCDDManagerRef};
+use oxidd::util::OptBool;
+use oxidd::{BooleanFunction, BooleanFunctionQuant, BooleanOperator, Function};
+use oxidd::{Manager, ManagerRef};
+use std::cell::Cell;
+
+/// A BDD manager: every method takes and returns functions of this manager only.
+pub trait Bdds {
+    /// A boolean function (a handle; cloning is cheap).
+    type F: Clone + PartialEq + Eq + std::hash::Hash;
+    /// A prepared renaming of variables (built once, applied many times).
+    type Renaming;
+
+    /// The number of variables (levels); variable `i` is at level `i` and never moves.
+    fn num_vars(&self) -> u32;
+    /// The function that is true iff variable `i` is.
+    fn var(&self, i: u32) -> Self::F;
+    /// The constant `b`.
+    fn constant(&self, b: bool) -> Self::F;
+    /// `¬a`.
+    fn not(&self, a: &Self::F) -> Self::F;
+    /// `a ∧ b`.
+    fn and(&self, a: &Self::F, b: &Self::F) -> Self::F;
+    /// `a ∨ b`.
+    fn or(&self, a: &Self::F, b: &Self::F) -> Self::F;
+    /// `a ∧ ¬b`.
+    fn and_not(&self, a: &Self::F, b: &Self::F) -> Self::F;
+    /// `a ↔ b`.
+    fn equiv(&self, a: &Self::F, b: &Self::F) -> Self::F;
+    /// `c ? t : e`.
+    fn ite(&self, c: &Self::F, t: &Self::F, e: &Self::F) -> Self::F;
+    /// `∃ vars. f`, where `vars` is a [`Bdds::cube`] of positive literals.
+    fn exists(&self, f: &Self::F, vars: &Self::F) -> Self::F;
+    /// `∃ vars. f ∧ g` in one pass (the relational product).
+    fn and_exists(&self, f: &Self::F, g: &Self::F, vars: &Self::F) -> Self::F;
+    /// The conjunction of the positive literals of `vars`.
+    fn cube(&self, vars: &[u32]) -> Self::F;
+    /// The conjunction of the literals `(var, value)`.
+    fn literals(&self, lits: &[(u32, bool)]) -> Self::F;
+    /// Prepares the parallel renaming `from[i] ↦ to[i]`.
+    fn renaming(&self, pairs: &[(u32, u32)]) -> Self::Renaming;
+    /// Applies a prepared renaming.
+    fn rename(&self, f: &Self::F, r: &Self::Renaming) -> Self::F;
+    /// `f` with the variables of the literal conjunction `lits` fixed to their values.
+    fn restrict(&self, f: &Self::F, lits: &Self::F) -> Self::F;
+    /// Whether `f` is the constant false.
+    fn is_false(&self, f: &Self::F) -> bool;
+    /// Whether `f` is the constant true.
+    fn is_true(&self, f: &Self::F) -> bool;
+    /// One satisfying partial assignment, indexed by variable (`None` = either value), or
+    /// `None` if `f` is false.
+    fn pick(&self, f: &Self::F) -> Option<Vec<Option<bool>>>;
+    /// The number of satisfying assignments to `k` variables, `f` depending on no others
+    /// (saturating at `f64::INFINITY`).
+    fn count(&self, f: &Self::F, k: u32) -> f64;
+    /// Frees the nodes no function refers to any more; returns how many.
+    fn collect_garbage(&self) -> usize;
+    /// The number of nodes of `f`.
+    fn size(&self, f: &Self::F) -> usize;
+    /// The number of live nodes in the manager (approximately).
+    fn live_nodes(&self) -> usize;
+    /// Whether an operation failed for lack of node space.
+    fn out_of_memory(&self) -> bool;
+}
+
+/// A prepared renaming: the new variable of each renamed one, indexed by variable.
+pub struct Renaming {
+    map: Vec<Option<u32>>,
+}
+
+/// oxidd's complement-edge BDDs.
+pub struct Oxidd {
+    manager: BCDDManagerRef,
+    vars: Vec<BCDDFunction>,
+    f: BCDDFunction,
+    t: BCDDFunction,
+    oom: Cell<bool>,
+    count_memo: std::cell::RefCell<ahash::AHashMap<BCDDFunction, f64>>,
+}
+
+impl Oxidd {
+    /// A manager with `vars` variables, room for `node_capacity` inner nodes and an apply cache
+    /// of `cache_capacity` entries.
+    pub fn new(vars: u32, node_capacity: usize, cache_capacity: usize) -> Oxidd {
+        let manager = oxidd::bcdd::new_manager(node_capacity, cache_capacity, 1);
+        let (vars, f, t) = manager.with_manager_exclusive(|m| {
+            let vars: Vec<BCDDFunction> = (0..vars)
+                .map(|_| BCDDFunction::new_var(m).expect("room for the variables"))
+                .collect();
+            (vars, BCDDFunction::f(m), BCDDFunction::t(m))
+        });
+        Oxidd {
+            manager,
+            vars,
+            f,
+            t,
+            oom: Cell::new(false),
+            count_memo: Default::default(),
+        }
+    }
+
+    /// Renames below the root of `f`; nodes under the deepest renamed variable stay shared.
+    /// (oxidd's `substitute` prepares a table over every level above the deepest renamed one
+    /// at each call and was measured quadratic on long BDDs; this walk touches only the
+    /// nodes above that variable.)
+    fn rename_rec(
+        &self,
+        f: &BCDDFunction,
+        r: &Renaming,
+        memo: &mut ahash::AHashMap<BCDDFunction, BCDDFunction>,
+    ) -> BCDDFunction {
+        if *f == self.f || *f == self.t {
+            return f.clone();
+        }
+        let level = self.level(f);
+        if level as usize >= r.map.len() {
+            return f.clone();
+        }
+        if let Some(x) = memo.get(f) {
+            return x.clone();
+        }
+        let (hi, lo) = f.cofactors().expect("an inner node");
+        let hi = self.rename_rec(&hi, r, memo);
+        let lo = self.rename_rec(&lo, r, memo);
+        let v = r.map[level as usize].unwrap_or(level);
+        let out = self.ite(&self.vars[v as usize], &hi, &lo);
+        memo.insert(f.clone(), out.clone());
+        out
+    }
+
+    /// log2 of the number of assignments to the levels from `f`'s top level down that satisfy
+    /// the inner node `f`.
+    fn log_count(&self, f: &BCDDFunction, memo: &mut ahash::AHashMap<BCDDFunction, f64>) -> f64 {
+        if let Some(&x) = memo.get(f) {
+            return x;
+        }
+        let n = self.num_vars();
+        let top = self.level(f);
+        let (hi, lo) = f.cofactors().expect("an inner node");
+        let mut parts = [f64::NEG_INFINITY; 2];
+        for (i, g) in [hi, lo].iter().enumerate() {
+            parts[i] = if self.is_false(g) {
+                f64::NEG_INFINITY
+            } else if self.is_true(g) {
+                (n - top - 1) as f64
+            } else {
+                let below = self.level(g);
+                self.log_count(g, memo) + (below - top - 1) as f64
+            };
+        }
+        let (a, b) = (parts[0].max(parts[1]), parts[0].min(parts[1]));
+        let x = if b == f64::NEG_INFINITY {
+            a
+        } else {
+            a + (1.0 + (b - a).exp2()).log2()
+        };
+        memo.insert(f.clone(), x);
+        x
+    }
+
+    /// The level of `f`'s root (`u32::MAX` for a constant).
+    fn level(&self, f: &BCDDFunction) -> u32 {
+        f.with_manager_shared(|m, e| m.get_node(e).level())
+    }
+
+    #[inline]
+    fn ok(&self, r: oxidd::util::AllocResult<BCDDFunction>) -> BCDDFunction {
+        match r {
+            Ok(f) => f,
+            Err(_) => {
+                self.oom.set(true);
+                self.f.clone()
+            }
+        }
+    }
+}
+
+impl Bdds for Oxidd {
+    type F = BCDDFunction;
+    type Renaming = Renaming;
+
+    fn num_vars(&self) -> u32 {
+        self.vars.len() as u32
+    }
+    fn var(&self, i: u32) -> BCDDFunction {
+        self.vars[i as usize].clone()
+    }
+    fn constant(&self, b: bool) -> BCDDFunction {
+        if b {
+            self.t.clone()
+        } else {
+            self.f.clone()
+        }
+    }
+    #[inline]
+    fn not(&self, a: &BCDDFunction) -> BCDDFunction {
+        self.ok(a.not())
+    }
+    #[inline]
+    fn and(&self, a: &BCDDFunction, b: &BCDDFunction) -> BCDDFunction {
+        if *a == self.t || *b == self.f {
+            return b.clone();
+        }
+        if *b == self.t || *a == self.f {
+            return a.clone();
+        }
+        self.ok(a.and(b))
+    }
+    #[inline]
+    fn or(&self, a: &BCDDFunction, b: &BCDDFunction) -> BCDDFunction {
+        if *a == self.f || *b == self.t {
+            return b.clone();
+        }
+        if *b == self.f || *a == self.t {
+            return a.clone();
+        }
+        self.ok(a.or(b))
+    }
+    #[inline]
+    fn and_not(&self, a: &BCDDFunction, b: &BCDDFunction) -> BCDDFunction {
+        if *b == self.f || *a == self.f {
+            return a.clone();
+        }
+        // imp_strict(x, y) = ¬x ∧ y
+        self.ok(b.imp_strict(a))
+    }
+    #[inline]
+    fn equiv(&self, a: &BCDDFunction, b: &BCDDFunction) -> BCDDFunction {
+        self.ok(a.equiv(b))
+    }
+    #[inline]
+    fn ite(&self, c: &BCDDFunction, t: &BCDDFunction, e: &BCDDFunction) -> BCDDFunction {
+        self.ok(c.ite(t, e))
+    }
+    #[inline]
+    fn exists(&self, f: &BCDDFunction, vars: &BCDDFunction) -> BCDDFunction {
+        if *vars == self.t || *f == self.f || *f == self.t {
+            return f.clone();
+        }
+        self.ok(f.exists(vars))
+    }
+    #[inline]
+    fn and_exists(&self, f: &BCDDFunction, g: &BCDDFunction, vars: &BCDDFunction) -> BCDDFunction {
+        if *g == self.t {
+            return self.exists(f, vars);
+        }
+        if *f == self.t {
+            return self.exists(g, vars);
+        }
+        if *f == self.f || *g == self.f {
+            return self.f.clone();
+        }
+        if *vars == self.t {
+            return self.ok(f.and(g));
+        }
+        self.ok(f.apply_exists(BooleanOperator::And, g, vars))
+    }
+    fn cube(&self, vars: &[u32]) -> BCDDFunction {
+        let lits: Vec<(u32, bool)> = vars.iter().map(|&v| (v, true)).collect();
+        self.literals(&lits)
+    }
+    fn literals(&self, lits: &[(u32, bool)]) -> BCDDFunction {
+        let mut sorted = lits.to_vec();
+        sorted.sort_unstable_by_key(|l| std::cmp::Reverse(l.0));
+        let mut acc = self.t.clone();
+        // bottom-up, so that each conjunction adds one node on top
+        for (v, b) in sorted {
+            let lit = if b {
+                self.var(v)
+            } else {
+                self.not(&self.var(v))
+            };
+            acc = self.and(&lit, &acc);
+        }
+        acc
+    }
+    fn renaming(&self, pairs: &[(u32, u32)]) -> Renaming {
+        let deepest = pairs.iter().map(|p| p.0).max();
+        let mut map = vec![None; deepest.map_or(0, |d| d as usize + 1)];
+        for &(from, to) in pairs {
+            map[from as usize] = Some(to);
+        }
+        Renaming { map }
+    }
+    fn rename(&self, f: &BCDDFunction, r: &Renaming) -> BCDDFunction {
+        if *f == self.f || *f == self.t || r.map.is_empty() {
+            return f.clone();
+        }
+        let mut memo = ahash::AHashMap::new();
+        self.rename_rec(f, r, &mut memo)
+    }
+    #[inline]
+    fn restrict(&self, f: &BCDDFunction, lits: &BCDDFunction) -> BCDDFunction {
+        self.ok(f.restrict(lits))
+    }
+    #[inline]
+    fn is_false(&self, f: &BCDDFunction) -> bool {
+        *f == self.f
+    }
+    #[inline]
+    fn is_true(&self, f: &BCDDFunction) -> bool {
+        *f == self.t
+    }
+    fn pick(&self, f: &BCDDFunction) -> Option<Vec<Option<bool>>> {
+        let cube = f.pick_cube([], |_, _, _| false)?;
+        Some(
+            cube.into_iter()
+                .map(|b| match b {
+                    OptBool::None => None,
+                    OptBool::False => Some(false),
+                    OptBool::True => Some(true),
+                })
+                .collect(),
+        )
+    }
+    fn count(&self, f: &BCDDFunction, k: u32) -> f64 {
+        if self.is_false(f) {
+            return 0.0;
+        }
+        let n = self.num_vars();
+        let mut memo = self.count_memo.borrow_mut();
+        // log2 of the count over all variables, minus the free ones outside the k
+        let all = if self.is_true(f) {
+            n as f64
+        } else {
+            self.level(f) as f64 + self.log_count(f, &mut memo)
+        };
+        (all - (n - k) as f64).exp2()
+    }
+    fn collect_garbage(&self) -> usize {
+        self.count_memo.borrow_mut().clear();
+        self.manager.with_manager_shared(|m| m.gc())
+    }
+    fn size(&self, f: &BCDDFunction) -> usize {
+        f.node_count()
+    }
+    fn live_nodes(&self) -> usize {
+        self.manager
+            .with_manager_shared(|m| m.approx_num_inner_nodes())
+    }
+    fn out_of_memory(&self) -> bool {
+        self.oom.get()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl Oxidd {
+        fn xor_for_test(&self) -> BCDDFunction {
+            let mut f = self.constant(false);
+            for i in 0..6 {
+                f = self.ok(f.xor(&self.var(i)));
+            }
+            f
+        }
+    }
+
+    fn m() -> Oxidd {
+        Oxidd::new(6, 1 << 16, 1 << 12)
+    }
+
+    #[test]
+    fn connectives() {
+        let m = m();
+        let (a, b) = (m.var(0), m.var(1));
+        let t = m.constant(true);
+        assert!(m.is_true(&m.or(&a, &m.not(&a))));
+        assert!(m.is_false(&m.and(&a, &m.not(&a))));
+        assert!(m.and_not(&a, &b) == m.and(&a, &m.not(&b)));
+        assert!(m.ite(&a, &b, &t) == m.or(&m.not(&a), &b));
+        assert!(m.is_true(&m.equiv(&m.equiv(&a, &b), &m.equiv(&b, &a))));
+        assert_eq!(m.count(&a, 3), 4.0);
+        assert_eq!(m.count(&m.or(&a, &b), 2), 3.0);
+        assert_eq!(m.count(&m.and(&b, &m.var(4)), 4), 4.0);
+        assert_eq!(m.count(&m.constant(true), 2), 4.0);
+        assert_eq!(m.count(&m.xor_for_test(), 6), 32.0);
+    }
+
+    #[test]
+    fn quantification_and_relational_product() {
+        let m = m();
+        let (a, b, c) = (m.var(0), m.var(1), m.var(2));
+        let f = m.and(&a, &b);
+        assert!(m.exists(&f, &m.cube(&[1])) == a);
+        let g = m.equiv(&b, &c);
+        let direct = m.exists(&m.and(&f, &g), &m.cube(&[1]));
+        assert!(m.and_exists(&f, &g, &m.cube(&[1])) == direct);
+        assert!(direct == m.and(&a, &c));
+    }
+
+    #[test]
+    fn renaming_is_parallel() {
+        let m = m();
+        let (a, b) = (m.var(0), m.var(1));
+        let f = m.and(&a, &m.not(&b));
+        let swap = m.renaming(&[(0, 1), (1, 0)]);
+        assert!(m.rename(&f, &swap) == m.and(&b, &m.not(&a)));
+        let down = m.renaming(&[(0, 4)]);
+        assert!(m.rename(&a, &down) == m.var(4));
+    }
+
+    #[test]
+    fn pick_and_restrict() {
+        let m = m();
+        let f = m.and(&m.var(2), &m.not(&m.var(4)));
+        let p = m.pick(&f).unwrap();
+        assert_eq!(p[2], Some(true));
+        assert_eq!(p[4], Some(false));
+        assert_eq!(p[0], None);
+        assert!(m.pick(&m.constant(false)).is_none());
+        let lits = m.literals(&[(2, true), (4, false)]);
+        assert!(m.is_true(&m.restrict(&f, &lits)));
+        assert!(m.is_false(&m.restrict(&f, &m.literals(&[(4, true)]))));
+    }
+}

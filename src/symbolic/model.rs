@@ -1,0 +1,493 @@
+//! The symbolic model of a program: the slot layout, the static analyses (live locals and
+//! MOD/REF of globals, seed 001 §3.3), and every transfer relation, built once.
+//!
+//! **Slots.** Slot `i < G` is global `i`; slot `G + j` is local `j` of whichever procedure runs
+//! (formals first). There are `G + L` slots, `L` the largest frame (or result count), so the
+//! number of BDD variables does not depend on the number of procedures. Each slot has three
+//! interleaved variables: *entry* `3s`, *current* `3s + 1`, *next* `3s + 2`. A path edge is a
+//! relation over entry and current copies; a transfer relation over current and next copies;
+//! renaming next→current moves every variable by one level and keeps the order.
+//!
+//! **Value sets.** An expression denotes a *set* of booleans (bp-language.md §5.3); it is encoded
+//! as two functions of the state, "can be true" and "can be false". Every `*` is a fresh bit
+//! used once, so lifting each operator to sets is exact.
+
+use super::bdd::Bdds;
+use zingrs_lang::ir::{BinOp, Const, Expr, Init, LValue, Pc, ProcId, Program, Stmt, UnOp};
+
+/// Where slots sit in the variable order: the frame's local slots first (they change most
+/// often, and renaming or quantifying near the top of the order leaves the rest of a BDD
+/// shared), then the globals.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    /// The number of globals; slot `i < g` is global `i`, slot `g + j` is local `j`.
+    pub g: u32,
+    /// The number of local slots (the largest frame).
+    pub l: u32,
+}
+
+impl Layout {
+    #[inline]
+    fn pos(self, s: u32) -> u32 {
+        if s < self.g {
+            self.l + s
+        } else {
+            s - self.g
+        }
+    }
+    /// The entry copy of slot `s`.
+    #[inline]
+    pub fn ev(self, s: u32) -> u32 {
+        3 * self.pos(s)
+    }
+    /// The current copy of slot `s`.
+    #[inline]
+    pub fn cv(self, s: u32) -> u32 {
+        3 * self.pos(s) + 1
+    }
+    /// The next copy of slot `s`.
+    #[inline]
+    pub fn nv(self, s: u32) -> u32 {
+        3 * self.pos(s) + 2
+    }
+    /// The slot of a variable and its copy (0 entry, 1 current, 2 next).
+    #[inline]
+    pub fn slot_of(self, var: u32) -> (u32, u32) {
+        let p = var / 3;
+        let s = if p < self.l { self.g + p } else { p - self.l };
+        (s, var % 3)
+    }
+}
+
+/// A set of small integers (globals or locals).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bits(Vec<u64>);
+
+impl Bits {
+    pub fn new(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+    pub fn full(n: usize) -> Bits {
+        let mut b = Bits::new(n);
+        for i in 0..n {
+            b.insert(i as u32);
+        }
+        b
+    }
+    #[inline]
+    pub fn insert(&mut self, i: u32) -> bool {
+        let (w, m) = ((i / 64) as usize, 1u64 << (i % 64));
+        let fresh = self.0[w] & m == 0;
+        self.0[w] |= m;
+        fresh
+    }
+    #[inline]
+    pub fn remove(&mut self, i: u32) {
+        self.0[(i / 64) as usize] &= !(1u64 << (i % 64));
+    }
+    #[inline]
+    pub fn contains(&self, i: u32) -> bool {
+        self.0
+            .get((i / 64) as usize)
+            .is_some_and(|w| w & (1u64 << (i % 64)) != 0)
+    }
+    /// Adds every member of `other`; true if something was new.
+    pub fn union_with(&mut self, other: &Bits) -> bool {
+        let mut changed = false;
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            let n = *a | *b;
+            changed |= n != *a;
+            *a = n;
+        }
+        changed
+    }
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &bits)| {
+            (0..64u32)
+                .filter(move |b| bits & (1u64 << b) != 0)
+                .map(move |b| w as u32 * 64 + b)
+        })
+    }
+}
+
+/// Which variables an expression reads: unprimed and primed locals and globals.
+#[derive(Default)]
+struct Reads {
+    locals: Vec<u32>,
+    primed_locals: Vec<u32>,
+    globals: Vec<u32>,
+}
+
+fn reads(e: &Expr, r: &mut Reads) {
+    match e {
+        Expr::Const(_) | Expr::Nondet => {}
+        Expr::Local(i) => r.locals.push(*i),
+        Expr::PrimedLocal(i) => r.primed_locals.push(*i),
+        Expr::Global(i) | Expr::PrimedGlobal(i) => r.globals.push(*i),
+        Expr::Unary(_, a) => reads(a, r),
+        Expr::Binary(_, a, b) | Expr::Schoose(a, b) => {
+            reads(a, r);
+            reads(b, r)
+        }
+        Expr::Ite(c, a, b) => {
+            reads(c, r);
+            reads(a, r);
+            reads(b, r)
+        }
+        // not boolean-program expressions: `applies` rejects programs that use them
+        _ => {}
+    }
+}
+
+/// Whether an expression belongs to pure boolean programs.
+pub fn is_boolean(e: &Expr) -> bool {
+    match e {
+        Expr::Const(Const::Bool(_))
+        | Expr::Local(_)
+        | Expr::Global(_)
+        | Expr::PrimedLocal(_)
+        | Expr::PrimedGlobal(_)
+        | Expr::Nondet => true,
+        Expr::Unary(_, a) => is_boolean(a),
+        Expr::Binary(_, a, b) | Expr::Schoose(a, b) => is_boolean(a) && is_boolean(b),
+        Expr::Ite(c, a, b) => is_boolean(c) && is_boolean(a) && is_boolean(b),
+        _ => false,
+    }
+}
+
+/// Whether a statement belongs to pure sequential boolean programs.
+pub fn is_boolean_stmt(s: &Stmt) -> bool {
+    let lv = |l: &LValue| matches!(l, LValue::Local(_) | LValue::Global(_));
+    match s {
+        Stmt::Skip | Stmt::Goto => true,
+        Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => is_boolean(cond),
+        Stmt::Constrain { expr } => is_boolean(expr),
+        Stmt::Assign {
+            targets,
+            values,
+            constrain,
+        } => {
+            targets.iter().flatten().all(lv)
+                && values.iter().all(is_boolean)
+                && constrain.as_ref().is_none_or(is_boolean)
+        }
+        Stmt::Havoc { targets } => targets.iter().all(lv),
+        Stmt::Call { args, results, .. } => {
+            args.iter().all(is_boolean) && results.iter().flatten().all(lv)
+        }
+        Stmt::Return { values } => values.iter().flatten().all(is_boolean),
+        _ => false,
+    }
+}
+
+/// The successors of a node as the interpreter takes them (`next` falls back to the node itself
+/// when a one-successor statement has none).
+pub fn successors(program: &Program, p: ProcId, pc: Pc) -> Vec<Pc> {
+    let node = program.node(p, pc);
+    match node.stmt {
+        Stmt::Goto | Stmt::Branch { .. } => node.succ.clone(),
+        Stmt::Return { .. } => Vec::new(),
+        _ => vec![node.succ.first().copied().unwrap_or(pc)],
+    }
+}
+
+/// Live locals at the entry of every node of `p` (bit j = local j), seed 001 §3.3.
+pub fn live_locals(program: &Program, p: ProcId) -> Vec<Bits> {
+    let proc = &program.procs[p as usize];
+    let n = proc.locals.len();
+    let all = Bits::full(n);
+    let mut uses = Vec::with_capacity(proc.nodes.len());
+    let mut defs = Vec::with_capacity(proc.nodes.len());
+    for node in &proc.nodes {
+        let mut r = Reads::default();
+        let mut def = Bits::new(n);
+        let local_targets = |ts: &mut dyn Iterator<Item = &LValue>, def: &mut Bits| {
+            for t in ts {
+                if let LValue::Local(i) = t {
+                    def.insert(*i);
+                }
+            }
+        };
+        match &node.stmt {
+            Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => {
+                reads(cond, &mut r)
+            }
+            Stmt::Assign {
+                targets,
+                values,
+                constrain,
+            } => {
+                for v in values {
+                    reads(v, &mut r);
+                }
+                local_targets(&mut targets.iter().flatten(), &mut def);
+                if let Some(c) = constrain {
+                    let mut rc = Reads::default();
+                    reads(c, &mut rc);
+                    r.locals.extend(rc.locals);
+                    // a primed name that is not a target reads the unchanged current value
+                    r.locals
+                        .extend(rc.primed_locals.into_iter().filter(|i| !def.contains(*i)));
+                }
+            }
+            Stmt::Havoc { targets } => local_targets(&mut targets.iter(), &mut def),
+            Stmt::Constrain { expr } => {
+                reads(expr, &mut r);
+                r.primed_locals.clear();
+                def = all.clone();
+            }
+            Stmt::Call { args, results, .. } => {
+                for a in args {
+                    reads(a, &mut r);
+                }
+                local_targets(&mut results.iter().flatten(), &mut def);
+            }
+            Stmt::Return { values: Some(vs) } => {
+                for v in vs {
+                    reads(v, &mut r);
+                }
+            }
+            _ => {}
+        }
+        let mut u = Bits::new(n);
+        for i in r.locals {
+            u.insert(i);
+        }
+        let mut after = Bits::new(n);
+        if let Some(inv) = &node.invariant {
+            let mut ri = Reads::default();
+            reads(inv, &mut ri);
+            for i in ri.locals.into_iter().chain(ri.primed_locals) {
+                after.insert(i);
+            }
+        }
+        uses.push((u, after));
+        defs.push(def);
+    }
+    // live_in(v) = inv(v) ∪ use(v) ∪ (live_out(v) − def(v))
+    let mut live: Vec<Bits> = uses
+        .iter()
+        .map(|(u, inv)| {
+            let mut b = u.clone();
+            b.union_with(inv);
+            b
+        })
+        .collect();
+    let mut preds: Vec<Vec<Pc>> = vec![Vec::new(); proc.nodes.len()];
+    for pc in 0..proc.nodes.len() as Pc {
+        for s in successors(program, p, pc) {
+            preds[s as usize].push(pc);
+        }
+    }
+    let mut work: Vec<Pc> = (0..proc.nodes.len() as Pc).rev().collect();
+    let mut queued = vec![true; proc.nodes.len()];
+    while let Some(v) = work.pop() {
+        queued[v as usize] = false;
+        let mut out = Bits::new(n);
+        for s in successors(program, p, v) {
+            out.union_with(&live[s as usize]);
+        }
+        for d in defs[v as usize].iter() {
+            out.remove(d);
+        }
+        if live[v as usize].union_with(&out) {
+            for &u in &preds[v as usize] {
+                if !queued[u as usize] {
+                    queued[u as usize] = true;
+                    work.push(u);
+                }
+            }
+        }
+    }
+    live
+}
+
+/// The globals each procedure reads or writes, itself or through its callees (MOD ∪ REF).
+pub fn touched_globals(program: &Program) -> Vec<Bits> {
+    let g = program.globals.len();
+    let mut touched: Vec<Bits> = Vec::with_capacity(program.procs.len());
+    let mut callers: Vec<Vec<ProcId>> = vec![Vec::new(); program.procs.len()];
+    for (p, proc) in program.procs.iter().enumerate() {
+        let mut t = Bits::new(g);
+        let mut r = Reads::default();
+        for node in &proc.nodes {
+            if let Some(inv) = &node.invariant {
+                reads(inv, &mut r);
+            }
+            let mut lvs = |ts: &mut dyn Iterator<Item = &LValue>| {
+                for lv in ts {
+                    if let LValue::Global(i) = lv {
+                        t.insert(*i);
+                    }
+                }
+            };
+            match &node.stmt {
+                Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => {
+                    reads(cond, &mut r)
+                }
+                Stmt::Assign {
+                    targets,
+                    values,
+                    constrain,
+                } => {
+                    values.iter().for_each(|v| reads(v, &mut r));
+                    if let Some(c) = constrain {
+                        reads(c, &mut r);
+                    }
+                    lvs(&mut targets.iter().flatten());
+                }
+                Stmt::Havoc { targets } => lvs(&mut targets.iter()),
+                Stmt::Constrain { expr } => {
+                    reads(expr, &mut r);
+                    t = Bits::full(g);
+                }
+                Stmt::Call {
+                    callee,
+                    args,
+                    results,
+                } => {
+                    args.iter().for_each(|a| reads(a, &mut r));
+                    lvs(&mut results.iter().flatten());
+                    callers[*callee as usize].push(p as ProcId);
+                }
+                Stmt::Return { values: Some(vs) } => vs.iter().for_each(|v| reads(v, &mut r)),
+                _ => {}
+            }
+        }
+        for i in r.globals.drain(..) {
+            t.insert(i);
+        }
+        touched.push(t);
+    }
+    let mut work: Vec<ProcId> = (0..program.procs.len() as ProcId).collect();
+    let mut queued = vec![true; program.procs.len()];
+    while let Some(q) = work.pop() {
+        queued[q as usize] = false;
+        let tq = touched[q as usize].clone();
+        for &p in &callers[q as usize] {
+            if touched[p as usize].union_with(&tq) && !queued[p as usize] {
+                queued[p as usize] = true;
+                work.push(p);
+            }
+        }
+    }
+    touched
+}
+
+/// The value set of an expression: "can be true" and "can be false".
+pub struct Sets<F> {
+    pub t: F,
+    pub f: F,
+}
+
+/// Encodes expressions of one procedure over the slot variables.
+pub struct Encoder<'a, B: Bdds> {
+    pub bdd: &'a B,
+    pub layout: Layout,
+}
+
+impl<B: Bdds> Encoder<'_, B> {
+    /// The slot of a local.
+    pub fn local(&self, i: u32) -> u32 {
+        self.layout.g + i
+    }
+
+    /// The value set of `e`; unprimed names read current copies, primed names the variable
+    /// `primed(is_global, index)` chooses.
+    pub fn sets(&self, e: &Expr, primed: &dyn Fn(bool, u32) -> u32) -> Sets<B::F> {
+        let b = self.bdd;
+        let lit = |v: u32| {
+            let x = b.var(v);
+            Sets { f: b.not(&x), t: x }
+        };
+        match e {
+            Expr::Const(Const::Bool(v)) => Sets {
+                t: b.constant(*v),
+                f: b.constant(!*v),
+            },
+            Expr::Const(_) => Sets {
+                t: b.constant(false),
+                f: b.constant(true),
+            },
+            Expr::Local(i) => lit(self.layout.cv(self.local(*i))),
+            Expr::Global(i) => lit(self.layout.cv(*i)),
+            Expr::PrimedLocal(i) => lit(primed(false, *i)),
+            Expr::PrimedGlobal(i) => lit(primed(true, *i)),
+            Expr::Nondet => Sets {
+                t: b.constant(true),
+                f: b.constant(true),
+            },
+            Expr::Unary(UnOp::Not, a) => {
+                let a = self.sets(a, primed);
+                Sets { t: a.f, f: a.t }
+            }
+            Expr::Binary(op, a, c) => {
+                let x = self.sets(a, primed);
+                let y = self.sets(c, primed);
+                let and = |p: &B::F, q: &B::F| b.and(p, q);
+                let or = |p: &B::F, q: &B::F| b.or(p, q);
+                match op {
+                    BinOp::And => Sets {
+                        t: and(&x.t, &y.t),
+                        f: or(&x.f, &y.f),
+                    },
+                    BinOp::Or => Sets {
+                        t: or(&x.t, &y.t),
+                        f: and(&x.f, &y.f),
+                    },
+                    BinOp::Xor | BinOp::Ne => Sets {
+                        t: or(&and(&x.t, &y.f), &and(&x.f, &y.t)),
+                        f: or(&and(&x.t, &y.t), &and(&x.f, &y.f)),
+                    },
+                    BinOp::Eq => Sets {
+                        t: or(&and(&x.t, &y.t), &and(&x.f, &y.f)),
+                        f: or(&and(&x.t, &y.f), &and(&x.f, &y.t)),
+                    },
+                    BinOp::Implies => Sets {
+                        t: or(&x.f, &y.t),
+                        f: and(&x.t, &y.f),
+                    },
+                }
+            }
+            Expr::Ite(c, a, d) => {
+                let c = self.sets(c, primed);
+                let x = self.sets(a, primed);
+                let y = self.sets(d, primed);
+                Sets {
+                    t: b.or(&b.and(&c.t, &x.t), &b.and(&c.f, &y.t)),
+                    f: b.or(&b.and(&c.t, &x.f), &b.and(&c.f, &y.f)),
+                }
+            }
+            Expr::Schoose(a, d) => {
+                // a | (!d & *): true if a can be true or d can be false; false if a can be
+                let x = self.sets(a, primed);
+                let y = self.sets(d, primed);
+                Sets {
+                    t: b.or(&x.t, &y.f),
+                    f: x.f,
+                }
+            }
+            _ => unreachable!("applies() rejects non-boolean expressions"),
+        }
+    }
+
+    /// `var ∈ values(e)`: the variable takes one of the values `e` can take.
+    pub fn takes(&self, var: u32, e: &Expr, primed: &dyn Fn(bool, u32) -> u32) -> B::F {
+        let s = self.sets(e, primed);
+        self.bdd.ite(&self.bdd.var(var), &s.t, &s.f)
+    }
+
+    /// Primed names read current copies (outside constraints they never occur).
+    pub fn unprimed(&self) -> impl Fn(bool, u32) -> u32 {
+        let l = self.layout;
+        move |g, i| if g { l.cv(i) } else { l.cv(l.g + i) }
+    }
+}
+
+/// The fixed initial value of a variable, if its initialiser gives one.
+pub fn fixed_init(init: Init) -> Option<bool> {
+    match init {
+        Init::Value(Const::Bool(b)) => Some(b),
+        _ => None,
+    }
+}

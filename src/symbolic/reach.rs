@@ -1,0 +1,901 @@
+//! The RHS reachability algorithm of seed 001 Figure 3 over BDDs: path edges per CFG vertex,
+//! summary edges per call site, a FIFO worklist of vertices, and frontier propagation (a vertex
+//! passes on only the path edges it gained since it was last processed).
+//!
+//! Every batch of new path edges is logged with a *stamp* (its index in the log). A batch is
+//! derived only from batches with smaller stamps, which is what the counterexample generator
+//! ([`super::trace`]) walks back along (the rings of seed 001 §3.2).
+
+use super::bdd::Bdds;
+use super::model::{self, Bits, Encoder, Layout};
+use super::SymbolicOptions;
+use crate::explore::{self, Limit};
+use crate::runtime::Machine;
+use std::collections::VecDeque;
+use std::time::Instant;
+use zingrs_lang::ir::{LValue, Pc, ProcId, Stmt};
+
+/// No index.
+pub const NONE: u32 = u32::MAX;
+
+/// What processing a vertex does with its new path edges.
+pub enum Xfer<B: Bdds> {
+    /// `skip`, `goto`: the path edges go on unchanged to every successor (`kill[i]`: the
+    /// locals that die on the way to successor `i`).
+    Jump { kill: Vec<B::F> },
+    /// A test: `t` to `succ[0]`, `f` to `succ[1]`.
+    Branch {
+        t: B::F,
+        f: B::F,
+        kt: B::F,
+        kf: B::F,
+    },
+    /// `assume`, and `assert` when assertions only filter.
+    Assume { t: B::F, kill: B::F },
+    /// A checked assertion: `bad` is where it fails, `t` where the path goes on.
+    Assert { t: B::F, bad: B::F, kill: B::F },
+    /// Assignment, `dead`, `constrain`: `∃ C_targets. PE ∧ rel`, then next→current.
+    Update {
+        rel: B::F,
+        cube: B::F,
+        ren: B::Renaming,
+        /// current→next of the targets and the next-copy cube, for pre-images.
+        back: B::Renaming,
+        ncube: B::F,
+    },
+    /// A call: index into the call sites.
+    Call(u32),
+    /// A return: `rel` binds the result values to the next copies of local slots 0..k.
+    Return { rel: B::F },
+}
+
+/// One call site, with the relations used to enter the callee and to apply its summary.
+pub struct CallSite<B: Bdds> {
+    pub c: u32,
+    pub w: u32,
+    pub callee: ProcId,
+    /// `∧ N_{formal j} ∈ args_j(C)`.
+    pub argrel_n: B::F,
+    /// Everything but the touched globals' current copies and the formals' next copies.
+    pub seed_cube: B::F,
+    pub formal_ren: B::Renaming,
+    /// Discarded results and global receivers (whose callee values are overwritten).
+    pub lift_pre: B::F,
+    /// Entry globals → current, exit globals → next, result temporaries → receivers' next.
+    pub lift_ren: B::Renaming,
+    /// `∧ E_{formal j} ∈ args_j(C)` and the cube of the formals' entry copies.
+    pub argrel_e: B::F,
+    pub formals_e: B::F,
+    /// The current copies the summary replaces (and the locals that die at the return point),
+    /// and the next→current renaming of those that live on.
+    pub ret_cube: B::F,
+    pub ret_ren: B::Renaming,
+    /// The slots whose current copies the summary replaces.
+    pub ret_slots: Vec<u32>,
+    /// The receiver slot of each result (`None`: discarded).
+    pub recv: Vec<Option<u32>>,
+    /// The summary edges found so far (caller current → caller next).
+    pub sum: B::F,
+}
+
+/// Per-procedure data.
+pub struct ProcInfo<B: Bdds> {
+    pub base: u32,
+    pub touched: Bits,
+    pub live: Vec<Bits>,
+    /// `E = C` over the slots in scope at the entry.
+    pub selfloop: B::F,
+    /// The fixed initial values of non-formal locals (current copies).
+    pub entry_init: B::F,
+    /// Locals' current copies and non-formal locals' entry copies.
+    pub exit_cube: B::F,
+    /// The union of the exit relations found so far.
+    pub exits: B::F,
+    pub callsites: Vec<u32>,
+    pub returns: Vec<u32>,
+    /// Whether some call statement calls the procedure. Path edges of a procedure nobody
+    /// calls (`main`, usually) need no entry copy: they are sets of states.
+    pub called: bool,
+}
+
+/// An error the search found, before it is turned into a path.
+#[derive(Clone, Copy, Debug)]
+pub enum Found {
+    Assertion { v: u32 },
+    Target { v: u32, target: u32 },
+}
+
+/// The whole search state.
+pub struct Engine<'m, 'p, B: Bdds> {
+    pub m: &'m Machine<'p>,
+    pub bdd: B,
+    pub sym: SymbolicOptions,
+    pub g: u32,
+    pub nslots: u32,
+    pub layout: Layout,
+    pub main: ProcId,
+    pub procs: Vec<ProcInfo<B>>,
+    pub proc_of: Vec<ProcId>,
+    pub succ_start: Vec<u32>,
+    pub succ: Vec<u32>,
+    pub inv: Vec<Option<B::F>>,
+    pub target: Vec<u32>,
+    pub xfer: Vec<Option<Xfer<B>>>,
+    pub callsite_of: Vec<u32>,
+    pub callsites: Vec<CallSite<B>>,
+    pub reached: Vec<B::F>,
+    pub delta: Vec<B::F>,
+    pub queued: Vec<bool>,
+    /// The last log entry of each vertex.
+    pub head: Vec<u32>,
+    /// Batches of new path edges: the edges and the previous batch of the same vertex.
+    pub log: Vec<(B::F, u32)>,
+    pub queue: VecDeque<u32>,
+    pub found: Vec<Found>,
+    /// The cube of every entry and current copy (call sites cut their seed cubes from it).
+    pub all_ec: B::F,
+    pub seen_targets: Vec<bool>,
+    pub target_names: Vec<String>,
+    pub seen_asserts: ahash::AHashSet<u32>,
+    pub check_assertions: bool,
+    pub steps: u64,
+    pub summaries: u64,
+    pub peak_nodes: usize,
+}
+
+impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
+    /// Lays out the program and prepares the per-procedure data.
+    pub fn new(
+        m: &'m Machine<'p>,
+        bdd: B,
+        sym: SymbolicOptions,
+        targets: &[String],
+    ) -> Engine<'m, 'p, B> {
+        let p = m.program;
+        let g = p.globals.len() as u32;
+        let nslots = g + max_frame(p);
+        let main = p.activations[0];
+        let touched = if sym.mod_ref {
+            model::touched_globals(p)
+        } else {
+            vec![Bits::full(g as usize); p.procs.len()]
+        };
+        let mut procs = Vec::with_capacity(p.procs.len());
+        let mut proc_of = Vec::new();
+        let mut succ_start = Vec::new();
+        let mut succ = Vec::new();
+        let mut target = Vec::new();
+        let mut base = 0u32;
+        for (q, proc) in p.procs.iter().enumerate() {
+            let q = q as ProcId;
+            let live = if sym.live_variables {
+                model::live_locals(p, q)
+            } else {
+                vec![Bits::full(proc.locals.len()); proc.nodes.len()]
+            };
+            for (pc, node) in proc.nodes.iter().enumerate() {
+                proc_of.push(q);
+                succ_start.push(succ.len() as u32);
+                succ.extend(
+                    model::successors(p, q, pc as Pc)
+                        .into_iter()
+                        .map(|s| base + s),
+                );
+                target.push(
+                    targets
+                        .iter()
+                        .position(|t| node.labels.iter().any(|l| l == t))
+                        .map_or(NONE, |i| i as u32),
+                );
+            }
+            procs.push(ProcInfo {
+                base,
+                touched: touched[q as usize].clone(),
+                live,
+                selfloop: bdd.constant(true),
+                entry_init: bdd.constant(true),
+                exit_cube: bdd.constant(true),
+                exits: bdd.constant(false),
+                callsites: Vec::new(),
+                returns: Vec::new(),
+                called: false,
+            });
+            base += proc.nodes.len() as u32;
+        }
+        succ_start.push(succ.len() as u32);
+        for proc in &p.procs {
+            for node in &proc.nodes {
+                if let Stmt::Call { callee, .. } = node.stmt {
+                    procs[callee as usize].called = true;
+                }
+            }
+        }
+        let n = base as usize;
+        let mut e = Engine {
+            m,
+            sym,
+            g,
+            nslots,
+            layout: Layout { g, l: nslots - g },
+            main,
+            proc_of,
+            succ_start,
+            succ,
+            inv: Vec::with_capacity(n),
+            target,
+            xfer: (0..n).map(|_| None).collect(),
+            callsite_of: vec![NONE; n],
+            callsites: Vec::new(),
+            reached: vec![bdd.constant(false); n],
+            delta: vec![bdd.constant(false); n],
+            queued: vec![false; n],
+            head: vec![NONE; n],
+            log: Vec::new(),
+            queue: VecDeque::new(),
+            found: Vec::new(),
+            all_ec: bdd.constant(true),
+            seen_targets: vec![false; targets.len()],
+            target_names: targets.to_vec(),
+            seen_asserts: Default::default(),
+            check_assertions: m.semantics.check_assertions,
+            steps: 0,
+            summaries: 0,
+            peak_nodes: 0,
+            procs,
+            bdd,
+        };
+        let all: Vec<u32> = (0..nslots)
+            .flat_map(|s| [e.layout.ev(s), e.layout.cv(s)])
+            .collect();
+        e.all_ec = e.bdd.cube(&all);
+        e.prepare_vertices();
+        e
+    }
+
+    fn enc(&self) -> Encoder<'_, B> {
+        Encoder {
+            bdd: &self.bdd,
+            layout: self.layout,
+        }
+    }
+
+    /// Invariants and the per-procedure relations.
+    fn prepare_vertices(&mut self) {
+        let p = self.m.program;
+        let mut invs = Vec::with_capacity(self.proc_of.len());
+        for (q, proc) in p.procs.iter().enumerate() {
+            let info = &self.procs[q];
+            let nloc = proc.locals.len() as u32;
+            for node in &proc.nodes {
+                let enc = self.enc();
+                let unprimed = enc.unprimed();
+                invs.push(node.invariant.as_ref().map(|i| enc.sets(i, &unprimed).t));
+            }
+            // E = C over the touched globals and the locals live at the entry
+            let b = &self.bdd;
+            let mut selfloop = b.constant(true);
+            let mut entry_vars: Vec<u32> = if info.called {
+                info.touched.iter().collect()
+            } else {
+                Vec::new()
+            };
+            if info.called {
+                entry_vars.extend(info.live[0].iter().map(|j| self.g + j));
+            }
+            entry_vars.sort_unstable();
+            for &s in entry_vars.iter().rev() {
+                let eq = b.equiv(&b.var(self.layout.ev(s)), &b.var(self.layout.cv(s)));
+                selfloop = b.and(&eq, &selfloop);
+            }
+            let mut init = Vec::new();
+            for (j, v) in proc.locals.iter().enumerate().skip(proc.params as usize) {
+                if !info.live[0].contains(j as u32) {
+                    continue;
+                }
+                if let Some(val) = model::fixed_init(v.init) {
+                    init.push((self.layout.cv(self.g + j as u32), val));
+                }
+            }
+            let entry_init = b.literals(&init);
+            let mut ex: Vec<u32> = (0..nloc).map(|j| self.layout.cv(self.g + j)).collect();
+            ex.extend((proc.params..nloc).map(|j| self.layout.ev(self.g + j)));
+            let exit_cube = b.cube(&ex);
+            let returns = proc
+                .nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| matches!(n.stmt, Stmt::Return { .. }))
+                .map(|(pc, _)| info.base + pc as u32)
+                .collect();
+            let info = &mut self.procs[q];
+            info.selfloop = selfloop;
+            info.entry_init = entry_init;
+            info.exit_cube = exit_cube;
+            info.returns = returns;
+        }
+        self.inv = invs;
+    }
+
+    /// Whether slot `s` is in scope at vertex `w` (globals always are; locals when live).
+    pub fn lives_at(&self, w: u32, s: u32) -> bool {
+        if s < self.g {
+            return true;
+        }
+        let q = self.proc_of[w as usize] as usize;
+        self.procs[q].live[self.pc(w) as usize].contains(s - self.g)
+    }
+
+    /// The current copies of the locals live at `v` but not at its successor `w`, except
+    /// the slots in `except`.
+    pub fn dying(&self, v: u32, w: u32, except: &[u32]) -> Vec<u32> {
+        let q = self.proc_of[v as usize] as usize;
+        let live = &self.procs[q].live;
+        let (lv, lw) = (&live[self.pc(v) as usize], &live[self.pc(w) as usize]);
+        lv.iter()
+            .filter(|&j| !lw.contains(j) && !except.contains(&(self.g + j)))
+            .map(|j| self.layout.cv(self.g + j))
+            .collect()
+    }
+
+    /// The vertex of the entry of procedure `q`.
+    pub fn entry(&self, q: ProcId) -> u32 {
+        self.procs[q as usize].base
+    }
+
+    /// The pc of vertex `v`.
+    pub fn pc(&self, v: u32) -> Pc {
+        v - self.procs[self.proc_of[v as usize] as usize].base
+    }
+
+    /// The successors of vertex `v`.
+    pub fn succs(&self, v: u32) -> &[u32] {
+        &self.succ[self.succ_start[v as usize] as usize..self.succ_start[v as usize + 1] as usize]
+    }
+
+    /// The initial path edges of `main`: `E = C`, fixed initial values, main's invariant.
+    pub fn initial(&self) -> B::F {
+        let p = self.m.program;
+        let mut lits = Vec::new();
+        let touched = &self.procs[self.main as usize].touched;
+        for (i, gv) in p.globals.iter().enumerate() {
+            if !touched.contains(i as u32) {
+                continue;
+            }
+            if let Some(b) = model::fixed_init(gv.init) {
+                lits.push((self.layout.cv(i as u32), b));
+            }
+        }
+        let live = &self.procs[self.main as usize].live[0];
+        for (j, lv) in p.procs[self.main as usize].locals.iter().enumerate() {
+            if !live.contains(j as u32) {
+                continue;
+            }
+            if let Some(b) = model::fixed_init(lv.init) {
+                lits.push((self.layout.cv(self.g + j as u32), b));
+            }
+        }
+        self.bdd.literals(&lits)
+    }
+
+    /// Adds path edges `s` at `w` (after the invariant and, for a callee's entry, the
+    /// self-loop). The transfer relations have already dropped the locals dead at `w`.
+    pub fn propagate(&mut self, w: u32, s: B::F, entry: bool) {
+        let b = &self.bdd;
+        if b.is_false(&s) {
+            return;
+        }
+        let mut s = s;
+        if let Some(inv) = &self.inv[w as usize] {
+            s = b.and(&s, inv);
+        }
+        if entry {
+            s = b.and(&s, &self.procs[self.proc_of[w as usize] as usize].selfloop);
+        }
+        let new = b.and_not(&s, &self.reached[w as usize]);
+        if b.is_false(&new) {
+            return;
+        }
+        let wi = w as usize;
+        self.reached[wi] = b.or(&self.reached[wi], &new);
+        self.delta[wi] = b.or(&self.delta[wi], &new);
+        self.log.push((new, self.head[wi]));
+        self.head[wi] = self.log.len() as u32 - 1;
+        let t = self.target[wi];
+        if t != NONE && !self.seen_targets[t as usize] {
+            self.seen_targets[t as usize] = true;
+            self.found.push(Found::Target { v: w, target: t });
+        }
+        if !self.queued[wi] {
+            self.queued[wi] = true;
+            self.queue.push_back(w);
+        }
+    }
+
+    /// Runs the worklist to its fixpoint, or to the first error (without `keep_going`), or to
+    /// a limit.
+    pub fn run(&mut self, opts: &explore::Options) -> Option<Limit> {
+        let start = Instant::now();
+        let init = self.initial();
+        self.propagate(self.entry(self.main), init, true);
+        let mut tick = 0u32;
+        let mut gc_at = 1usize << 20;
+        while let Some(v) = self.queue.pop_front() {
+            if !opts.keep_going && !self.found.is_empty() {
+                break;
+            }
+            self.queued[v as usize] = false;
+            let d = std::mem::replace(&mut self.delta[v as usize], self.bdd.constant(false));
+            self.steps += 1;
+            self.process(v, d);
+            tick += 1;
+            if tick & 255 == 0 {
+                let live = self.bdd.live_nodes();
+                self.peak_nodes = self.peak_nodes.max(live);
+                if live > gc_at {
+                    let after = live.saturating_sub(self.bdd.collect_garbage());
+                    gc_at = (2 * after).max(1 << 20);
+                }
+                if self.bdd.out_of_memory() {
+                    return Some(Limit::Memory);
+                }
+                if tick & 4095 == 0 {
+                    if let Some(t) = opts.limits.timeout {
+                        if start.elapsed() > t {
+                            return Some(Limit::Time);
+                        }
+                    }
+                    if let Some(mem) = opts.limits.memory {
+                        if explore::resident_bytes().is_some_and(|r| r > mem) {
+                            return Some(Limit::Memory);
+                        }
+                    }
+                }
+            }
+        }
+        self.peak_nodes = self.peak_nodes.max(self.bdd.live_nodes());
+        if self.bdd.out_of_memory() {
+            return Some(Limit::Memory);
+        }
+        None
+    }
+
+    fn process(&mut self, v: u32, d: B::F) {
+        if self.xfer[v as usize].is_none() {
+            let x = self.build_xfer(v);
+            self.xfer[v as usize] = Some(x);
+        }
+        let x = self.xfer[v as usize].as_ref().expect("built");
+        let b = &self.bdd;
+        let s0 = self.succ_start[v as usize] as usize;
+        let s1 = self.succ_start[v as usize + 1] as usize;
+        match x {
+            Xfer::Jump { kill } => {
+                let outs: Vec<B::F> = kill.iter().map(|k| b.exists(&d, k)).collect();
+                for (i, p) in (s0..s1).zip(outs) {
+                    let w = self.succ[i];
+                    self.propagate(w, p, false);
+                }
+            }
+            Xfer::Branch { t, f, kt, kf } => {
+                let (pt, pf) = (b.and_exists(&d, t, kt), b.and_exists(&d, f, kf));
+                let (wt, wf) = (self.succ[s0], self.succ[s0 + 1]);
+                self.propagate(wt, pt, false);
+                self.propagate(wf, pf, false);
+            }
+            Xfer::Assume { t, kill } => {
+                let p = b.and_exists(&d, t, kill);
+                self.propagate(self.succ[s0], p, false);
+            }
+            Xfer::Assert { t, bad, kill } => {
+                let p = b.and_exists(&d, t, kill);
+                if !b.is_false(&b.and(&d, bad)) && self.seen_asserts.insert(v) {
+                    self.found.push(Found::Assertion { v });
+                }
+                self.propagate(self.succ[s0], p, false);
+            }
+            Xfer::Update { rel, cube, ren, .. } => {
+                let p = b.rename(&b.and_exists(&d, rel, cube), ren);
+                self.propagate(self.succ[s0], p, false);
+            }
+            Xfer::Call(i) => {
+                let i = *i as usize;
+                let cs = &self.callsites[i];
+                let q = cs.callee;
+                let mut x = b.and_exists(&d, &cs.argrel_n, &cs.seed_cube);
+                x = b.rename(&x, &cs.formal_ren);
+                x = b.and(&x, &self.procs[q as usize].entry_init);
+                let img = if b.is_false(&cs.sum) {
+                    None
+                } else {
+                    Some(b.rename(&b.and_exists(&d, &cs.sum, &cs.ret_cube), &cs.ret_ren))
+                };
+                let w = cs.w;
+                self.propagate(self.entry(q), x, true);
+                if let Some(img) = img {
+                    self.propagate(w, img, false);
+                }
+            }
+            Xfer::Return { rel } => {
+                let q = self.proc_of[v as usize] as usize;
+                let ex = b.and_exists(&d, rel, &self.procs[q].exit_cube);
+                let new = b.and_not(&ex, &self.procs[q].exits);
+                if b.is_false(&new) {
+                    return;
+                }
+                self.procs[q].exits = self.bdd.or(&self.procs[q].exits, &new);
+                let sites = self.procs[q].callsites.clone();
+                for i in sites {
+                    self.apply_exit(i as usize, &new);
+                }
+            }
+        }
+    }
+
+    /// Lifts new exit edges of a callee to call site `i` and applies the new summary edges.
+    fn apply_exit(&mut self, i: usize, ex: &B::F) {
+        let b = &self.bdd;
+        let cs = &self.callsites[i];
+        let lifted = b.rename(&b.exists(ex, &cs.lift_pre), &cs.lift_ren);
+        let sd = b.and_exists(&lifted, &cs.argrel_e, &cs.formals_e);
+        let new = b.and_not(&sd, &cs.sum);
+        if b.is_false(&new) {
+            return;
+        }
+        self.summaries += 1;
+        let sum = b.or(&cs.sum, &new);
+        let img = b.rename(
+            &b.and_exists(&self.reached[cs.c as usize], &new, &cs.ret_cube),
+            &cs.ret_ren,
+        );
+        let w = cs.w;
+        self.callsites[i].sum = sum;
+        self.propagate(w, img, false);
+    }
+
+    /// The lifted summary of call site `cs` for exit relation `ex` (no argument binding yet).
+    pub fn lift(&self, cs: &CallSite<B>, ex: &B::F) -> B::F {
+        let b = &self.bdd;
+        let lifted = b.rename(&b.exists(ex, &cs.lift_pre), &cs.lift_ren);
+        b.and_exists(&lifted, &cs.argrel_e, &cs.formals_e)
+    }
+
+    fn build_xfer(&mut self, v: u32) -> Xfer<B> {
+        let p = self.m.program;
+        let q = self.proc_of[v as usize];
+        let pc = self.pc(v);
+        let node = p.node(q, pc);
+        if let Stmt::Call {
+            callee,
+            args,
+            results,
+        } = &node.stmt
+        {
+            let cs = self.build_callsite(v, *callee, args, results);
+            let i = self.callsites.len() as u32;
+            self.callsites.push(cs);
+            self.callsite_of[v as usize] = i;
+            self.procs[*callee as usize].callsites.push(i);
+            return Xfer::Call(i);
+        }
+        let enc = self.enc();
+        let b = &self.bdd;
+        let unprimed = enc.unprimed();
+        let slot = |lv: &LValue| match lv {
+            LValue::Global(i) => *i,
+            LValue::Local(j) => self.g + j,
+            _ => unreachable!("applies() rejects non-boolean lvalues"),
+        };
+        let succs = self.succs(v);
+        let kill = |w: u32| b.cube(&self.dying(v, w, &[]));
+        let update = |targets: Vec<u32>, rel: B::F| {
+            let w = succs[0];
+            let lives = |s: u32| self.lives_at(w, s);
+            let mut quant: Vec<u32> = targets.iter().map(|&s| self.layout.cv(s)).collect();
+            quant.extend(self.dying(v, w, &targets));
+            quant.extend(
+                targets
+                    .iter()
+                    .filter(|&&s| !lives(s))
+                    .map(|&s| self.layout.nv(s)),
+            );
+            quant.sort_unstable();
+            let cube = b.cube(&quant);
+            let ncube = b.cube(
+                &targets
+                    .iter()
+                    .map(|&s| self.layout.nv(s))
+                    .collect::<Vec<_>>(),
+            );
+            let kept: Vec<u32> = targets.iter().copied().filter(|&s| lives(s)).collect();
+            let pairs: Vec<(u32, u32)> = kept
+                .iter()
+                .map(|&s| (self.layout.nv(s), self.layout.cv(s)))
+                .collect();
+            let back: Vec<(u32, u32)> = kept
+                .iter()
+                .map(|&s| (self.layout.cv(s), self.layout.nv(s)))
+                .collect();
+            Xfer::Update {
+                rel,
+                cube,
+                ren: b.renaming(&pairs),
+                back: b.renaming(&back),
+                ncube,
+            }
+        };
+        match &node.stmt {
+            Stmt::Skip | Stmt::Goto => Xfer::Jump {
+                kill: succs.iter().map(|&w| kill(w)).collect(),
+            },
+            Stmt::Branch { cond } => {
+                let s = enc.sets(cond, &unprimed);
+                Xfer::Branch {
+                    t: s.t,
+                    f: s.f,
+                    kt: kill(succs[0]),
+                    kf: kill(succs[1]),
+                }
+            }
+            Stmt::Assume { cond } => Xfer::Assume {
+                t: enc.sets(cond, &unprimed).t,
+                kill: kill(succs[0]),
+            },
+            Stmt::Assert { cond } => {
+                let s = enc.sets(cond, &unprimed);
+                if self.check_assertions {
+                    Xfer::Assert {
+                        t: s.t,
+                        bad: s.f,
+                        kill: kill(succs[0]),
+                    }
+                } else {
+                    Xfer::Assume {
+                        t: s.t,
+                        kill: kill(succs[0]),
+                    }
+                }
+            }
+            Stmt::Assign {
+                targets,
+                values,
+                constrain,
+            } => {
+                // the last write to a variable wins; earlier ones only need a value
+                let mut tslots: Vec<u32> = Vec::new();
+                let mut rel = b.constant(true);
+                for (k, t) in targets.iter().enumerate().rev() {
+                    let Some(t) = t else { continue };
+                    let s = slot(t);
+                    if tslots.contains(&s) {
+                        continue;
+                    }
+                    tslots.push(s);
+                    rel = b.and(&rel, &enc.takes(self.layout.nv(s), &values[k], &unprimed));
+                }
+                if let Some(c) = constrain {
+                    let primed = |gl: bool, i: u32| {
+                        let s = if gl { i } else { self.g + i };
+                        if tslots.contains(&s) {
+                            self.layout.nv(s)
+                        } else {
+                            self.layout.cv(s)
+                        }
+                    };
+                    rel = b.and(&rel, &enc.sets(c, &primed).t);
+                }
+                tslots.sort_unstable();
+                update(tslots, rel)
+            }
+            Stmt::Havoc { targets } => {
+                let mut tslots: Vec<u32> = targets.iter().map(slot).collect();
+                tslots.sort_unstable();
+                tslots.dedup();
+                update(tslots, b.constant(true))
+            }
+            Stmt::Constrain { expr } => {
+                let nloc = p.procs[q as usize].locals.len() as u32;
+                let tslots: Vec<u32> = (0..self.g + nloc).collect();
+                let primed = |gl: bool, i: u32| {
+                    if gl {
+                        self.layout.nv(i)
+                    } else {
+                        self.layout.nv(self.g + i)
+                    }
+                };
+                let rel = enc.sets(expr, &primed).t;
+                update(tslots, rel)
+            }
+            Stmt::Return { values } => {
+                let rel = match values {
+                    None => b.constant(true),
+                    Some(vs) => {
+                        let mut rel = b.constant(true);
+                        for (k, e) in vs.iter().enumerate().rev() {
+                            rel = b.and(
+                                &enc.takes(self.layout.nv(self.g + k as u32), e, &unprimed),
+                                &rel,
+                            );
+                        }
+                        rel
+                    }
+                };
+                Xfer::Return { rel }
+            }
+            Stmt::Call { .. } => unreachable!("handled above"),
+            _ => unreachable!("applies() rejects concurrent and non-boolean programs"),
+        }
+    }
+
+    fn build_callsite(
+        &self,
+        c: u32,
+        callee: ProcId,
+        args: &[zingrs_lang::ir::Expr],
+        results: &[Option<LValue>],
+    ) -> CallSite<B> {
+        let p = self.m.program;
+        let b = &self.bdd;
+        let enc = self.enc();
+        let unprimed = enc.unprimed();
+        let g = self.g;
+        let qi = &self.procs[callee as usize];
+        let params = p.procs[callee as usize].params;
+        let w = self.succs(c)[0];
+        // entering the callee
+        let mut argrel_n = b.constant(true);
+        let mut argrel_e = b.constant(true);
+        for (j, a) in args.iter().enumerate().rev() {
+            argrel_n = b.and(
+                &enc.takes(self.layout.nv(g + j as u32), a, &unprimed),
+                &argrel_n,
+            );
+            argrel_e = b.and(
+                &enc.takes(self.layout.ev(g + j as u32), a, &unprimed),
+                &argrel_e,
+            );
+        }
+        // the seed keeps the touched globals' current copies and the live formals' next copies
+        let keep: Vec<(u32, bool)> = qi
+            .touched
+            .iter()
+            .map(|i| (self.layout.cv(i), true))
+            .collect();
+        let live_formal = |j: u32| qi.live[0].contains(j);
+        let dead_formals: Vec<u32> = (0..params)
+            .filter(|&j| !live_formal(j))
+            .map(|j| self.layout.nv(g + j))
+            .collect();
+        let seed_cube = b.and(
+            &b.restrict(&self.all_ec, &b.literals(&keep)),
+            &b.cube(&dead_formals),
+        );
+        let formal_pairs: Vec<(u32, u32)> = (0..params)
+            .filter(|&j| live_formal(j))
+            .map(|j| (self.layout.nv(g + j), self.layout.cv(g + j)))
+            .collect();
+        let formals_e = b.cube(
+            &(0..params)
+                .map(|j| self.layout.ev(g + j))
+                .collect::<Vec<_>>(),
+        );
+        // returning: result k is in N of local slot k
+        let nret = p.procs[callee as usize].returns.len() as u32;
+        let mut recv: Vec<Option<u32>> = (0..nret)
+            .map(|k| {
+                results
+                    .get(k as usize)
+                    .and_then(|r| r.as_ref())
+                    .map(|lv| match lv {
+                        LValue::Global(i) => *i,
+                        LValue::Local(j) => g + j,
+                        _ => unreachable!("applies() rejects non-boolean lvalues"),
+                    })
+            })
+            .collect();
+        // the last receiver of a variable wins
+        for k in (0..recv.len()).rev() {
+            if let Some(s) = recv[k] {
+                if recv[k + 1..].contains(&Some(s)) {
+                    recv[k] = None;
+                }
+            }
+        }
+        let mut pre: Vec<u32> = Vec::new();
+        let mut ren: Vec<(u32, u32)> = Vec::new();
+        let mut ret_slots: Vec<u32> = Vec::new();
+        for (k, r) in recv.iter().enumerate() {
+            match r {
+                None => pre.push(self.layout.nv(g + k as u32)),
+                Some(s) => {
+                    ren.push((self.layout.nv(g + k as u32), self.layout.nv(*s)));
+                    ret_slots.push(*s);
+                    if *s < g {
+                        pre.push(self.layout.cv(*s));
+                    }
+                }
+            }
+        }
+        for i in qi.touched.iter() {
+            ren.push((self.layout.ev(i), self.layout.cv(i)));
+            if !ret_slots.contains(&i) {
+                ren.push((self.layout.cv(i), self.layout.nv(i)));
+                ret_slots.push(i);
+            }
+        }
+        ret_slots.sort_unstable();
+        ret_slots.dedup();
+        // at the return point: replace the written slots that live on, forget the others and
+        // the locals that die across the call
+        let mut quant: Vec<u32> = ret_slots.iter().map(|&s| self.layout.cv(s)).collect();
+        quant.extend(self.dying(c, w, &ret_slots));
+        quant.extend(
+            ret_slots
+                .iter()
+                .filter(|&&s| !self.lives_at(w, s))
+                .map(|&s| self.layout.nv(s)),
+        );
+        quant.sort_unstable();
+        let ret_cube = b.cube(&quant);
+        let ret_pairs: Vec<(u32, u32)> = ret_slots
+            .iter()
+            .filter(|&&s| self.lives_at(w, s))
+            .map(|&s| (self.layout.nv(s), self.layout.cv(s)))
+            .collect();
+        let mut cs = CallSite {
+            c,
+            w,
+            callee,
+            argrel_n,
+            seed_cube,
+            formal_ren: b.renaming(&formal_pairs),
+            lift_pre: b.cube(&pre),
+            lift_ren: b.renaming(&ren),
+            argrel_e,
+            formals_e,
+            ret_cube,
+            ret_ren: b.renaming(&ret_pairs),
+            ret_slots,
+            recv,
+            sum: b.constant(false),
+        };
+        if !b.is_false(&qi.exits) {
+            cs.sum = self.lift(&cs, &qi.exits);
+        }
+        cs
+    }
+
+    /// The variables a path edge at `v` can mention: touched globals (entry and current),
+    /// locals live at the entry (entry copy) and at `v` (current copy); no entry copies in a
+    /// procedure nobody calls.
+    pub fn scope(&self, v: u32) -> Vec<u32> {
+        let q = self.proc_of[v as usize] as usize;
+        let info = &self.procs[q];
+        let pc = self.pc(v) as usize;
+        let mut vars = Vec::new();
+        for i in info.touched.iter() {
+            if info.called {
+                vars.push(self.layout.ev(i));
+            }
+            vars.push(self.layout.cv(i));
+        }
+        if info.called {
+            for j in info.live[0].iter() {
+                vars.push(self.layout.ev(self.g + j));
+            }
+        }
+        for j in info.live[pc].iter() {
+            vars.push(self.layout.cv(self.g + j));
+        }
+        vars.sort_unstable();
+        vars
+    }
+}
+
+/// The largest frame: locals (formals included) or result temporaries.
+pub fn max_frame(p: &zingrs_lang::ir::Program) -> u32 {
+    p.procs
+        .iter()
+        .map(|q| q.locals.len().max(q.returns.len()) as u32)
+        .max()
+        .unwrap_or(0)
+}

@@ -1,0 +1,461 @@
+//! Counterexamples: a shortest-first hierarchical trajectory (seed 001 §3.2) walked back from
+//! the error through the logged batches of path edges, expanded through summary edges into
+//! concrete steps, and turned into interpreter choices.
+//!
+//! Walking back from a point (one valuation of the vertex's scope) at stamp `s`, each
+//! predecessor is looked for in the batches with smaller stamps, the oldest first, so the
+//! stamps strictly decrease and the walk ends. A step over a call's summary picks the caller's
+//! point and a matching exit point of the callee, then walks inside the callee back to its entry
+//! (a nested frame of the walk); at the entry of a procedure, the outermost walk goes on in a
+//! caller, until the initial batch of `main`.
+//!
+//! The walk yields one point per concrete step, so the path is rebuilt by executing the
+//! program on the interpreter: at each step the first outcome whose state agrees with the next
+//! point (on the variables in its scope; the others are dead or untouched) is taken.
+
+use super::bdd::Bdds;
+use super::model::Encoder;
+use super::reach::{Engine, Found, Xfer, NONE};
+use crate::explore::{Choice, Finding, Path};
+use crate::runtime::{InitialStates, Outcome, State, Value};
+use zingrs_lang::ir::Stmt;
+
+/// A valuation of the scope of a vertex, found in the batch with stamp `stamp`.
+struct Point<F> {
+    v: u32,
+    cube: F,
+    /// `(variable, value)` for the scope's variables.
+    vals: Vec<(u32, bool)>,
+    stamp: u32,
+}
+
+impl<F> Point<F> {
+    fn get(&self, var: u32) -> Option<bool> {
+        self.vals
+            .binary_search_by_key(&var, |p| p.0)
+            .ok()
+            .map(|i| self.vals[i].1)
+    }
+}
+
+/// A frame of the backward walk: the current point. A nested frame walks inside a callee
+/// from an exit back to its entry; its parent waits at the call.
+struct WalkFrame<F> {
+    at: Point<F>,
+}
+
+impl<B: Bdds> Engine<'_, '_, B> {
+    /// The batches of `v`, oldest first.
+    fn batches(&self, v: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut i = self.head[v as usize];
+        while i != NONE {
+            out.push(i);
+            i = self.log[i as usize].1;
+        }
+        out.reverse();
+        out
+    }
+
+    /// The oldest batch of `v` older than `below` that meets `pre`, and the meet.
+    fn first_meet(&self, v: u32, pre: &B::F, below: u32) -> Option<(u32, B::F)> {
+        let b = &self.bdd;
+        if b.is_false(pre) {
+            return None;
+        }
+        for i in self.batches(v) {
+            if i >= below {
+                break;
+            }
+            let meet = b.and(&self.log[i as usize].0, pre);
+            if !b.is_false(&meet) {
+                return Some((i, meet));
+            }
+        }
+        None
+    }
+
+    /// The union of the batches of `v` older than `below`.
+    fn before(&self, v: u32, below: u32) -> B::F {
+        let b = &self.bdd;
+        let mut acc = b.constant(false);
+        for i in self.batches(v) {
+            if i >= below {
+                break;
+            }
+            acc = b.or(&acc, &self.log[i as usize].0);
+        }
+        acc
+    }
+
+    /// One valuation of `v`'s scope inside `f`.
+    fn point(&self, v: u32, f: &B::F, stamp: u32) -> Point<B::F> {
+        let pick = self.bdd.pick(f).expect("a non-empty set");
+        let vals: Vec<(u32, bool)> = self
+            .scope(v)
+            .into_iter()
+            .map(|x| (x, pick[x as usize].unwrap_or(false)))
+            .collect();
+        Point {
+            v,
+            cube: self.bdd.literals(&vals),
+            vals,
+            stamp,
+        }
+    }
+
+    /// The value sets of call site `c`'s arguments (over the caller's current copies).
+    fn arg_sets(&self, c: u32) -> Vec<super::model::Sets<B::F>> {
+        let q = self.proc_of[c as usize];
+        let Stmt::Call { args, .. } = &self.m.program.node(q, self.pc(c)).stmt else {
+            return Vec::new();
+        };
+        let enc = Encoder {
+            bdd: &self.bdd,
+            layout: self.layout,
+        };
+        args.iter().map(|a| enc.sets(a, &enc.unprimed())).collect()
+    }
+
+    /// Points at call vertex `c` that enter the callee at entry point `at`.
+    fn callers_pre(&self, i: usize, at: &Point<B::F>) -> B::F {
+        let b = &self.bdd;
+        let cs = &self.callsites[i];
+        let touched = &self.procs[cs.callee as usize].touched;
+        let lits: Vec<(u32, bool)> = touched
+            .iter()
+            .filter_map(|g| at.get(self.layout.cv(g)).map(|x| (self.layout.cv(g), x)))
+            .collect();
+        let mut pre = b.literals(&lits);
+        for (j, s) in self.arg_sets(cs.c).into_iter().enumerate() {
+            if let Some(x) = at.get(self.layout.cv(self.g + j as u32)) {
+                pre = b.and(&pre, if x { &s.t } else { &s.f });
+            }
+        }
+        pre
+    }
+
+    /// Walks back from the error point to the initial state; the points in forward order.
+    fn walk(&self, start: Point<B::F>) -> Result<Vec<Point<B::F>>, String> {
+        let b = &self.bdd;
+        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); self.proc_of.len()];
+        for u in 0..self.proc_of.len() as u32 {
+            for &w in self.succs(u) {
+                if !preds[w as usize].contains(&u) {
+                    preds[w as usize].push(u);
+                }
+            }
+        }
+        let main_entry = self.entry(self.main);
+        let mut out: Vec<Point<B::F>> = Vec::new();
+        let mut frames: Vec<WalkFrame<B::F>> = vec![WalkFrame { at: start }];
+        loop {
+            let top = frames.last().expect("a frame");
+            let at = &top.at;
+            let v = at.v;
+            let q = self.proc_of[v as usize];
+            if v == self.entry(q) {
+                let info = &self.procs[q as usize];
+                let start = if info.called {
+                    b.is_false(&b.and_not(&at.cube, &info.selfloop))
+                } else {
+                    at.stamp == 0
+                };
+                if start {
+                    if frames.len() > 1 {
+                        // the callee's entry: the parent frame is at the call already
+                        out.push(frames.pop().expect("nested frame").at);
+                        continue;
+                    }
+                    if v == main_entry && at.stamp == 0 {
+                        out.push(frames.pop().expect("frame").at);
+                        break;
+                    }
+                    // the outermost walk goes on in a caller
+                    let mut best: Option<(u32, usize, B::F)> = None;
+                    for &i in &self.procs[q as usize].callsites {
+                        let pre = self.callers_pre(i as usize, at);
+                        let c = self.callsites[i as usize].c;
+                        if let Some((s, meet)) = self.first_meet(c, &pre, at.stamp) {
+                            if best.as_ref().is_none_or(|x| s < x.0) {
+                                best = Some((s, i as usize, meet));
+                            }
+                        }
+                    }
+                    let Some((s, i, meet)) = best else {
+                        return Err(format!("no caller enters vertex {v}"));
+                    };
+                    let c = self.callsites[i].c;
+                    let p = self.point(c, &meet, s);
+                    let top = frames.last_mut().expect("frame");
+                    out.push(std::mem::replace(&mut top.at, p));
+                    continue;
+                }
+            }
+            // a predecessor inside the procedure, possibly over a summary
+            let mut best: Option<(u32, u32, B::F)> = None;
+            for &u in &preds[v as usize] {
+                let Some(x) = &self.xfer[u as usize] else {
+                    continue;
+                };
+                let pre = match x {
+                    Xfer::Jump { .. } => at.cube.clone(),
+                    Xfer::Branch { t, f, .. } => {
+                        let s = self.succs(u);
+                        let mut g = b.constant(false);
+                        if s[0] == v {
+                            g = b.or(&g, t);
+                        }
+                        if s[1] == v {
+                            g = b.or(&g, f);
+                        }
+                        b.and(&at.cube, &g)
+                    }
+                    Xfer::Assume { t, .. } | Xfer::Assert { t, .. } => b.and(&at.cube, t),
+                    Xfer::Update {
+                        rel, back, ncube, ..
+                    } => b.and_exists(&b.rename(&at.cube, back), rel, ncube),
+                    Xfer::Call(i) => self.summary_pre(*i as usize, at),
+                    Xfer::Return { .. } => continue,
+                };
+                if let Some((s, meet)) = self.first_meet(u, &pre, at.stamp) {
+                    if best.as_ref().is_none_or(|x| s < x.0) {
+                        best = Some((s, u, meet));
+                    }
+                }
+            }
+            let Some((s, u, meet)) = best else {
+                return Err(format!(
+                    "no predecessor of vertex {v} at stamp {}",
+                    at.stamp
+                ));
+            };
+            let p = self.point(u, &meet, s);
+            if let Some(Xfer::Call(i)) = &self.xfer[u as usize] {
+                // over the summary: the callee runs from its entry to an exit in a nested frame
+                let exit = self.exit_point(*i as usize, &p, at)?;
+                let top = frames.last_mut().expect("frame");
+                out.push(std::mem::replace(&mut top.at, p));
+                frames.push(WalkFrame { at: exit });
+                continue;
+            }
+            let top = frames.last_mut().expect("frame");
+            out.push(std::mem::replace(&mut top.at, p));
+        }
+        out.reverse();
+        Ok(out)
+    }
+
+    /// Points at call vertex `i.c` whose summary edges (from exits older than the point `at`
+    /// at the return point) lead to `at`.
+    fn summary_pre(&self, i: usize, at: &Point<B::F>) -> B::F {
+        let b = &self.bdd;
+        let cs = &self.callsites[i];
+        let q = cs.callee as usize;
+        let mut ex = b.constant(false);
+        for &r in &self.procs[q].returns {
+            if let Some(Xfer::Return { rel }) = &self.xfer[r as usize] {
+                let pe = self.before(r, at.stamp);
+                ex = b.or(&ex, &b.and_exists(&pe, rel, &self.procs[q].exit_cube));
+            }
+        }
+        let lifted = self.lift(cs, &ex);
+        let back: Vec<(u32, u32)> = cs
+            .ret_slots
+            .iter()
+            .map(|&s| (self.layout.cv(s), self.layout.nv(s)))
+            .collect();
+        let ncube = b.cube(
+            &cs.ret_slots
+                .iter()
+                .map(|&s| self.layout.nv(s))
+                .collect::<Vec<_>>(),
+        );
+        b.and_exists(&b.rename(&at.cube, &b.renaming(&back)), &lifted, &ncube)
+    }
+
+    /// A point at an exit of the callee of call site `i` that the caller point `pc` enters and
+    /// that returns to `at`.
+    fn exit_point(
+        &self,
+        i: usize,
+        pc: &Point<B::F>,
+        at: &Point<B::F>,
+    ) -> Result<Point<B::F>, String> {
+        let b = &self.bdd;
+        let cs = &self.callsites[i];
+        let q = cs.callee as usize;
+        let touched = &self.procs[q].touched;
+        let mut lits: Vec<(u32, bool)> = Vec::new();
+        for g in touched.iter() {
+            if let Some(x) = pc.get(self.layout.cv(g)) {
+                lits.push((self.layout.ev(g), x));
+            }
+            if !cs.recv.contains(&Some(g)) {
+                if let Some(x) = at.get(self.layout.cv(g)) {
+                    lits.push((self.layout.cv(g), x));
+                }
+            }
+        }
+        for (j, s) in self.arg_sets(cs.c).into_iter().enumerate() {
+            let can_t = !b.is_false(&b.restrict(&s.t, &pc.cube));
+            let can_f = !b.is_false(&b.restrict(&s.f, &pc.cube));
+            if can_t != can_f {
+                lits.push((self.layout.ev(self.g + j as u32), can_t));
+            }
+        }
+        let mut nlits: Vec<(u32, bool)> = Vec::new();
+        for (k, r) in cs.recv.iter().enumerate() {
+            if let Some(s) = r {
+                if let Some(x) = at.get(self.layout.cv(*s)) {
+                    nlits.push((self.layout.nv(self.g + k as u32), x));
+                }
+            }
+        }
+        let link = b.literals(&lits);
+        let nlink = b.literals(&nlits);
+        let ncube = b.cube(&self.ret_vars(q));
+        let mut best: Option<(u32, u32, B::F)> = None;
+        for &r in &self.procs[q].returns {
+            let Some(Xfer::Return { rel }) = &self.xfer[r as usize] else {
+                continue;
+            };
+            let outs = b.exists(&b.and(rel, &nlink), &ncube);
+            let pre = b.and(&link, &outs);
+            if let Some((s, meet)) = self.first_meet(r, &pre, at.stamp) {
+                if best.as_ref().is_none_or(|x| s < x.0) {
+                    best = Some((s, r, meet));
+                }
+            }
+        }
+        let Some((s, r, meet)) = best else {
+            return Err(format!("no exit of procedure {q} matches a summary edge"));
+        };
+        Ok(self.point(r, &meet, s))
+    }
+
+    /// The next copies of the result temporaries of procedure `q`.
+    fn ret_vars(&self, q: usize) -> Vec<u32> {
+        let n = self.m.program.procs[q].returns.len() as u32;
+        (0..n).map(|k| self.layout.nv(self.g + k)).collect()
+    }
+
+    /// Turns a finding into a path that replays on the interpreter.
+    pub fn finding(&self, f: Found) -> Result<Finding, String> {
+        let b = &self.bdd;
+        let (v, set) = match f {
+            Found::Target { v, .. } => (v, b.constant(true)),
+            Found::Assertion { v } => match &self.xfer[v as usize] {
+                Some(Xfer::Assert { bad, .. }) => (v, bad.clone()),
+                _ => return Err("not an assertion".into()),
+            },
+        };
+        let (s, meet) = self
+            .first_meet(v, &set, NONE)
+            .ok_or("the error vertex has no path edge")?;
+        let points = self.walk(self.point(v, &meet, s))?;
+        let path = self.concretize(&points, matches!(f, Found::Assertion { .. }))?;
+        Ok(match f {
+            Found::Assertion { .. } => Finding::Assertion { path },
+            Found::Target { target, .. } => Finding::Target {
+                label: self.target_names[target as usize].clone(),
+                path,
+            },
+        })
+    }
+
+    /// Whether state `s` is at `p`'s vertex and agrees with its valuation.
+    fn agrees(&self, s: &State, p: &Point<B::F>) -> bool {
+        let Some(frame) = s.threads.first().and_then(|t| t.stack.top()) else {
+            return false;
+        };
+        let q = self.proc_of[p.v as usize];
+        if frame.proc != q || frame.pc != self.pc(p.v) {
+            return false;
+        }
+        let globals = self.m.global_values(s, Some(0));
+        p.vals.iter().all(|&(x, val)| {
+            let (slot, copy) = self.layout.slot_of(x);
+            if copy != 1 {
+                return true;
+            }
+            let actual = if slot < self.g {
+                globals[slot as usize]
+            } else {
+                match frame.locals.get((slot - self.g) as usize) {
+                    Some(v) => *v,
+                    None => return true,
+                }
+            };
+            actual.as_bool() == val
+        })
+    }
+
+    /// Executes the points on the interpreter and records the choices.
+    fn concretize(&self, points: &[Point<B::F>], violation: bool) -> Result<Path, String> {
+        let m = self.m;
+        let p = m.program;
+        let first = points.first().ok_or("an empty walk")?;
+        let value = |var: u32, init| {
+            Value::Bool(
+                first
+                    .get(var)
+                    .or(super::model::fixed_init(init))
+                    .unwrap_or(false),
+            )
+        };
+        let mut init: Vec<Value> = Vec::new();
+        for pass in [false, true] {
+            for (i, gv) in p.globals.iter().enumerate() {
+                if gv.thread_local == pass {
+                    init.push(value(self.layout.cv(i as u32), gv.init));
+                }
+            }
+        }
+        for (j, lv) in p.procs[self.main as usize].locals.iter().enumerate() {
+            init.push(value(self.layout.cv(self.g + j as u32), lv.init));
+        }
+        let mut state = InitialStates::build(m, &init);
+        if !self.agrees(&state, first) {
+            return Err("the initial state does not match".into());
+        }
+        let mut choices = Vec::with_capacity(points.len());
+        let mut outs = Vec::new();
+        for (k, next) in points.iter().enumerate().skip(1) {
+            outs.clear();
+            m.step(&state, 0, &mut (), &mut outs);
+            let hit = outs.iter().position(|o| match o {
+                Outcome::Next { state, .. } => self.agrees(state, next),
+                _ => false,
+            });
+            let Some(i) = hit else {
+                return Err(format!(
+                    "step {k}: no outcome reaches {} pc {}",
+                    p.procs[self.proc_of[next.v as usize] as usize].name,
+                    self.pc(next.v)
+                ));
+            };
+            choices.push(Choice {
+                thread: 0,
+                outcome: i as u32,
+            });
+            let Outcome::Next { state: s, .. } = outs.swap_remove(i) else {
+                unreachable!()
+            };
+            state = s;
+        }
+        if violation {
+            outs.clear();
+            m.step(&state, 0, &mut (), &mut outs);
+            let i = outs
+                .iter()
+                .position(|o| matches!(o, Outcome::Violation(_)))
+                .ok_or("the assertion does not fail")?;
+            choices.push(Choice {
+                thread: 0,
+                outcome: i as u32,
+            });
+        }
+        Ok(Path { init, choices })
+    }
+}
