@@ -62,6 +62,12 @@ pub struct CheckArgs {
     /// Store whole canonical states instead of 128-bit fingerprints.
     #[arg(long)]
     pub exact: bool,
+    /// BDD engine: keep dead locals in path edges (switches off seed 001's live ranges).
+    #[arg(long)]
+    pub no_live_ranges: bool,
+    /// BDD engine: keep every global in every procedure (switches off MOD/REF).
+    #[arg(long)]
+    pub no_mod_ref: bool,
     /// Report every distinct error, not only the first.
     #[arg(long)]
     pub keep_going: bool,
@@ -111,6 +117,8 @@ pub fn run(a: &CheckArgs) -> i32 {
         targets: a.targets.clone(),
         keep_going: a.keep_going,
         contexts: a.contexts,
+        no_live_ranges: a.no_live_ranges,
+        no_mod_ref: a.no_mod_ref,
         limits: Limits {
             max_depth: a.max_depth,
             max_states: a.max_states,
@@ -169,14 +177,35 @@ impl Engine {
     }
 }
 
-/// The engine `--engine auto` picks for a program: the summary engine decides sequential
-/// programs, recursion included; concurrent ones are explored plainly.
+/// Above this many unconstrained initial bits `--engine auto` prefers the BDD engine: the
+/// explicit and summary engines enumerate initial valuations (bp-parity K = 20 already takes
+/// them seconds), while the BDD engine's sets stay small (K = 1000 in under a second).
+const AUTO_BDD_BITS: usize = 16;
+
+/// The engine `--engine auto` picks for a program: the BDD engine for pure boolean programs
+/// with many unconstrained initial bits, the summary engine for other sequential programs
+/// (it decides recursion), the explicit engine for concurrent ones.
 fn auto_engine(program: &Program) -> Engine {
     if program.is_concurrent() {
-        Engine::Explicit
-    } else {
-        Engine::Summary
+        return Engine::Explicit;
     }
+    if crate::symbolic::applies(program).is_ok() && initial_bits(program) > AUTO_BDD_BITS {
+        return Engine::Bdd;
+    }
+    Engine::Summary
+}
+
+/// The number of booleans that take every value in the initial states.
+fn initial_bits(program: &Program) -> usize {
+    let any = |v: &&zingrs_lang::ir::Var| {
+        v.ty == zingrs_lang::ir::Type::Bool && v.init == zingrs_lang::ir::Init::Any
+    };
+    let main_locals: usize = program
+        .activations
+        .iter()
+        .map(|&a| program.procs[a as usize].locals.iter().filter(any).count())
+        .sum();
+    program.globals.iter().filter(any).count() + main_locals
 }
 
 /// The engines `--engine all` runs on a program, in order.
@@ -208,7 +237,11 @@ pub fn run_engine(
         }
         Engine::Bdd => {
             crate::symbolic::applies(program)?;
-            let sym = crate::symbolic::SymbolicOptions::default();
+            let sym = crate::symbolic::SymbolicOptions {
+                live_variables: !opts.no_live_ranges,
+                mod_ref: !opts.no_mod_ref,
+                ..Default::default()
+            };
             Ok(crate::symbolic::search(&m, opts, &sym))
         }
         Engine::Auto | Engine::All => Err("not a single engine".into()),

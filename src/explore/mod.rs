@@ -33,6 +33,10 @@ pub struct Options {
     pub keep_going: bool,
     /// Bound on the number of context switches along a path (`--contexts K`).
     pub contexts: Option<u32>,
+    /// BDD engine: do not quantify dead locals out (`--no-live-ranges`, to measure their effect).
+    pub no_live_ranges: bool,
+    /// BDD engine: keep every global in every procedure (`--no-mod-ref`).
+    pub no_mod_ref: bool,
 }
 
 /// One step of a path: which thread moved and which of its outcomes was taken.
