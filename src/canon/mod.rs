@@ -17,10 +17,22 @@ pub type Fingerprint = u128;
 
 /// Renames heap addresses in the order the walk first meets them, and remembers which objects
 /// still have to be written.
-#[derive(Default)]
 struct Renaming {
-    numbers: ahash::AHashMap<Addr, u32>,
+    numbers: Numbers,
     pending: Vec<Addr>,
+}
+
+/// Canonical numbers of addresses. A fixed-seed hasher: creating a randomly seeded one for
+/// every state costs more than encoding a small state.
+pub type Numbers = std::collections::HashMap<Addr, u32, ahash::RandomState>;
+
+impl Default for Renaming {
+    fn default() -> Self {
+        Renaming {
+            numbers: Numbers::with_hasher(ahash::RandomState::with_seeds(1, 2, 3, 4)),
+            pending: Vec::new(),
+        }
+    }
 }
 
 impl Renaming {
@@ -61,11 +73,7 @@ pub fn encode(state: &State, buf: &mut Vec<u8>) {
 /// [`encode`] with `extra` addresses as further roots after the threads (the written
 /// addresses δ of seed 004 §5, kept even when they became garbage). Returns the canonical
 /// number of every reachable address.
-pub fn encode_with_roots(
-    state: &State,
-    extra: &[Addr],
-    buf: &mut Vec<u8>,
-) -> ahash::AHashMap<Addr, u32> {
+pub fn encode_with_roots(state: &State, extra: &[Addr], buf: &mut Vec<u8>) -> Numbers {
     let mut ren = Renaming::default();
     for &v in state.globals.iter() {
         value(buf, v, &mut ren);

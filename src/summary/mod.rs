@@ -260,8 +260,9 @@ struct Frontier {
 struct Edge {
     target: RootId,
     num: u32,
-    /// From the target's entry addresses to the caller's.
-    map: AddrMap,
+    /// From the target's entry addresses to the caller's, valid while the target's pattern
+    /// has `pattern_len` entries (patterns only grow).
+    map: Option<(AddrMap, usize)>,
 }
 
 /// Counters reported with `--stats`.
@@ -358,21 +359,22 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         s.result.limit = Some(l);
     }
     let effects: u64 = s.roots.iter().map(|r| r.effects.len() as u64).sum();
-    let mut by_proc: Vec<(String, u64, u64)> = Vec::new();
+    let mut per_proc: Vec<(u64, u64)> = vec![(0, 0); m.program.procs.len()];
     for root in &s.roots {
         let f = root.entry.threads[0]
             .stack
             .top()
             .expect("a root has a frame");
-        let name = &m.program.procs[f.proc as usize].name;
-        match by_proc.iter_mut().find(|(n, _, _)| n == name) {
-            Some(e) => {
-                e.1 += 1;
-                e.2 += root.effects.len() as u64;
-            }
-            None => by_proc.push((name.clone(), 1, root.effects.len() as u64)),
-        }
+        let e = &mut per_proc[f.proc as usize];
+        e.0 += 1;
+        e.1 += root.effects.len() as u64;
     }
+    let by_proc: Vec<(String, u64, u64)> = per_proc
+        .iter()
+        .enumerate()
+        .filter(|(_, (r, _))| *r > 0)
+        .map(|(p, &(r, e))| (m.program.procs[p].name.clone(), r, e))
+        .collect();
     s.result.stats.summaries = by_proc;
     let st = &mut s.result.stats;
     st.states = s.states;
@@ -435,12 +437,15 @@ impl Summarizer<'_, '_> {
     /// or allocated different objects have different effects and are kept apart.
     fn key(&mut self, s: &State, eff: &PathEffect) -> Fingerprint {
         self.buf.clear();
-        let extra: Vec<Addr> = eff
-            .writes
-            .iter()
-            .map(|(l, _)| l.addr)
-            .filter(|&a| a != GLOBALS && !eff.allocated(a))
-            .collect();
+        let extra: Vec<Addr> = if s.heap.is_empty() {
+            Vec::new()
+        } else {
+            eff.writes
+                .iter()
+                .map(|(l, _)| l.addr)
+                .filter(|&a| a != GLOBALS && !eff.allocated(a))
+                .collect()
+        };
         let numbers = encode_with_roots(s, &extra, &mut self.buf);
         let number = |a: Addr| {
             if a == GLOBALS {
@@ -799,33 +804,38 @@ impl Summarizer<'_, '_> {
             next: 0,
         };
         let key = self.key(s, wmap);
-        let visible = Self::callee_visible(s);
-        let target = match self.graph.get(&(r, key)) {
-            Some(e) => e.target,
+        let (target, cached) = match self.graph.get(&(r, key)) {
+            Some(e) => (e.target, e.map.clone()),
             None => {
+                let visible = Self::callee_visible(s);
                 let target = match self.find_root(&visible) {
                     Some((t, _)) => t,
-                    None => self.new_root(visible.clone(), None, Some((r, id)))?,
+                    None => self.new_root(visible, None, Some((r, id)))?,
                 };
                 self.graph.insert(
                     (r, key),
                     Edge {
                         target,
                         num: 0,
-                        map: AddrMap::default(),
+                        map: None,
                     },
                 );
                 self.users.entry(target).or_default().push((r, key));
                 self.call_nodes
                     .insert((r, key), (s.clone(), wmap.clone(), id));
-                target
+                (target, None)
             }
         };
         // the map through the target's current pattern; when the pattern no longer matches,
         // the target has changed and this call node is searched again after the target's
         // search (the stale edges of Figure 4)
-        let Some(map) = self.match_root(target, &visible) else {
-            return Ok(empty);
+        let pattern_len = self.roots[target as usize].pattern.len();
+        let map = match cached {
+            Some((map, len)) if len == pattern_len => map,
+            _ => match self.match_root(target, &Self::callee_visible(s)) {
+                Some(map) => map,
+                None => return Ok(empty),
+            },
         };
         // the caller now depends on what the callee read
         let reads: Vec<Loc> = self.roots[target as usize]
@@ -876,7 +886,7 @@ impl Summarizer<'_, '_> {
         self.rec = rec;
         if let Some(e) = self.graph.get_mut(&(r, key)) {
             e.num = count as u32;
-            e.map = map;
+            e.map = Some((map, pattern_len));
         }
         Ok(Frontier { succs, next: 0 })
     }
