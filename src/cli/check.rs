@@ -119,6 +119,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         contexts: a.contexts,
         no_live_ranges: a.no_live_ranges,
         no_mod_ref: a.no_mod_ref,
+        verdict_only: a.format != Format::Json && (a.quiet || a.trace == TraceDetail::None),
         limits: Limits {
             max_depth: a.max_depth,
             max_states: a.max_states,
@@ -366,7 +367,17 @@ pub fn report_of(
 }
 
 /// Replays a finding and describes it; a finding that does not replay is an internal error.
-fn explain(m: &Machine, f: &Finding, _opts: &Options) -> (Verdict, Option<report::Trace>) {
+fn explain(m: &Machine, f: &Finding, opts: &Options) -> (Verdict, Option<report::Trace>) {
+    let build = |replayed: &explore::Replayed, end: Option<u32>| {
+        if opts.verdict_only {
+            report::Trace {
+                threads: 1,
+                steps: Vec::new(),
+            }
+        } else {
+            report::build_trace(m, f.path(), replayed, end)
+        }
+    };
     let internal = |message: String| (Verdict::InternalError { message }, None);
     let path = f.path();
     let replayed = match explore::replay(m, path) {
@@ -398,7 +409,7 @@ fn explain(m: &Machine, f: &Finding, _opts: &Options) -> (Verdict, Option<report
             let Some((procedure, line)) = last_at() else {
                 return internal("the counterexample has no violating step".into());
             };
-            let trace = report::build_trace(m, path, &replayed, None);
+            let trace = build(&replayed, None);
             let verdict = match expected {
                 Violation::Runtime(error) => Verdict::RuntimeError {
                     error,
@@ -415,7 +426,7 @@ fn explain(m: &Machine, f: &Finding, _opts: &Options) -> (Verdict, Option<report
             if replayed.violation.is_some() || !explore::deadlocked(m, last) {
                 return internal("the counterexample does not end in a deadlock".into());
             }
-            let trace = report::build_trace(m, path, &replayed, None);
+            let trace = build(&replayed, None);
             (
                 Verdict::Deadlock {
                     blocked: last.threads.len() as u32,
@@ -433,7 +444,7 @@ fn explain(m: &Machine, f: &Finding, _opts: &Options) -> (Verdict, Option<report
             let Some((tid, frame)) = at else {
                 return internal(format!("the counterexample does not reach label {label}"));
             };
-            let trace = report::build_trace(m, path, &replayed, Some(tid as u32));
+            let trace = build(&replayed, Some(tid as u32));
             (
                 Verdict::TargetReached {
                     label: label.clone(),

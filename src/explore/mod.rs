@@ -37,6 +37,9 @@ pub struct Options {
     pub no_live_ranges: bool,
     /// BDD engine: keep every global in every procedure (`--no-mod-ref`).
     pub no_mod_ref: bool,
+    /// Only the verdict will be shown: counterexamples are still replayed, but not turned into
+    /// source-level traces (which costs more than the search on long traces).
+    pub verdict_only: bool,
 }
 
 /// One step of a path: which thread moved and which of its outcomes was taken.

@@ -930,39 +930,51 @@ impl Summarizer<'_, '_> {
 
     /// The choices from root `r`'s entry to node `n`, summaries expanded into their steps.
     fn choices_within(&self, r: RootId, n: NodeId) -> Vec<Choice> {
+        let mut out = Vec::new();
+        self.append_within(r, n, &mut out);
+        out
+    }
+
+    /// Appends the choices from root `r`'s entry to node `n` to `out` (each nested summary is
+    /// expanded in place, so the whole trace costs time linear in its length).
+    fn append_within(&self, r: RootId, n: NodeId, out: &mut Vec<Choice>) {
         let root = &self.roots[r as usize];
-        let mut segments: Vec<Vec<Choice>> = Vec::new();
+        let mut chain: Vec<Via> = Vec::new();
         let mut cur = n;
         loop {
-            match root.nodes[cur as usize] {
+            let via = root.nodes[cur as usize];
+            match via {
                 Via::Entry => break,
-                Via::Step { parent, choice } => {
-                    segments.push(vec![choice]);
-                    cur = parent;
-                }
-                Via::Summary {
-                    parent,
-                    callee,
-                    effect,
-                } => {
-                    segments.push(self.expand_summary(callee, effect));
+                Via::Step { parent, .. } | Via::Summary { parent, .. } => {
+                    chain.push(via);
                     cur = parent;
                 }
             }
         }
-        segments.into_iter().rev().flatten().collect()
+        for via in chain.into_iter().rev() {
+            match via {
+                Via::Entry => {}
+                Via::Step { choice, .. } => out.push(choice),
+                Via::Summary { callee, effect, .. } => self.append_summary(callee, effect, out),
+            }
+        }
     }
 
     /// The steps a summary application stands for: the callee's path from its entry to the
     /// return that produced the effect, then that return.
     fn expand_summary(&self, callee: RootId, effect: u32) -> Vec<Choice> {
+        let mut out = Vec::new();
+        self.append_summary(callee, effect, &mut out);
+        out
+    }
+
+    fn append_summary(&self, callee: RootId, effect: u32, out: &mut Vec<Choice>) {
         let (_, ret_node, k) = &self.roots[callee as usize].effects[effect as usize];
-        let mut seg = self.choices_within(callee, *ret_node);
-        seg.push(Choice {
+        self.append_within(callee, *ret_node, out);
+        out.push(Choice {
             thread: 0,
             outcome: *k,
         });
-        seg
     }
 
     /// A whole path from an initial state to node `n` of root `r` (then `last`).
