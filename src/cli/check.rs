@@ -98,9 +98,6 @@ pub fn run(a: &CheckArgs) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    if a.cooperative {
-        return usage_error("--cooperative applies to Zing models, which are not supported yet");
-    }
     if a.timeout.is_some_and(|t| !(t.is_finite() && t >= 0.0)) {
         return usage_error("--timeout must be a non-negative number of seconds");
     }
@@ -117,6 +114,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         targets: a.targets.clone(),
         keep_going: a.keep_going,
         contexts: a.contexts,
+        cooperative: a.cooperative,
         no_live_ranges: a.no_live_ranges,
         no_mod_ref: a.no_mod_ref,
         verdict_only: a.format != Format::Json && (a.quiet || a.trace == TraceDetail::None),

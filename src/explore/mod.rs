@@ -19,7 +19,7 @@ use crate::runtime::{InitialStates, Kind, Machine, Outcome, RtError, State, Valu
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::time::Duration;
-use zingrs_lang::ir::Layout;
+use zingrs_lang::ir::{Layout, Stmt};
 
 /// What to search for and how.
 #[derive(Clone, Debug, Default)]
@@ -33,6 +33,8 @@ pub struct Options {
     pub keep_going: bool,
     /// Bound on the number of context switches along a path (`--contexts K`).
     pub contexts: Option<u32>,
+    /// Zing's cooperative scheduling: a process runs until it yields, blocks or ends.
+    pub cooperative: bool,
     /// BDD engine: do not quantify dead locals out (`--no-live-ranges`, to measure their effect).
     pub no_live_ranges: bool,
     /// BDD engine: keep every global in every procedure (`--no-mod-ref`).
@@ -178,6 +180,8 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
 struct Ctx {
     last: u32,
     used: u32,
+    /// Cooperative mode: the process that must go on (FRESH: any may run).
+    hold: u32,
 }
 
 /// No thread has moved yet (or a Getafix phase change started new threads).
@@ -189,6 +193,7 @@ impl Ctx {
     const START: Ctx = Ctx {
         last: FRESH,
         used: 0,
+        hold: FRESH,
     };
 }
 
@@ -224,24 +229,42 @@ impl Explorer<'_, '_> {
             self.buf.extend_from_slice(&ctx.last.to_le_bytes());
             self.buf.extend_from_slice(&ctx.used.to_le_bytes());
         }
+        if self.opts.cooperative {
+            self.buf.extend_from_slice(&ctx.hold.to_le_bytes());
+        }
         self.visited.insert(&self.buf)
     }
 
     /// The bookkeeping after `choice` led from `parent` to a state by a step of `kind`; `None`
     /// if the step exceeds the context bound.
     fn advance(&mut self, parent: &State, ctx: Ctx, choice: Choice, kind: Kind) -> Option<Ctx> {
-        let Some(bound) = self.opts.contexts else {
-            return Some(ctx);
-        };
         let t = choice.thread;
-        let mut next = match ctx.last {
-            FRESH => Ctx { last: t, used: 0 },
-            last if last == t => ctx,
-            _ => Ctx {
-                last: t,
-                used: ctx.used + 1,
-            },
+        let mut next = ctx;
+        if self.opts.cooperative {
+            let yielded = parent.threads[t as usize]
+                .stack
+                .top()
+                .is_some_and(|f| matches!(self.m.program.node(f.proc, f.pc).stmt, Stmt::Yield));
+            next.hold = if yielded || kind == Kind::ThreadEnd || self.phase_change(parent, t) {
+                FRESH
+            } else {
+                t
+            };
+        }
+        let Some(bound) = self.opts.contexts else {
+            return Some(next);
         };
+        match ctx.last {
+            FRESH => {
+                next.last = t;
+                next.used = 0;
+            }
+            last if last == t => {}
+            _ => {
+                next.last = t;
+                next.used = ctx.used + 1;
+            }
+        }
         if next.used > bound {
             self.result.context_cut = true;
             return None;
@@ -277,13 +300,27 @@ impl Explorer<'_, '_> {
         s.threads.iter().map(|t| t.stack.depth()).max().unwrap_or(0)
     }
 
-    fn successors(&mut self, s: &State) -> Succs {
+    fn successors(&mut self, s: &State, ctx: Ctx) -> Succs {
         let mut out = Vec::new();
+        if let (None, true) = (s.atomic_owner(), (ctx.hold as usize) < s.threads.len()) {
+            // cooperative: the running process goes on unless it is blocked
+            self.steps_of(s, ctx.hold as usize, &mut out);
+            if !out.is_empty() {
+                return out;
+            }
+        }
         let runnable: Vec<usize> = match s.atomic_owner() {
             Some(o) => vec![o],
             None => (0..s.threads.len()).collect(),
         };
         for tid in runnable {
+            self.steps_of(s, tid, &mut out);
+        }
+        out
+    }
+
+    fn steps_of(&mut self, s: &State, tid: usize, out: &mut Succs) {
+        {
             self.scratch.clear();
             self.m.step(s, tid, &mut (), &mut self.scratch);
             for (k, o) in self.scratch.drain(..).enumerate() {
@@ -296,7 +333,6 @@ impl Explorer<'_, '_> {
                 ));
             }
         }
-        out
     }
 
     /// Whether no thread can move and some thread is blocked at a select not marked `end`
@@ -370,7 +406,7 @@ impl Explorer<'_, '_> {
                 Arrive::Skip => continue,
                 Arrive::Expand => {}
             }
-            let succs = self.successors(&s0);
+            let succs = self.successors(&s0, Ctx::START);
             let mut stack = vec![Entry {
                 state: s0,
                 ctx: Ctx::START,
@@ -427,7 +463,7 @@ impl Explorer<'_, '_> {
                             Arrive::Skip => continue,
                             Arrive::Expand => {}
                         }
-                        let succs = self.successors(&state);
+                        let succs = self.successors(&state, ctx);
                         stack.push(Entry {
                             state,
                             ctx,
@@ -492,7 +528,7 @@ impl Explorer<'_, '_> {
         }
         while let Some((s, ctx, node, level)) = queue.pop_front() {
             self.result.stats.max_path = self.result.stats.max_path.max(level);
-            for (choice, outcome) in self.successors(&s) {
+            for (choice, outcome) in self.successors(&s, ctx) {
                 match outcome {
                     Outcome::Pruned => {}
                     Outcome::Violation(v) => {
