@@ -70,7 +70,7 @@ const ALLOC_LABEL: Addr = 0x8000_0000;
 /// caller may still reach) — and the writes except those to allocations that became garbage
 /// (seed 004 §5). Allocations are renamed to labels in allocation order, so that effects equal
 /// up to the addresses of new objects are one effect.
-fn effect_at_return(s: &State, path: &PathEffect, rets: Box<[Value]>) -> Effect {
+fn effect_at_return(s: &State, path: &PathEffect, rets: &[Value]) -> Effect {
     let is_alloc = |a: Addr| path.allocated(a);
     let mut reach: AHashSet<Addr> = AHashSet::new();
     let mut work: Vec<Addr> = Vec::new();
@@ -705,7 +705,7 @@ impl Summarizer<'_, '_> {
                 }
             };
             for (k, rets) in results.into_iter().enumerate() {
-                let e = effect_at_return(s, wmap, rets);
+                let e = effect_at_return(s, wmap, &rets);
                 let root = &mut self.roots[r as usize];
                 if root.effect_set.insert(e.clone()) {
                     root.effects.push((e, id, k as u32));
@@ -905,12 +905,11 @@ impl Summarizer<'_, '_> {
         let mut map = map.clone();
         let mut st = s.clone();
         let mut w = wmap.clone();
-        let mut next = st.fresh_addr();
-        for &(a, class) in &effect.path.allocs {
+        let first = st.fresh_addr();
+        for (next, &(a, class)) in (first..).zip(effect.path.allocs.iter()) {
             st.heap.insert(next, Arc::new(self.m.new_object(class)));
             map.0.push((a, next));
             w.allocs.push((next, class));
-            next += 1;
         }
         let mut writes = Vec::with_capacity(effect.path.writes.len());
         for &(l, v) in &effect.path.writes {
