@@ -108,36 +108,13 @@ pub fn run(a: &CheckArgs) -> i32 {
             }
         }
     }
-    let opts = Options {
-        bfs: a.bfs,
-        exact: a.exact,
-        targets: a.targets.clone(),
-        keep_going: a.keep_going,
-        contexts: a.contexts,
-        cooperative: a.cooperative,
-        no_live_ranges: a.no_live_ranges,
-        no_mod_ref: a.no_mod_ref,
-        verdict_only: a.format != Format::Json && (a.quiet || a.trace == TraceDetail::None),
-        limits: Limits {
-            max_depth: a.max_depth,
-            max_states: a.max_states,
-            timeout: a.timeout.map(Duration::from_secs_f64),
-            memory: a
-                .memory
-                .map(|mb| mb.saturating_mul(1 << 20))
-                .or_else(explore::default_memory_limit),
-            progress: !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
-        },
-    };
     let getafix = matches!(program.layout, Layout::Getafix { .. });
     if getafix && !a.quiet && !a.no_assertions {
         eprintln!(
             "note: Getafix concurrent layout (init + thread procedures): assertions are filters, only --target labels are reported"
         );
     }
-    let semantics = Semantics {
-        check_assertions: !a.no_assertions && !getafix,
-    };
+    let (opts, semantics) = options_and_semantics(a, &program);
     let name = a.model.display().to_string();
     let report = match a.engine {
         Engine::All => check_all(&program, &name, semantics, &opts),
@@ -161,6 +138,38 @@ pub fn run(a: &CheckArgs) -> i32 {
         report::render(&report, a.format, a.trace, a.stats, a.quiet)
     );
     report.exit_code
+}
+
+/// The search options and the semantics that `zingrs check` uses for these arguments (the one
+/// place that turns options into settings; `zingrs regress` adjusts its copy).
+pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Semantics) {
+    let opts = Options {
+        bfs: a.bfs,
+        exact: a.exact,
+        targets: a.targets.clone(),
+        keep_going: a.keep_going,
+        contexts: a.contexts,
+        cooperative: a.cooperative,
+        no_live_ranges: a.no_live_ranges,
+        no_mod_ref: a.no_mod_ref,
+        verdict_only: a.format != Format::Json && (a.quiet || a.trace == TraceDetail::None),
+        limits: Limits {
+            max_depth: a.max_depth,
+            max_states: a.max_states,
+            timeout: a.timeout.map(Duration::from_secs_f64),
+            memory: a
+                .memory
+                .map(|mb| mb.saturating_mul(1 << 20))
+                .or_else(explore::default_memory_limit),
+            progress: !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        },
+    };
+    // in the Getafix layout assertions are filters (bp-language.md §5.13)
+    let getafix = matches!(program.layout, Layout::Getafix { .. });
+    let semantics = Semantics {
+        check_assertions: !a.no_assertions && !getafix,
+    };
+    (opts, semantics)
 }
 
 impl Engine {

@@ -13,7 +13,8 @@
 //! formal `k`: a call to a procedure that does not come later in the file (a back call) happens
 //! only under `if (k)` and passes `F`, and forward calls pass `k` or less, so the stack depth is
 //! at most about twice the number of procedures. About one program in seven drops the fuel and
-//! may recurse without bound; explicit search then answers "bounded" unless it finds an error.
+//! may recurse without bound (its header then also says `--max-depth 4`); explicit search then
+//! answers "bounded" unless it finds an error.
 
 use super::Rng;
 
@@ -83,11 +84,19 @@ impl Gen {
             "// random boolean program, seed {seed} (zingrs gen random-bp {seed} --size {})",
             self.size
         )];
+        let mut options = Vec::new();
         if self.target {
-            header.push(format!(
-                "// options: --target HIT{}",
-                if no_assertions { " --no-assertions" } else { "" }
-            ));
+            options.push("--target HIT");
+            if no_assertions {
+                options.push("--no-assertions");
+            }
+        }
+        if !self.bounded {
+            // unbounded recursion: keep the explicit search (cut at this depth) small
+            options.push("--max-depth 4");
+        }
+        if !options.is_empty() {
+            header.push(format!("// options: {}", options.join(" ")));
         }
         let nglobals = self.rng.range(1, 4);
         self.globals = (0..nglobals).map(|i| format!("g{i}")).collect();
@@ -253,7 +262,8 @@ impl Gen {
                     self.lines.push(format!("{pad}{prefix}while ({c}) do"));
                     let m = self.rng.range(1, 3);
                     self.stmts(cx, indent + 1, m, depth + 1);
-                    self.lines.push(format!("{pad}od{}", self.semi()));
+                    let semi = self.semi();
+                    self.lines.push(format!("{pad}od{semi}"));
                     return;
                 }
                 52..=57 => (!cx.labels.is_empty()).then(|| {
@@ -284,7 +294,9 @@ impl Gen {
                 }
                 82..=88 => Some(self.ret(cx)),
                 89 if self.asserts => {
-                    Some(format!("abortif {};", self.paren_expr(cx, 2, true)))
+                    // `abortif (e);` reads as a call of a procedure `abortif`; the front end takes
+                    // `abortif` as a statement only when no `(` follows.
+                    Some(format!("abortif !{};", self.paren_expr(cx, 2, true)))
                 }
                 90 => {
                     let a = self.expr(&cx.vars, 1, true, false);
@@ -422,7 +434,7 @@ impl Gen {
         let pad = "  ".repeat(indent);
         let paren = self.rng.chance(80);
         let c = self.expr(&cx.vars, 2, true, false);
-        let c = if paren { format!("({c})") } else { format!("({c})") };
+        let c = if paren { format!("({c})") } else { c };
         self.lines.push(format!("{pad}{prefix}if {c} then"));
         let m = self.rng.range(0, 3);
         self.stmts(cx, indent + 1, m, depth + 1);
@@ -437,7 +449,8 @@ impl Gen {
             let m = self.rng.range(0, 2);
             self.stmts(cx, indent + 1, m, depth + 1);
         }
-        self.lines.push(format!("{pad}fi{}", self.semi()));
+        let semi = self.semi();
+        self.lines.push(format!("{pad}fi{semi}"));
     }
 
     fn expr(&mut self, vars: &[String], depth: usize, nd: bool, primed: bool) -> String {
@@ -500,7 +513,7 @@ mod tests {
         for seed in 0..300 {
             let text = random_bp(seed, 8);
             if let Err(d) = zingrs_lang::compile("gen.bp", &text, zingrs_lang::Lang::Bp) {
-                let src = zingrs_lang::ir::Source::new("gen.bp".into(), text.clone());
+                let src = zingrs_lang::ir::Source::new("gen.bp", text.clone());
                 panic!(
                     "seed {seed} does not compile:\n{text}\n{}",
                     zingrs_lang::diag::render(&src, &d)

@@ -88,6 +88,13 @@ pub struct Oxidd {
 }
 
 impl Oxidd {
+    /// Another reference to the manager. oxidd stops a manager's garbage-collection thread when
+    /// the second-to-last manager reference is dropped; holding this one until every function
+    /// is gone makes that happen (otherwise each check leaks two threads).
+    pub fn manager_guard(&self) -> BCDDManagerRef {
+        self.manager.clone()
+    }
+
     /// A manager with `vars` variables, room for `node_capacity` inner nodes and an apply cache
     /// of `cache_capacity` entries.
     pub fn new(vars: u32, node_capacity: usize, cache_capacity: usize) -> Oxidd {

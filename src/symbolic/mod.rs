@@ -102,6 +102,8 @@ pub fn search(m: &Machine, opts: &explore::Options, sym: &SymbolicOptions) -> Se
     // a direct-mapped apply cache; too small a cache makes operations on shared BDDs redo work
     let cache = (nodes * 4).next_power_of_two().clamp(1 << 18, 1 << 22);
     let bdd = bdd::Oxidd::new(3 * slots, node_capacity, cache);
+    // dropped after the engine and all its functions: see `Oxidd::manager_guard`
+    let _gc = bdd.manager_guard();
     let mut e = reach::Engine::new(m, bdd, *sym, &opts.targets);
     let limit = e.run(opts);
     let mut result = SearchResult {

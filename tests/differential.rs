@@ -1,0 +1,312 @@
+//! Differential testing: random boolean programs (`zingrs gen random-bp SEED`) checked by every
+//! engine that applies, plus explicit search depth-first, breadth-first and with exact state
+//! storage. Conclusive verdicts (passed / error found) must agree; a disagreement prints the
+//! seed, the program and a minimized program, and fails.
+//!
+//! `ZINGRS_DIFF_COUNT` (default 2000) sets the number of programs, `ZINGRS_DIFF_START` the first
+//! seed, `ZINGRS_DIFF_SIZE` the size passed to the generator (default 8).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use zingrs::cli::regress::{check_text, differential_configs, disagreement, Config, Run};
+use zingrs::gen::random_bp;
+
+/// The stack-depth bound: fuel-bounded recursion stays below 8 frames; programs with unbounded
+/// recursion are cut here (explicit then answers "bounded" and is not compared).
+const MAX_DEPTH: u32 = 12;
+/// Per configuration and program.
+const TIMEOUT: Duration = Duration::from_secs(5);
+/// Per configuration and candidate while minimizing.
+const MIN_TIMEOUT: Duration = Duration::from_secs(1);
+
+fn env_num(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
+}
+
+fn runs_of(text: &str, configs: &[Config], timeout: Duration) -> Result<Vec<Run>, String> {
+    check_text("random.bp", text, configs, MAX_DEPTH, timeout)
+}
+
+/// Greedy delta debugging over lines: removes chunks of lines (halving the chunk size down to
+/// one line) and whole indented blocks while `keep` still holds (`keep` must reject programs
+/// that do not compile). The leading `//` header lines are kept (they hold the options).
+fn minimize(text: &str, keep: &dyn Fn(&str) -> bool) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    let head = all
+        .iter()
+        .take_while(|l| l.trim_start().starts_with("//"))
+        .count();
+    let header: Vec<String> = all[..head].iter().map(|s| s.to_string()).collect();
+    let mut lines: Vec<String> = all[head..].iter().map(|s| s.to_string()).collect();
+    let join = |ls: &[String]| {
+        let mut t = header.join("\n");
+        t.push('\n');
+        t.push_str(&ls.join("\n"));
+        t.push('\n');
+        t
+    };
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    loop {
+        let mut progress = false;
+        // indented blocks: line i through a later line j of the same indentation
+        let mut i = 0;
+        while i < lines.len() {
+            let mut removed = false;
+            let mut j = i + 1;
+            while j < lines.len() && indent(&lines[j]) >= indent(&lines[i]) {
+                if indent(&lines[j]) == indent(&lines[i]) {
+                    let mut cand = lines[..i].to_vec();
+                    cand.extend_from_slice(&lines[j + 1..]);
+                    if keep(&join(&cand)) {
+                        lines = cand;
+                        progress = true;
+                        removed = true;
+                        break;
+                    }
+                }
+                j += 1;
+            }
+            if !removed {
+                i += 1;
+            }
+        }
+        // chunks of lines
+        let mut chunk = lines.len().div_ceil(2).max(1);
+        loop {
+            let mut i = 0;
+            while i < lines.len() {
+                let end = (i + chunk).min(lines.len());
+                let mut cand = lines[..i].to_vec();
+                cand.extend_from_slice(&lines[end..]);
+                if keep(&join(&cand)) {
+                    lines = cand;
+                    progress = true;
+                } else {
+                    i += chunk;
+                }
+            }
+            if chunk == 1 {
+                break;
+            }
+            chunk = chunk.div_ceil(2);
+        }
+        if !progress {
+            return join(&lines);
+        }
+    }
+}
+
+/// The outcome of one seed.
+enum Outcome {
+    /// Verdict kinds per configuration (conclusive ones only).
+    Agreed(Vec<(String, i32)>),
+    Failed(String),
+}
+
+fn check_seed(seed: u64, size: u32, configs: &[Config]) -> Outcome {
+    let text = random_bp(seed, size);
+    let runs = match runs_of(&text, configs, TIMEOUT) {
+        Ok(r) => r,
+        Err(e) => {
+            return Outcome::Failed(format!(
+                "seed {seed}: the generated program is rejected:\n{text}\n{e}"
+            ))
+        }
+    };
+    match disagreement(&runs) {
+        None => Outcome::Agreed(
+            runs.iter()
+                .filter_map(|r| Some((r.engine.clone(), r.exit_code?)))
+                .collect(),
+        ),
+        Some(why) => {
+            let keep = |t: &str| {
+                runs_of(t, configs, MIN_TIMEOUT).is_ok_and(|r| disagreement(&r).is_some())
+            };
+            let small = minimize(&text, &keep);
+            let after = runs_of(&small, configs, TIMEOUT)
+                .ok()
+                .and_then(|r| disagreement(&r))
+                .unwrap_or_default();
+            Outcome::Failed(format!(
+                "seed {seed}: engines disagree: {why}\n\
+                 replay: zingrs gen random-bp {seed} --size {size} > case.bp && zingrs check --engine all case.bp\n\
+                 --- program\n{text}--- minimized ({after})\n{small}"
+            ))
+        }
+    }
+}
+
+#[test]
+fn engines_agree_on_random_programs() {
+    let count = env_num("ZINGRS_DIFF_COUNT", 2000);
+    let start = env_num("ZINGRS_DIFF_START", 0);
+    let size = env_num("ZINGRS_DIFF_SIZE", 8) as u32;
+    let configs = differential_configs();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let next = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    // per configuration: [passed, error, bounded, limit, other]
+    let tally: Mutex<BTreeMap<String, [u64; 5]>> = Mutex::new(BTreeMap::new());
+    let compared = AtomicUsize::new(0);
+    let slow = Mutex::new(Vec::new());
+    let clock = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            std::thread::Builder::new()
+                .stack_size(256 << 20)
+                .spawn_scoped(s, || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed) as u64;
+                    if i >= count {
+                        break;
+                    }
+                    let t0 = Instant::now();
+                    let outcome = check_seed(start + i, size, &configs);
+                    slow.lock().unwrap().push((t0.elapsed(), start + i));
+                    match outcome {
+                        Outcome::Agreed(v) => {
+                            let conclusive = v.iter().filter(|(_, c)| *c == 0 || *c == 3).count();
+                            if conclusive >= 2 {
+                                compared.fetch_add(1, Ordering::Relaxed);
+                            }
+                            let mut t = tally.lock().unwrap();
+                            for (e, code) in v {
+                                let slot = match code {
+                                    0 => 0,
+                                    3 => 1,
+                                    8 => 2,
+                                    9 => 3,
+                                    _ => 4,
+                                };
+                                t.entry(e).or_default()[slot] += 1;
+                            }
+                        }
+                        Outcome::Failed(msg) => failures.lock().unwrap().push(msg),
+                    }
+                })
+                .expect("worker thread");
+        }
+    });
+    let tally = tally.into_inner().unwrap();
+    eprintln!(
+        "differential: {count} programs (seeds {start}..{}), size {size}, {:.1} s, {} compared by at least two conclusive configurations",
+        start + count,
+        clock.elapsed().as_secs_f64(),
+        compared.load(Ordering::Relaxed)
+    );
+    for (e, [p, f, b, l, o]) in &tally {
+        eprintln!(
+            "  {e:<15} passed {p:>6}  error {f:>6}  bounded {b:>5}  limit {l:>4}  other {o:>3}"
+        );
+    }
+    let mut slow = slow.into_inner().unwrap();
+    slow.sort();
+    let top: Vec<String> = slow
+        .iter()
+        .rev()
+        .take(5)
+        .map(|(d, s)| format!("{s} ({:.2} s)", d.as_secs_f64()))
+        .collect();
+    eprintln!("  slowest seeds: {}", top.join(", "));
+    let failures = failures.into_inner().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} of {count} random programs fail:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    // checks run in-process (zingrs regress, --engine all): an engine must not leave threads
+    // behind; a few are the test harness's own
+    if let Some(left) = leftover_threads() {
+        assert!(
+            left.len() <= 16,
+            "{} threads are still alive after the checks ended (an engine leaks threads): {:?}",
+            left.len(),
+            summarize(&left)
+        );
+    }
+    // the generator must keep producing both verdicts, or the comparison says little
+    let explicit = tally.get("explicit").copied().unwrap_or_default();
+    if count >= 200 {
+        assert!(
+            explicit[0] * 10 >= count && explicit[1] * 10 >= count,
+            "a lopsided mix of verdicts: {explicit:?}"
+        );
+    }
+}
+
+/// The names of this process's threads (Linux), if they can be read.
+fn leftover_threads() -> Option<Vec<String>> {
+    let rd = std::fs::read_dir("/proc/self/task").ok()?;
+    Some(
+        rd.flatten()
+            .map(|t| {
+                std::fs::read_to_string(t.path().join("comm"))
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string()
+            })
+            .collect(),
+    )
+}
+
+/// Thread names with their counts, most frequent first.
+fn summarize(names: &[String]) -> Vec<(String, usize)> {
+    let mut m: BTreeMap<&str, usize> = BTreeMap::new();
+    for n in names {
+        *m.entry(n).or_default() += 1;
+    }
+    let mut v: Vec<(String, usize)> = m.into_iter().map(|(k, c)| (k.to_string(), c)).collect();
+    v.sort_by_key(|b| std::cmp::Reverse(b.1));
+    v
+}
+
+#[test]
+fn comparator_reports_contradicting_verdicts() {
+    let run = |engine: &str, verdict: &str, code: i32| Run {
+        engine: engine.into(),
+        verdict: verdict.into(),
+        exit_code: Some(code),
+        seconds: 0.0,
+        detail: verdict.into(),
+        has_trace: code == 3,
+    };
+    let contradiction = [
+        run("explicit", "passed", 0),
+        run("summary", "assertion-failed", 3),
+    ];
+    let why = disagreement(&contradiction).expect("a contradiction is reported");
+    assert!(why.contains("explicit") && why.contains("summary"), "{why}");
+    // different errors are both "unsafe"; inconclusive answers are not compared
+    assert!(disagreement(&[
+        run("explicit", "target-reached", 3),
+        run("bdd", "assertion-failed", 3),
+        run("summary", "bounded", 8),
+    ])
+    .is_none());
+    // an engine that crashes is a failure whatever the others say
+    let mut crashed = run("bdd", "panic", 0);
+    crashed.exit_code = None;
+    assert!(disagreement(&[run("explicit", "passed", 0), crashed]).is_some());
+}
+
+#[test]
+fn minimizer_keeps_the_property_and_shrinks() {
+    let text = random_bp(11, 10);
+    // a stand-in "disagreement": the program compiles and still calls p1 somewhere
+    let keep = |t: &str| {
+        t.contains("p1(") && zingrs_lang::compile("m.bp", t, zingrs_lang::Lang::Bp).is_ok()
+    };
+    assert!(keep(&text), "seed 11 should call p1:\n{text}");
+    let small = minimize(&text, &keep);
+    assert!(keep(&small));
+    assert!(
+        small.lines().count() * 2 < text.lines().count(),
+        "not much smaller:\n{small}"
+    );
+}

@@ -1,0 +1,237 @@
+//! `zingrs regress` and `zingrs gen` through the binary: the header suite, the sample test.desc
+//! suite and manifests under regressions/suites, a wrong expectation, and the JSON table.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn zingrs(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .expect("zingrs runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn last_line(o: &Output) -> String {
+    stdout(o).lines().last().unwrap_or("").to_string()
+}
+
+fn show(o: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        o.status.code(),
+        stdout(o),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// The passed and failed counts of a closing line `N passed, M failed[, K skipped]`.
+fn counts(line: &str) -> (usize, usize) {
+    let mut it = line.split(", ");
+    let num = |s: Option<&str>, word: &str| -> usize {
+        let s = s.unwrap_or_else(|| panic!("no `{word}` in `{line}`"));
+        let n = s
+            .strip_suffix(word)
+            .unwrap_or_else(|| panic!("bad closing line `{line}`"));
+        n.trim().parse().expect("a count")
+    };
+    (num(it.next(), " passed"), num(it.next(), " failed"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+#[test]
+fn header_suite_agrees() {
+    let o = zingrs(&["regress", "regressions/bp", "--jobs", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    let line = last_line(&o);
+    let (passed, failed) = counts(&line);
+    assert!(passed >= 100 && failed == 0, "{line}");
+    assert_eq!(line, format!("{passed} passed, 0 failed"));
+}
+
+#[test]
+fn whole_regression_tree_agrees() {
+    let o = zingrs(&["regress", "regressions", "examples"]);
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    let (passed, failed) = counts(&last_line(&o));
+    assert!(passed >= 200 && failed == 0, "{}", last_line(&o));
+}
+
+#[test]
+fn test_desc_suite_runs_unchanged() {
+    let o = zingrs(&["regress", "regressions/suites/boppo"]);
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert_eq!(last_line(&o), "6 passed, 0 failed", "{}", show(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--por") && err.contains("--tvs") && err.contains("--compact-trace"),
+        "the ignored options are named: {err}"
+    );
+    assert_eq!(err.matches("ignoring").count(), 1, "said once: {err}");
+    // the test.desc names its model (rec.bp, not main.bp)
+    assert!(
+        stdout(&o).contains("Recursion_return/rec.bp"),
+        "{}",
+        show(&o)
+    );
+}
+
+#[test]
+fn manifests_run() {
+    let o = zingrs(&["regress", "regressions/suites/manifest"]);
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert_eq!(last_line(&o), "8 passed, 0 failed", "{}", show(&o));
+}
+
+#[test]
+fn wrong_expectation_fails() {
+    let d = scratch("regress-wrong");
+    std::fs::write(
+        d.join("wrong.bp"),
+        "// expect: passed\n// why: deliberately wrong\ndecl g;\nvoid main() begin\n  assert(g);\nend\n",
+    )
+    .unwrap();
+    let o = zingrs(&["regress", d.to_str().unwrap()]);
+    assert_ne!(o.status.code(), Some(0), "{}", show(&o));
+    assert_eq!(last_line(&o), "0 passed, 1 failed", "{}", show(&o));
+    assert!(stdout(&o).contains("FAILED"), "{}", show(&o));
+
+    // the same in test.desc layout, and in a manifest
+    let t = scratch("regress-wrong-desc");
+    std::fs::write(
+        t.join("main.bp"),
+        "decl g;\nvoid main() begin\n  assert(g);\nend\n",
+    )
+    .unwrap();
+    std::fs::write(
+        t.join("test.desc"),
+        "CORE\nmain.bp\n--por\n^EXIT=0$\n^SIGNAL=0$\n^VERIFICATION SUCCESSFUL$\n--\n^warning: ignoring\n",
+    )
+    .unwrap();
+    let o = zingrs(&["regress", t.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    assert_eq!(last_line(&o), "0 passed, 1 failed", "{}", show(&o));
+
+    let m = scratch("regress-wrong-manifest");
+    std::fs::write(
+        m.join("m.bp"),
+        "decl g;\nvoid main() begin\n  if (g) then HIT: skip; fi\nend\n",
+    )
+    .unwrap();
+    std::fs::write(m.join("r.csv"), "m.bp,--target HIT --no-assertions,NO\n").unwrap();
+    let o = zingrs(&["regress", m.to_str().unwrap()]);
+    assert_eq!(last_line(&o), "0 passed, 1 failed", "{}", show(&o));
+}
+
+#[test]
+fn skipped_rows_are_counted() {
+    let d = scratch("regress-skip");
+    std::fs::write(d.join("plain.bp"), "void main() begin skip; end\n").unwrap();
+    std::fs::write(
+        d.join("ok.bp"),
+        "// expect: passed\nvoid main() begin skip; end\n",
+    )
+    .unwrap();
+    let o = zingrs(&["regress", d.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert_eq!(
+        last_line(&o),
+        "1 passed, 0 failed, 1 skipped",
+        "{}",
+        show(&o)
+    );
+}
+
+#[test]
+fn json_table() {
+    let o = zingrs(&[
+        "regress",
+        "regressions/suites",
+        "--format",
+        "json",
+        "--jobs",
+        "3",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
+    assert_eq!(j["passed"], 14);
+    assert_eq!(j["failed"], 0);
+    assert_eq!(j["summary"], "14 passed, 0 failed");
+    let rows = j["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 14);
+    assert!(j["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c == "explicit"));
+    for r in rows {
+        assert_eq!(r["status"], "passed", "{r}");
+        let results = r["results"].as_array().unwrap();
+        assert!(!results.is_empty(), "{r}");
+        assert!(results.iter().all(|x| x["exit_code"].is_i64()), "{r}");
+    }
+    assert!(j["ignored_options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|x| x == "--por"));
+}
+
+#[test]
+fn gen_random_bp_is_deterministic_and_checkable() {
+    let a = zingrs(&["gen", "random-bp", "17"]);
+    let b = zingrs(&["gen", "random-bp", "17"]);
+    assert_eq!(a.status.code(), Some(0));
+    assert_eq!(a.stdout, b.stdout);
+    let d = scratch("gen");
+    let f = d.join("r17.bp");
+    std::fs::write(&f, &a.stdout).unwrap();
+    let mut args = vec!["check".to_string(), f.display().to_string()];
+    args.extend(
+        zingrs::cli::regress::header_options(&stdout(&a))
+            .into_iter()
+            .chain(["--engine".into(), "explicit".into(), "-q".into()]),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = zingrs(&args);
+    assert!(matches!(o.status.code(), Some(0 | 3 | 8)), "{}", show(&o));
+}
+
+#[test]
+fn gen_random_zing_is_not_supported_yet() {
+    let o = zingrs(&["gen", "random-zing", "1"]);
+    assert_eq!(o.status.code(), Some(7));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Zing models are not supported yet"));
+}
+
+#[test]
+fn modes_add_explicit_columns() {
+    let o = zingrs(&[
+        "regress",
+        "regressions/suites/boppo",
+        "--engine",
+        "explicit",
+        "--modes",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(
+        j["columns"],
+        serde_json::json!(["explicit", "explicit-bfs", "explicit-exact"])
+    );
+    for r in j["rows"].as_array().unwrap() {
+        assert_eq!(r["results"].as_array().unwrap().len(), 3, "{r}");
+    }
+}
