@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use zingrs::cli::regress::{check_text, differential_configs, disagreement, Config, Run};
-use zingrs::gen::random_bp;
+use zingrs::gen::{random_bp, random_zing};
 
 /// The stack-depth bound: fuel-bounded recursion stays below 8 frames; programs with unbounded
 /// recursion are cut here (explicit then answers "bounded" and is not compared).
@@ -309,4 +309,39 @@ fn minimizer_keeps_the_property_and_shrinks() {
         small.lines().count() * 2 < text.lines().count(),
         "not much smaller:\n{small}"
     );
+}
+
+/// Random Zing models (`zingrs gen random-zing SEED`): explicit DFS, BFS and exact storage, the
+/// summary engine (sequential models) and `all` must agree on every conclusive verdict
+/// (passed, assertion, deadlock, runtime error). `ZINGRS_DIFF_ZING_COUNT` (default 400).
+#[test]
+fn engines_agree_on_random_zing_models() {
+    let count = env_num("ZINGRS_DIFF_ZING_COUNT", 400);
+    let configs = differential_configs();
+    let mut failures = Vec::new();
+    let mut verdicts: BTreeMap<i32, usize> = BTreeMap::new();
+    for seed in 0..count {
+        let text = random_zing(seed);
+        let runs = match check_text("random.zing", &text, &configs, MAX_DEPTH, TIMEOUT) {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("seed {seed}: rejected:\n{text}\n{e}"));
+                continue;
+            }
+        };
+        if let Some(why) = disagreement(&runs) {
+            failures.push(format!(
+                "seed {seed}: engines disagree: {why}\nreplay: zingrs gen random-zing {seed} > case.zing && zingrs check --engine all case.zing\n{text}"
+            ));
+        }
+        for r in &runs {
+            if let Some(c) = r.exit_code {
+                *verdicts.entry(c).or_default() += 1;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // the generator must produce both passing and failing models
+    assert!(verdicts.get(&0).copied().unwrap_or(0) > 0, "{verdicts:?}");
+    assert!(verdicts.get(&3).copied().unwrap_or(0) > 0, "{verdicts:?}");
 }

@@ -208,10 +208,19 @@ fn gen_random_bp_is_deterministic_and_checkable() {
 }
 
 #[test]
-fn gen_random_zing_is_not_supported_yet() {
+fn gen_random_zing_prints_a_model_that_checks() {
     let o = zingrs(&["gen", "random-zing", "1"]);
-    assert_eq!(o.status.code(), Some(7));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("Zing models are not supported yet"));
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains("activate static void main()"), "{text}");
+    assert_eq!(zingrs(&["gen", "random-zing", "1"]).stdout, o.stdout);
+    let dir = std::env::temp_dir().join(format!("zingrs-gen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("r.zing");
+    std::fs::write(&file, &text).expect("write model");
+    let o = zingrs(&["check", file.to_str().expect("utf-8 path"), "-q"]);
+    assert!(matches!(o.status.code(), Some(0 | 2 | 3 | 4)), "{o:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

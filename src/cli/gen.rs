@@ -1,8 +1,7 @@
 //! `zingrs gen FAMILY N`: prints one generated model.
 //!
-//! Families today: `random-bp SEED` (a random boolean program for differential testing,
-//! [`crate::gen::random_bp`]) and `random-zing SEED` (not available until the Zing front end
-//! exists).
+//! Families today: `random-bp SEED` and `random-zing SEED`, random models for differential
+//! testing ([`crate::gen::random_bp`], [`crate::gen::random_zing`]).
 
 use crate::report::exit;
 
@@ -26,10 +25,8 @@ pub fn run(a: &GenArgs) -> i32 {
             exit::PASSED
         }
         "random-zing" => {
-            eprintln!(
-                "error: Zing models are not supported yet, so random-zing has nothing to generate"
-            );
-            exit::INVALID
+            print!("{}", crate::gen::random_zing(a.n));
+            exit::PASSED
         }
         other => {
             eprintln!("error: unknown family `{other}` (known: random-bp, random-zing)");

@@ -253,7 +253,8 @@ pub fn check_text(
     if !options.iter().any(|o| o.starts_with("--max-depth")) {
         a.max_depth = max_depth;
     }
-    let c = zingrs_lang::compile(name, text, zingrs_lang::Lang::Bp).map_err(|d| {
+    let lang = zingrs_lang::Lang::from_path(name).unwrap_or(zingrs_lang::Lang::Bp);
+    let c = zingrs_lang::compile(name, text, lang).map_err(|d| {
         let src = zingrs_lang::ir::Source::new(name, text);
         zingrs_lang::diag::render(&src, &d)
     })?;
@@ -278,7 +279,12 @@ pub fn disagreement(runs: &[Run]) -> Option<String> {
     }
     let conclusive: Vec<&Run> = runs
         .iter()
-        .filter(|r| matches!(r.exit_code, Some(exit::PASSED | exit::ASSERTION)))
+        .filter(|r| {
+            matches!(
+                r.exit_code,
+                Some(exit::PASSED | exit::ASSERTION | exit::DEADLOCK | exit::RUNTIME_ERROR)
+            )
+        })
         .collect();
     let first = conclusive.first()?;
     conclusive

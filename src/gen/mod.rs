@@ -1,12 +1,14 @@
 //! Generators of models: random, well-formed programs for differential testing
-//! (`zingrs gen random-bp SEED`).
+//! (`zingrs gen random-bp SEED`, `zingrs gen random-zing SEED`).
 //!
 //! Everything here is deterministic in its seed: the same seed always gives the same text, so a
 //! failure found by the differential test can be replayed from the command line.
 
 pub mod random_bp;
+pub mod random_zing;
 
 pub use random_bp::random_bp;
+pub use random_zing::random_zing;
 
 /// A tiny deterministic pseudo-random generator (splitmix64).
 #[derive(Clone, Debug)]
