@@ -77,9 +77,28 @@ pub struct Renaming {
     map: Vec<Option<u32>>,
 }
 
+/// A manager kept for the next check on the same thread. oxidd starts two threads per manager
+/// and its garbage-collection thread can miss the signal to stop when a manager lives only a
+/// few microseconds, so short checks (the differential test runs thousands) leaked threads and
+/// memory; reusing one manager per thread avoids creating them at all.
+struct Pooled {
+    manager: BCDDManagerRef,
+    vars: Vec<BCDDFunction>,
+    nodes: usize,
+    cache: usize,
+}
+
+thread_local! {
+    static POOL: std::cell::RefCell<Option<Pooled>> = const { std::cell::RefCell::new(None) };
+}
+
 /// oxidd's complement-edge BDDs.
 pub struct Oxidd {
     manager: BCDDManagerRef,
+    /// Every variable the manager has (a reused manager may have more than this check uses).
+    all_vars: Vec<BCDDFunction>,
+    nodes: usize,
+    cache: usize,
     vars: Vec<BCDDFunction>,
     f: BCDDFunction,
     t: BCDDFunction,
@@ -97,16 +116,34 @@ impl Oxidd {
 
     /// A manager with `vars` variables, room for `node_capacity` inner nodes and an apply cache
     /// of `cache_capacity` entries.
+    /// A manager of this thread's pool is reused when it is large enough.
     pub fn new(vars: u32, node_capacity: usize, cache_capacity: usize) -> Oxidd {
-        let manager = oxidd::bcdd::new_manager(node_capacity, cache_capacity, 1);
-        let (vars, f, t) = manager.with_manager_exclusive(|m| {
-            let vars: Vec<BCDDFunction> = (0..vars)
-                .map(|_| BCDDFunction::new_var(m).expect("room for the variables"))
-                .collect();
-            (vars, BCDDFunction::f(m), BCDDFunction::t(m))
+        let pooled = POOL.with(|p| p.borrow_mut().take());
+        let (manager, mut all_vars, nodes, cache) = match pooled {
+            Some(p) if p.nodes >= node_capacity && p.cache >= cache_capacity => {
+                (p.manager, p.vars, p.nodes, p.cache)
+            }
+            _ => (
+                oxidd::bcdd::new_manager(node_capacity, cache_capacity, 1),
+                Vec::new(),
+                node_capacity,
+                cache_capacity,
+            ),
+        };
+        let (f, t) = manager.with_manager_exclusive(|m| {
+            while all_vars.len() < vars as usize {
+                all_vars.push(BCDDFunction::new_var(m).expect("room for the variables"));
+            }
+            (BCDDFunction::f(m), BCDDFunction::t(m))
         });
+        // nodes left by an earlier check on this manager are garbage now
+        manager.with_manager_shared(|m| m.gc());
+        let vars = all_vars[..vars as usize].to_vec();
         Oxidd {
             manager,
+            all_vars,
+            nodes,
+            cache,
             vars,
             f,
             t,
@@ -114,7 +151,23 @@ impl Oxidd {
             count_memo: Default::default(),
         }
     }
+}
 
+impl Drop for Oxidd {
+    fn drop(&mut self) {
+        self.count_memo.get_mut().clear();
+        let pooled = Pooled {
+            manager: self.manager.clone(),
+            vars: std::mem::take(&mut self.all_vars),
+            nodes: self.nodes,
+            cache: self.cache,
+        };
+        // `try_with`: during thread teardown the pool may be gone; then the manager just drops
+        let _ = POOL.try_with(|p| *p.borrow_mut() = Some(pooled));
+    }
+}
+
+impl Oxidd {
     /// Renames below the root of `f`; nodes under the deepest renamed variable stay shared.
     /// (oxidd's `substitute` prepares a table over every level above the deepest renamed one
     /// at each call and was measured quadratic on long BDDs; this walk touches only the
