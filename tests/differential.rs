@@ -330,8 +330,13 @@ fn engines_agree_on_random_zing_models() {
             }
         };
         if let Some(why) = disagreement(&runs) {
+            let keep = |t: &str| {
+                check_text("random.zing", t, &configs, MAX_DEPTH, MIN_TIMEOUT)
+                    .is_ok_and(|r| disagreement(&r).is_some())
+            };
+            let small = minimize(&text, &keep);
             failures.push(format!(
-                "seed {seed}: engines disagree: {why}\nreplay: zingrs gen random-zing {seed} > case.zing && zingrs check --engine all case.zing\n{text}"
+                "seed {seed}: engines disagree: {why}\nreplay: zingrs gen random-zing {seed} > case.zing && zingrs check --engine all case.zing\n--- model\n{text}--- minimized\n{small}"
             ));
         }
         for r in &runs {
