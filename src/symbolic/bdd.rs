@@ -10,7 +10,7 @@
 use oxidd::bcdd::{BCDDFunction, BCDDManagerRef};
 use oxidd::util::OptBool;
 use oxidd::{BooleanFunction, BooleanFunctionQuant, BooleanOperator, Function};
-use oxidd::{Manager, ManagerRef};
+use oxidd::{Edge, InnerNode, Manager, ManagerRef};
 use std::cell::Cell;
 
 /// A BDD manager: every method takes and returns functions of this manager only.
@@ -50,6 +50,25 @@ pub trait Bdds {
     fn renaming(&self, pairs: &[(u32, u32)]) -> Self::Renaming;
     /// Applies a prepared renaming.
     fn rename(&self, f: &Self::F, r: &Self::Renaming) -> Self::F;
+    /// `rename(∃ vars. f ∧ g, r)` in one pass: the part of `f` above every variable of `g`,
+    /// `vars` and `r` is rebuilt unchanged around the operation on its sub-functions, so that
+    /// no intermediate copy of it is made (the result usually shares it with `f`).
+    fn and_exists_rename(
+        &self,
+        f: &Self::F,
+        g: &Self::F,
+        vars: &Self::F,
+        r: &Self::Renaming,
+    ) -> Self::F {
+        self.rename(&self.and_exists(f, g, vars), r)
+    }
+    /// `∃ (every variable but keep). f`, `keep` sorted.
+    fn project(&self, f: &Self::F, keep: &[u32]) -> Self::F;
+    /// The variable a prepared renaming maps `v` to (`v` itself if it does not rename it).
+    fn renamed(&self, r: &Self::Renaming, v: u32) -> u32;
+    /// The value of `f` under the assignment `vals` (sorted by variable), or `None` if the
+    /// evaluation meets a variable `vals` does not assign.
+    fn eval(&self, f: &Self::F, vals: &[(u32, bool)]) -> Option<bool>;
     /// `f` with the variables of the literal conjunction `lits` fixed to their values.
     fn restrict(&self, f: &Self::F, lits: &Self::F) -> Self::F;
     /// Whether `f` is the constant false.
@@ -74,7 +93,13 @@ pub trait Bdds {
 
 /// A prepared renaming: the new variable of each renamed one, indexed by variable.
 pub struct Renaming {
-    map: Vec<Option<u32>>,
+    /// `(from, to)`, sorted by `from` (sparse: the order can have thousands of variables and
+    /// a program thousands of renamings).
+    pairs: Vec<(u32, u32)>,
+    /// One past the deepest renamed variable (0 if none).
+    end: u32,
+    /// The smallest variable renamed or renamed to (`u32::MAX` if none).
+    top: u32,
 }
 
 /// A manager kept for the next check on the same thread. oxidd starts two threads per manager
@@ -104,6 +129,7 @@ pub struct Oxidd {
     t: BCDDFunction,
     oom: Cell<bool>,
     count_memo: std::cell::RefCell<ahash::AHashMap<BCDDFunction, f64>>,
+    rename_memo: Cell<ahash::AHashMap<BCDDFunction, BCDDFunction>>,
 }
 
 impl Oxidd {
@@ -149,6 +175,7 @@ impl Oxidd {
             t,
             oom: Cell::new(false),
             count_memo: Default::default(),
+            rename_memo: Default::default(),
         }
     }
 }
@@ -182,7 +209,7 @@ impl Oxidd {
             return f.clone();
         }
         let level = self.level(f);
-        if level as usize >= r.map.len() {
+        if level >= r.end {
             return f.clone();
         }
         if let Some(x) = memo.get(f) {
@@ -191,8 +218,64 @@ impl Oxidd {
         let (hi, lo) = f.cofactors().expect("an inner node");
         let hi = self.rename_rec(&hi, r, memo);
         let lo = self.rename_rec(&lo, r, memo);
-        let v = r.map[level as usize].unwrap_or(level);
+        let v = self.renamed(r, level);
         let out = self.ite(&self.vars[v as usize], &hi, &lo);
+        memo.insert(f.clone(), out.clone());
+        out
+    }
+
+    fn project_rec(
+        &self,
+        f: &BCDDFunction,
+        keep: &[u32],
+        memo: &mut ahash::AHashMap<BCDDFunction, BCDDFunction>,
+    ) -> BCDDFunction {
+        if self.is_false(f) {
+            return f.clone();
+        }
+        let level = self.level(f);
+        // below the last kept variable, a satisfiable function projects to true
+        if keep.last().is_none_or(|&k| level > k) {
+            return self.t.clone();
+        }
+        if let Some(x) = memo.get(f) {
+            return x.clone();
+        }
+        let (hi, lo) = f.cofactors().expect("an inner node");
+        let h = self.project_rec(&hi, keep, memo);
+        let out = if keep.binary_search(&level).is_ok() {
+            let l = self.project_rec(&lo, keep, memo);
+            self.ite(&self.vars[level as usize], &h, &l)
+        } else if self.is_true(&h) {
+            h
+        } else {
+            let l = self.project_rec(&lo, keep, memo);
+            self.or(&h, &l)
+        };
+        memo.insert(f.clone(), out.clone());
+        out
+    }
+
+    /// `f` with `op` applied to each maximal sub-function whose root is at or below `top`,
+    /// for an `op` that commutes with the Shannon expansion on the variables above `top`.
+    fn above_rec(
+        &self,
+        f: &BCDDFunction,
+        top: u32,
+        memo: &mut ahash::AHashMap<BCDDFunction, BCDDFunction>,
+        op: &dyn Fn(&BCDDFunction) -> BCDDFunction,
+    ) -> BCDDFunction {
+        let level = self.level(f);
+        if level >= top {
+            return op(f);
+        }
+        if let Some(x) = memo.get(f) {
+            return x.clone();
+        }
+        let (hi, lo) = f.cofactors().expect("an inner node");
+        let hi = self.above_rec(&hi, top, memo, op);
+        let lo = self.above_rec(&lo, top, memo, op);
+        let out = self.ite(&self.vars[level as usize], &hi, &lo);
         memo.insert(f.clone(), out.clone());
         out
     }
@@ -331,32 +414,94 @@ impl Bdds for Oxidd {
     fn literals(&self, lits: &[(u32, bool)]) -> BCDDFunction {
         let mut sorted = lits.to_vec();
         sorted.sort_unstable_by_key(|l| std::cmp::Reverse(l.0));
-        let mut acc = self.t.clone();
-        // bottom-up, so that each conjunction adds one node on top
-        for (v, b) in sorted {
-            let lit = if b {
-                self.var(v)
-            } else {
-                self.not(&self.var(v))
-            };
-            acc = self.and(&lit, &acc);
-        }
-        acc
+        // bottom-up on raw edges, so that each conjunction adds one node on top and no
+        // intermediate function handle is made
+        let r = self.manager.with_manager_shared(|m| {
+            let mut acc = m.clone_edge(self.t.as_edge(m));
+            for (v, b) in sorted {
+                let var = self.vars[v as usize].as_edge(m);
+                let next = if b {
+                    BCDDFunction::and_edge(m, var, &acc)
+                } else {
+                    // ¬var ∧ acc
+                    BCDDFunction::imp_strict_edge(m, var, &acc)
+                };
+                m.drop_edge(acc);
+                acc = next?;
+            }
+            Ok(BCDDFunction::from_edge(m, acc))
+        });
+        self.ok(r)
     }
     fn renaming(&self, pairs: &[(u32, u32)]) -> Renaming {
-        let deepest = pairs.iter().map(|p| p.0).max();
-        let mut map = vec![None; deepest.map_or(0, |d| d as usize + 1)];
-        for &(from, to) in pairs {
-            map[from as usize] = Some(to);
+        let mut sorted = pairs.to_vec();
+        sorted.sort_unstable();
+        let end = sorted.last().map_or(0, |p| p.0 + 1);
+        let top = pairs.iter().map(|p| p.0.min(p.1)).min().unwrap_or(u32::MAX);
+        Renaming {
+            pairs: sorted,
+            end,
+            top,
         }
-        Renaming { map }
     }
-    fn rename(&self, f: &BCDDFunction, r: &Renaming) -> BCDDFunction {
-        if *f == self.f || *f == self.t || r.map.is_empty() {
+    fn project(&self, f: &BCDDFunction, keep: &[u32]) -> BCDDFunction {
+        if self.is_false(f) || self.is_true(f) {
             return f.clone();
         }
         let mut memo = ahash::AHashMap::new();
-        self.rename_rec(f, r, &mut memo)
+        self.project_rec(f, keep, &mut memo)
+    }
+    fn and_exists_rename(
+        &self,
+        f: &BCDDFunction,
+        g: &BCDDFunction,
+        vars: &BCDDFunction,
+        r: &Renaming,
+    ) -> BCDDFunction {
+        let top = self.level(g).min(self.level(vars)).min(r.top);
+        if self.level(f) >= top {
+            return self.rename(&self.and_exists(f, g, vars), r);
+        }
+        let mut memo = ahash::AHashMap::new();
+        self.above_rec(f, top, &mut memo, &|h| {
+            self.rename(&self.and_exists(h, g, vars), r)
+        })
+    }
+    fn rename(&self, f: &BCDDFunction, r: &Renaming) -> BCDDFunction {
+        if *f == self.f || *f == self.t || r.pairs.is_empty() {
+            return f.clone();
+        }
+        // one memo for every call (cleared, not reallocated)
+        let mut memo = self.rename_memo.take();
+        memo.clear();
+        let out = self.rename_rec(f, r, &mut memo);
+        memo.clear();
+        self.rename_memo.set(memo);
+        out
+    }
+    fn renamed(&self, r: &Renaming, v: u32) -> u32 {
+        match r.pairs.binary_search_by_key(&v, |p| p.0) {
+            Ok(i) => r.pairs[i].1,
+            Err(_) => v,
+        }
+    }
+    fn eval(&self, f: &BCDDFunction, vals: &[(u32, bool)]) -> Option<bool> {
+        f.with_manager_shared(|m, e| {
+            let none = Default::default();
+            let mut neg = e.tag() != none;
+            let mut e = e.borrowed();
+            loop {
+                let n = m.get_node(&e);
+                let level = n.level();
+                if level == u32::MAX {
+                    return Some(!neg);
+                }
+                let i = vals.binary_search_by_key(&level, |p| p.0).ok()?;
+                let child = n.unwrap_inner().child(if vals[i].1 { 0 } else { 1 });
+                neg ^= child.tag() != none;
+                e = child;
+            }
+        })
     }
     #[inline]
     fn restrict(&self, f: &BCDDFunction, lits: &BCDDFunction) -> BCDDFunction {

@@ -56,8 +56,11 @@ pub struct CallSite<B: Bdds> {
     pub callee: ProcId,
     /// `∧ N_{formal j} ∈ args_j(C)`.
     pub argrel_n: B::F,
-    /// Everything but the touched globals' current copies and the formals' next copies.
-    pub seed_cube: B::F,
+    /// Everything but the touched globals' current copies and the formals' next copies
+    /// (only when there are arguments: without, the seed is a projection on `seed_keep`).
+    pub seed_cube: Option<B::F>,
+    /// The touched globals' current copies, sorted.
+    pub seed_keep: Vec<u32>,
     pub formal_ren: B::Renaming,
     /// Discarded results and global receivers (whose callee values are overwritten).
     pub lift_pre: B::F,
@@ -494,20 +497,23 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
                 self.propagate(self.succ[s0], p, false);
             }
             Xfer::Update { rel, cube, ren, .. } => {
-                let p = b.rename(&b.and_exists(&d, rel, cube), ren);
+                let p = b.and_exists_rename(&d, rel, cube, ren);
                 self.propagate(self.succ[s0], p, false);
             }
             Xfer::Call(i) => {
                 let i = *i as usize;
                 let cs = &self.callsites[i];
                 let q = cs.callee;
-                let mut x = b.and_exists(&d, &cs.argrel_n, &cs.seed_cube);
+                let mut x = match &cs.seed_cube {
+                    Some(cube) => b.and_exists(&d, &cs.argrel_n, cube),
+                    None => b.project(&d, &cs.seed_keep),
+                };
                 x = b.rename(&x, &cs.formal_ren);
                 x = b.and(&x, &self.procs[q as usize].entry_init);
                 let img = if b.is_false(&cs.sum) {
                     None
                 } else {
-                    Some(b.rename(&b.and_exists(&d, &cs.sum, &cs.ret_cube), &cs.ret_ren))
+                    Some(b.and_exists_rename(&d, &cs.sum, &cs.ret_cube, &cs.ret_ren))
                 };
                 let w = cs.w;
                 self.propagate(self.entry(q), x, true);
@@ -543,8 +549,10 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         }
         self.summaries += 1;
         let sum = b.or(&cs.sum, &new);
-        let img = b.rename(
-            &b.and_exists(&self.reached[cs.c as usize], &new, &cs.ret_cube),
+        let img = b.and_exists_rename(
+            &self.reached[cs.c as usize],
+            &new,
+            &cs.ret_cube,
             &cs.ret_ren,
         );
         let w = cs.w;
@@ -765,10 +773,18 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             .filter(|&j| !live_formal(j))
             .map(|j| self.layout.nv(g + j))
             .collect();
-        let seed_cube = b.and(
-            &b.restrict(&self.all_ec, &b.literals(&keep)),
-            &b.cube(&dead_formals),
-        );
+        // without arguments the seed is a projection: no cube over every other variable (one
+        // per call site, each as long as the variable order) is built
+        let mut seed_keep: Vec<u32> = keep.iter().map(|l| l.0).collect();
+        seed_keep.sort_unstable();
+        let seed_cube = if args.is_empty() && params == 0 {
+            None
+        } else {
+            Some(b.and(
+                &b.restrict(&self.all_ec, &b.literals(&keep)),
+                &b.cube(&dead_formals),
+            ))
+        };
         let formal_pairs: Vec<(u32, u32)> = (0..params)
             .filter(|&j| live_formal(j))
             .map(|j| (self.layout.nv(g + j), self.layout.cv(g + j)))
@@ -847,6 +863,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             callee,
             argrel_n,
             seed_cube,
+            seed_keep,
             formal_ren: b.renaming(&formal_pairs),
             lift_pre: b.cube(&pre),
             lift_ren: b.renaming(&ren),

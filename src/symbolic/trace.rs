@@ -193,11 +193,20 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 }
             }
             // a predecessor inside the procedure, possibly over a summary
-            let mut best: Option<(u32, u32, B::F)> = None;
+            let mut best: Option<(u32, u32, Option<B::F>)> = None;
             for &u in &preds[v as usize] {
                 let Some(x) = &self.xfer[u as usize] else {
                     continue;
                 };
+                if let Some(s) = self.kept_point(u, v, x, at) {
+                    // the step keeps the point: no BDD operation, no new pick
+                    if let Some(s) = s {
+                        if best.as_ref().is_none_or(|x| s < x.0) {
+                            best = Some((s, u, None));
+                        }
+                    }
+                    continue;
+                }
                 let pre = match x {
                     Xfer::Jump { .. } => at.cube.clone(),
                     Xfer::Branch { t, f, .. } => {
@@ -214,13 +223,21 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     Xfer::Assume { t, .. } | Xfer::Assert { t, .. } => b.and(&at.cube, t),
                     Xfer::Update {
                         rel, back, ncube, ..
-                    } => b.and_exists(&b.rename(&at.cube, back), rel, ncube),
+                    } => {
+                        // the point's cube with the targets' current copies renamed to next
+                        let lits: Vec<(u32, bool)> = at
+                            .vals
+                            .iter()
+                            .map(|&(x, val)| (b.renamed(back, x), val))
+                            .collect();
+                        b.and_exists(&b.literals(&lits), rel, ncube)
+                    }
                     Xfer::Call(i) => self.summary_pre(*i as usize, at),
                     Xfer::Return { .. } => continue,
                 };
                 if let Some((s, meet)) = self.first_meet(u, &pre, at.stamp) {
                     if best.as_ref().is_none_or(|x| s < x.0) {
-                        best = Some((s, u, meet));
+                        best = Some((s, u, Some(meet)));
                     }
                 }
             }
@@ -230,7 +247,15 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     at.stamp
                 ));
             };
-            let p = self.point(u, &meet, s);
+            let p = match meet {
+                Some(meet) => self.point(u, &meet, s),
+                None => Point {
+                    v: u,
+                    cube: at.cube.clone(),
+                    vals: at.vals.clone(),
+                    stamp: s,
+                },
+            };
             if let Some(Xfer::Call(i)) = &self.xfer[u as usize] {
                 // over the summary: the callee runs from its entry to an exit in a nested frame
                 let exit = self.exit_point(*i as usize, &p, at)?;
@@ -244,6 +269,50 @@ impl<B: Bdds> Engine<'_, '_, B> {
         }
         out.reverse();
         Ok(out)
+    }
+
+    /// For a predecessor `u` of `v` whose step (`x`) changes no variable and whose scope is
+    /// `v`'s, so that the only point at `u` that can step to `at` is `at`'s valuation itself:
+    /// `Some(Some(stamp))` of the oldest batch of `u` older than `at` holding it, `Some(None)`
+    /// if none does (or the step's test fails there). `None` if the shortcut does not apply.
+    fn kept_point(&self, u: u32, v: u32, x: &Xfer<B>, at: &Point<B::F>) -> Option<Option<u32>> {
+        let b = &self.bdd;
+        let cond = match x {
+            Xfer::Jump { .. } => None,
+            Xfer::Branch { t, f, .. } => {
+                let s = self.succs(u);
+                match (s[0] == v, s[1] == v) {
+                    (true, false) => Some(t),
+                    (false, true) => Some(f),
+                    _ => return None,
+                }
+            }
+            Xfer::Assume { t, .. } | Xfer::Assert { t, .. } => Some(t),
+            _ => return None,
+        };
+        let q = self.proc_of[u as usize] as usize;
+        if self.proc_of[v as usize] as usize != q {
+            return None;
+        }
+        let live = &self.procs[q].live;
+        if live[self.pc(u) as usize] != live[self.pc(v) as usize] {
+            return None;
+        }
+        if let Some(c) = cond {
+            if !b.eval(c, &at.vals)? {
+                return Some(None);
+            }
+        }
+        let mut i = self.head[u as usize];
+        let mut found = None;
+        // newest to oldest: the last batch that holds the point is the oldest
+        while i != NONE {
+            if i < at.stamp && b.eval(&self.log[i as usize].0, &at.vals)? {
+                found = Some(i);
+            }
+            i = self.log[i as usize].1;
+        }
+        Some(found)
     }
 
     /// Points at call vertex `i.c` whose summary edges (from exits older than the point `at`
