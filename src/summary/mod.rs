@@ -387,6 +387,19 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         ("match attempts", s.counters.match_attempts),
         ("match hits", s.counters.match_hits),
         ("summary applications", s.counters.applies),
+        (
+            "states per root (max)",
+            s.roots
+                .iter()
+                .map(|r| r.visited.len() as u64)
+                .max()
+                .unwrap_or(0),
+        ),
+        (
+            "states per root (mean)",
+            s.roots.iter().map(|r| r.visited.len() as u64).sum::<u64>()
+                / (s.roots.len().max(1) as u64),
+        ),
     ];
     s.result
 }
