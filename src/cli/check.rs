@@ -10,7 +10,8 @@ use zingrs_lang::ir::{Layout, Program};
 /// The engines (`--engine`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Engine {
-    /// The best engine for the model (summary for sequential programs, explicit otherwise).
+    /// The best engine for the model (bdd for boolean programs with many unconstrained bits,
+    /// summary otherwise).
     Auto,
     /// Plain explicit-state search.
     Explicit,
@@ -153,6 +154,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         no_live_ranges: a.no_live_ranges,
         no_mod_ref: a.no_mod_ref,
         verdict_only: a.format != Format::Json && (a.quiet || a.trace == TraceDetail::None),
+        transactions: false,
         limits: Limits {
             max_depth: a.max_depth,
             max_states: a.max_states,
@@ -191,13 +193,14 @@ impl Engine {
 const AUTO_BDD_BITS: usize = 16;
 
 /// The engine `--engine auto` picks for a program: the BDD engine for pure boolean programs
-/// with many unconstrained initial bits, the summary engine for other sequential programs
-/// (it decides recursion), the explicit engine for concurrent ones.
+/// with many unconstrained initial bits, the summary engine for every other model (it decides
+/// sequential recursion, and summarizes the calls of concurrent models that run as one
+/// transaction).
 fn auto_engine(program: &Program) -> Engine {
-    if program.is_concurrent() {
-        return Engine::Explicit;
-    }
-    if crate::symbolic::applies(program).is_ok() && initial_bits(program) > AUTO_BDD_BITS {
+    if !program.is_concurrent()
+        && crate::symbolic::applies(program).is_ok()
+        && initial_bits(program) > AUTO_BDD_BITS
+    {
         return Engine::Bdd;
     }
     Engine::Summary
@@ -235,12 +238,13 @@ pub fn run_engine(
             if crate::summary::applies(&m) {
                 Ok(crate::summary::search(&m, opts))
             } else {
-                // threads: no call runs as one transaction yet, so every step is explored plainly
-                let mut r = explore::search(&m, opts);
-                r.stats
-                    .counters
-                    .push(("summaries (concurrent model: none)", 0));
-                Ok(r)
+                // threads (or blocking): calls that run as one transaction are summarized, every
+                // other step is explored plainly
+                let opts = Options {
+                    transactions: true,
+                    ..opts.clone()
+                };
+                Ok(explore::search(&m, &opts))
             }
         }
         Engine::Bdd => {

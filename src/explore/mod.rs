@@ -16,6 +16,7 @@ pub use replay::{replay, Replayed};
 
 use crate::canon::{encode, Visited};
 use crate::runtime::{InitialStates, Kind, Machine, Outcome, RtError, State, Value, Violation};
+use crate::summary::Transaction;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -42,6 +43,8 @@ pub struct Options {
     /// Only the verdict will be shown: counterexamples are still replayed, but not turned into
     /// source-level traces (which costs more than the search on long traces).
     pub verdict_only: bool,
+    /// Summarize calls that run as one transaction (the summary engine on concurrent models).
+    pub transactions: bool,
 }
 
 /// One step of a path: which thread moved and which of its outcomes was taken.
@@ -133,6 +136,67 @@ struct Explorer<'m, 'p> {
     result: SearchResult,
     seen_errors: ahash::AHashSet<(u8, u32, u32)>,
     watch: Watch,
+    tx: Transactions,
+}
+
+/// Transactional calls (seed 004 §7: summaries inside transactions): which procedures may run
+/// as one transaction, the summaries computed so far, and the macro steps that stand for a
+/// summarized call in paths.
+#[derive(Default)]
+struct Transactions {
+    enabled: bool,
+    /// Per procedure: it (or a procedure it calls) can start or end a thread.
+    spawns: Vec<bool>,
+    /// Per procedure: it (or a procedure it calls) can block or yield.
+    blocks: Vec<bool>,
+    cache: ahash::AHashMap<TxShape, Vec<std::rc::Rc<Transaction>>>,
+    macros: Vec<Macro>,
+    summarized: u64,
+    reused: u64,
+    roots: u64,
+}
+
+type TxShape = (u32, u32, Box<[Value]>, Box<[Value]>);
+
+/// A step of a path that stands for a whole summarized call: the call's outcome, then the
+/// callee's steps to one of its returns (or to its error).
+struct Macro {
+    thread: u32,
+    call: u32,
+    tx: std::rc::Rc<Transaction>,
+    /// The effect applied, or `None` for the transaction's finding.
+    effect: Option<usize>,
+}
+
+/// Marks a [`Choice::outcome`] that indexes [`Transactions::macros`].
+const MACRO: u32 = 1 << 31;
+
+/// Marks, per procedure, whether it or a procedure it calls has a statement matching `p`.
+fn reaches(program: &zingrs_lang::ir::Program, p: impl Fn(&Stmt) -> bool) -> Vec<bool> {
+    let n = program.procs.len();
+    let mut has: Vec<bool> = program
+        .procs
+        .iter()
+        .map(|q| q.nodes.iter().any(|node| p(&node.stmt)))
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..n {
+            if has[i] {
+                continue;
+            }
+            let calls_bad = program.procs[i].nodes.iter().any(|node| match &node.stmt {
+                Stmt::Call { callee, .. } => has[*callee as usize],
+                _ => false,
+            });
+            if calls_bad {
+                has[i] = true;
+                changed = true;
+            }
+        }
+    }
+    has
 }
 
 /// Searches the state space of `m`'s program.
@@ -163,6 +227,22 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         result: SearchResult::default(),
         seen_errors: Default::default(),
         watch: Watch::new(&opts.limits),
+        tx: Transactions {
+            enabled: opts.transactions,
+            spawns: reaches(m.program, |st| {
+                matches!(
+                    st,
+                    Stmt::StartThread { .. } | Stmt::StartThreadGoto | Stmt::EndThread
+                )
+            }),
+            blocks: reaches(m.program, |st| {
+                matches!(
+                    st,
+                    Stmt::Select { .. } | Stmt::Yield | Stmt::AtomicBegin | Stmt::AtomicEnd
+                )
+            }),
+            ..Default::default()
+        },
     };
     if opts.bfs {
         ex.bfs();
@@ -171,6 +251,13 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
     }
     ex.result.stats.states = ex.visited.len() as u64;
     ex.result.stats.elapsed = ex.watch.elapsed();
+    if opts.transactions {
+        ex.result.stats.counters = vec![
+            ("transactions summarized", ex.tx.summarized),
+            ("transaction summaries reused", ex.tx.reused),
+            ("roots in transactions", ex.tx.roots),
+        ];
+    }
     ex.result
 }
 
@@ -320,6 +407,10 @@ impl Explorer<'_, '_> {
     }
 
     fn steps_of(&mut self, s: &State, tid: usize, out: &mut Succs) {
+        if self.tx.enabled && self.transactional(s, tid) {
+            self.summarized_call(s, tid, out);
+            return;
+        }
         {
             self.scratch.clear();
             self.m.step(s, tid, &mut (), &mut self.scratch);
@@ -335,15 +426,183 @@ impl Explorer<'_, '_> {
         }
     }
 
+    /// Whether thread `tid` is at a call that runs as one transaction: the callee cannot start
+    /// or end a thread, and either the thread is inside an atomic region, or it is the only
+    /// thread and the callee can neither block nor yield.
+    fn transactional(&self, s: &State, tid: usize) -> bool {
+        let t = &s.threads[tid];
+        let Some(f) = t.stack.top() else {
+            return false;
+        };
+        let Stmt::Call { callee, .. } = &self.m.program.node(f.proc, f.pc).stmt else {
+            return false;
+        };
+        let c = *callee as usize;
+        !self.tx.spawns[c] && (t.atomic || (s.threads.len() == 1 && !self.tx.blocks[c]))
+    }
+
+    /// The successors of a transactional call: per outcome of the call, the callee's summary
+    /// (computed once per matching visible state) applied to the caller.
+    fn summarized_call(&mut self, s: &State, tid: usize, out: &mut Succs) {
+        self.scratch.clear();
+        self.m.step(s, tid, &mut (), &mut self.scratch);
+        let calls: Vec<Outcome> = self.scratch.drain(..).collect();
+        for (k, o) in calls.into_iter().enumerate() {
+            let choice = Choice {
+                thread: tid as u32,
+                outcome: k as u32,
+            };
+            let Outcome::Next { state: s2, kind } = o else {
+                out.push((choice, o));
+                continue;
+            };
+            if kind != Kind::Call {
+                out.push((choice, Outcome::Next { state: s2, kind }));
+                continue;
+            }
+            let visible = crate::summary::visible_of(&s2, tid);
+            let Some((tx, map)) = self.transaction(&visible) else {
+                return;
+            };
+            if tx.finding.is_some() {
+                let c = self.macro_step(tid, k, &tx, None);
+                out.push((c, Outcome::Violation(crate::runtime::Violation::Assertion)));
+            }
+            for j in 0..tx.effects.len() {
+                if let Some(o2) = tx.apply(self.m, j, &map, &s2, tid) {
+                    let c = self.macro_step(tid, k, &tx, Some(j));
+                    out.push((c, o2));
+                }
+            }
+        }
+    }
+
+    fn macro_step(
+        &mut self,
+        tid: usize,
+        call: usize,
+        tx: &std::rc::Rc<Transaction>,
+        effect: Option<usize>,
+    ) -> Choice {
+        self.tx.macros.push(Macro {
+            thread: tid as u32,
+            call: call as u32,
+            tx: tx.clone(),
+            effect,
+        });
+        Choice {
+            thread: tid as u32,
+            outcome: MACRO | (self.tx.macros.len() as u32 - 1),
+        }
+    }
+
+    /// The transaction summary for a callee's visible state, reused when one matches.
+    fn transaction(
+        &mut self,
+        visible: &State,
+    ) -> Option<(std::rc::Rc<Transaction>, crate::summary::AddrMap)> {
+        let shape = crate::summary::transaction_shape(visible);
+        if let Some(cands) = self.tx.cache.get(&shape) {
+            for t in cands {
+                if let Some(map) = t.matches(self.m, visible) {
+                    self.tx.reused += 1;
+                    return Some((t.clone(), map));
+                }
+            }
+        }
+        match Transaction::summarize(self.m, self.opts, visible.clone()) {
+            Ok(t) => {
+                self.tx.summarized += 1;
+                self.tx.roots += t.roots;
+                let t = std::rc::Rc::new(t);
+                let map = t.matches(self.m, visible)?;
+                self.tx.cache.entry(shape).or_default().push(t.clone());
+                Some((t, map))
+            }
+            Err(l) => {
+                self.result.limit = Some(l);
+                None
+            }
+        }
+    }
+
+    /// A path with its macro steps expanded into the steps they stand for.
+    fn expand(&self, p: Path) -> Path {
+        let mut choices = Vec::with_capacity(p.choices.len());
+        for c in p.choices {
+            if c.outcome & MACRO == 0 {
+                choices.push(c);
+                continue;
+            }
+            let mac = &self.tx.macros[(c.outcome & !MACRO) as usize];
+            choices.push(Choice {
+                thread: mac.thread,
+                outcome: mac.call,
+            });
+            let inner: &[Choice] = match mac.effect {
+                Some(j) => &mac.tx.effects[j].1,
+                None => mac.tx.finding.as_ref().map_or(&[], |f| &f.path().choices),
+            };
+            choices.extend(inner.iter().map(|i| Choice {
+                thread: mac.thread,
+                outcome: i.outcome,
+            }));
+        }
+        Path {
+            init: p.init,
+            choices,
+        }
+    }
+
+    /// The finding for a violating outcome reached by `choice`: for a summarized call, the
+    /// error the summary found inside it.
+    fn violation_finding(&self, v: Violation, choice: Choice, path: Path) -> Finding {
+        if choice.outcome & MACRO != 0 {
+            let mac = &self.tx.macros[(choice.outcome & !MACRO) as usize];
+            if let (None, Some(f)) = (mac.effect, &mac.tx.finding) {
+                return match f {
+                    Finding::Target { label, .. } => Finding::Target {
+                        label: label.clone(),
+                        path,
+                    },
+                    Finding::Runtime { error, .. } => Finding::Runtime {
+                        error: *error,
+                        path,
+                    },
+                    Finding::Assertion { .. } | Finding::Deadlock { .. } => {
+                        Finding::Assertion { path }
+                    }
+                };
+            }
+        }
+        Finding::of_violation(v, path)
+    }
+
     /// Whether no thread can move and some thread is blocked at a select not marked `end`
     /// (zing-language.md §6.5).
     fn deadlocked(&self, s: &State) -> bool {
         deadlocked(self.m, s)
     }
 
-    /// Records a finding; returns true if the search should stop.
+    /// Records a finding (macro steps expanded); returns true if the search should stop.
     fn found(&mut self, f: Finding, key: (u8, u32, u32)) -> bool {
         if self.seen_errors.insert(key) {
+            let f = match f {
+                Finding::Assertion { path } => Finding::Assertion {
+                    path: self.expand(path),
+                },
+                Finding::Runtime { error, path } => Finding::Runtime {
+                    error,
+                    path: self.expand(path),
+                },
+                Finding::Target { label, path } => Finding::Target {
+                    label,
+                    path: self.expand(path),
+                },
+                Finding::Deadlock { path } => Finding::Deadlock {
+                    path: self.expand(path),
+                },
+            };
             self.result.findings.push(f);
         }
         !self.opts.keep_going
@@ -407,6 +666,9 @@ impl Explorer<'_, '_> {
                 Arrive::Expand => {}
             }
             let succs = self.successors(&s0, Ctx::START);
+            if self.result.limit.is_some() {
+                return;
+            }
             let mut stack = vec![Entry {
                 state: s0,
                 ctx: Ctx::START,
@@ -441,7 +703,7 @@ impl Explorer<'_, '_> {
                             continue;
                         }
                         let key = Self::assertion_key(&top.state, choice);
-                        let f = Finding::of_violation(v, path_of(&stack, Some(choice)));
+                        let f = self.violation_finding(v, choice, path_of(&stack, Some(choice)));
                         if self.found(f, key) {
                             return;
                         }
@@ -464,6 +726,9 @@ impl Explorer<'_, '_> {
                             Arrive::Expand => {}
                         }
                         let succs = self.successors(&state, ctx);
+                        if self.result.limit.is_some() {
+                            return;
+                        }
                         stack.push(Entry {
                             state,
                             ctx,
@@ -528,7 +793,11 @@ impl Explorer<'_, '_> {
         }
         while let Some((s, ctx, node, level)) = queue.pop_front() {
             self.result.stats.max_path = self.result.stats.max_path.max(level);
-            for (choice, outcome) in self.successors(&s, ctx) {
+            let succs = self.successors(&s, ctx);
+            if self.result.limit.is_some() {
+                return;
+            }
+            for (choice, outcome) in succs {
                 match outcome {
                     Outcome::Pruned => {}
                     Outcome::Violation(v) => {
@@ -536,8 +805,11 @@ impl Explorer<'_, '_> {
                             continue;
                         }
                         let key = Self::assertion_key(&s, choice);
-                        let f =
-                            Finding::of_violation(v, path_to(&inits, &tree, node, Some(choice)));
+                        let f = self.violation_finding(
+                            v,
+                            choice,
+                            path_to(&inits, &tree, node, Some(choice)),
+                        );
                         if self.found(f, key) {
                             return;
                         }

@@ -34,7 +34,7 @@ type NodeId = u32;
 /// What a path did since its root's entry: the last value of each location it wrote and the
 /// objects it allocated (with their classes), in the root's address space.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-struct PathEffect {
+pub struct PathEffect {
     /// Sorted by location.
     writes: Vec<(Loc, Value)>,
     allocs: Vec<(Addr, u32)>,
@@ -57,7 +57,7 @@ impl PathEffect {
 
 /// What a procedure invocation did (Figure 3's effect), with its results.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Effect {
+pub struct Effect {
     path: PathEffect,
     rets: Box<[Value]>,
 }
@@ -147,7 +147,7 @@ fn effect_at_return(s: &State, path: &PathEffect, rets: &[Value]) -> Effect {
 
 /// A one-to-one map from one state's addresses to another's (Match's addrMap).
 #[derive(Clone, Debug, Default)]
-struct AddrMap(Vec<(Addr, Addr)>);
+pub struct AddrMap(Vec<(Addr, Addr)>);
 
 impl AddrMap {
     fn get(&self, a: Addr) -> Option<Addr> {
@@ -279,6 +279,136 @@ enum Stop {
     Limit(crate::explore::Limit),
 }
 
+/// `Match` (Figure 7) of an entry visible state and its pattern against a visible state: the
+/// entry frames agree (references up to a bijection), then every pattern location, read
+/// through the growing address map, holds the pattern's value.
+fn match_entry(
+    m: &Machine,
+    entry: &State,
+    pattern: &[(Loc, Value)],
+    visible: &State,
+) -> Option<AddrMap> {
+    let (et, vt) = (&entry.threads[0], &visible.threads[0]);
+    let (ef, vf) = (et.stack.top()?, vt.stack.top()?);
+    if ef.proc != vf.proc || ef.pc != vf.pc || ef.locals.len() != vf.locals.len() {
+        return None;
+    }
+    let mut map = AddrMap::default();
+    let frames = ef.locals.iter().zip(vf.locals.iter());
+    let tls = et.thread_locals.iter().zip(vt.thread_locals.iter());
+    for (&p, &a) in frames.chain(tls) {
+        if !map.agree(p, a) {
+            return None;
+        }
+    }
+    for &(loc, v) in pattern {
+        let at = map.loc(loc)?;
+        if !map.agree(v, m.read_loc(visible, 0, at)) {
+            return None;
+        }
+    }
+    Some(map)
+}
+
+/// The visible state of thread `tid`'s top frame: the globals, the heap and that frame alone.
+pub fn visible_of(s: &State, tid: usize) -> State {
+    let t = &s.threads[tid];
+    State {
+        globals: s.globals.clone(),
+        threads: Arc::new(vec![Thread {
+            stack: Stack::new(t.stack.top().expect("a frame").clone()),
+            thread_locals: t.thread_locals.clone(),
+            atomic: t.atomic,
+        }]),
+        heap: s.heap.clone(),
+    }
+}
+
+/// The summary of one call that runs as a transaction (no other process can move until it
+/// returns): computed by a summarizing search from the callee's visible state, and reusable
+/// at every call whose visible state matches its pattern.
+pub struct Transaction {
+    entry: State,
+    pattern: Vec<(Loc, Value)>,
+    /// Each effect with the steps (of thread 0) from the entry through its return.
+    pub effects: Vec<(Effect, Vec<Choice>)>,
+    /// An error inside the call, with its path from the entry (thread 0).
+    pub finding: Option<Finding>,
+    /// Roots the summarizing search needed.
+    pub roots: u64,
+}
+
+/// The frame shape a transaction is indexed by (procedure, pc, locals with references blanked).
+pub fn transaction_shape(visible: &State) -> (u32, u32, Box<[Value]>, Box<[Value]>) {
+    Summarizer::frame_shape(visible)
+}
+
+impl Transaction {
+    /// Summarizes the call whose callee frame is the top of `visible` (one thread). `Err` when
+    /// a limit stopped the search.
+    pub fn summarize(
+        m: &Machine,
+        opts: &Options,
+        visible: State,
+    ) -> Result<Transaction, crate::explore::Limit> {
+        let mut opts = opts.clone();
+        opts.keep_going = false;
+        let mut s = Summarizer::new(m, &opts);
+        let outcome = s.new_root(visible, None, None).and_then(|_| s.drain());
+        if let Err(Stop::Limit(l)) = outcome {
+            return Err(l);
+        }
+        let finding = s.result.findings.pop();
+        let root = &s.roots[0];
+        let effects = (0..root.effects.len())
+            .map(|j| (root.effects[j].0.clone(), s.expand_summary(0, j as u32)))
+            .collect();
+        Ok(Transaction {
+            entry: root.entry.clone(),
+            pattern: root.pattern.clone(),
+            effects,
+            finding,
+            roots: s.roots.len() as u64,
+        })
+    }
+
+    /// The address map if `visible` matches this transaction's entry and pattern.
+    pub fn matches(&self, m: &Machine, visible: &State) -> Option<AddrMap> {
+        match_entry(m, &self.entry, &self.pattern, visible)
+    }
+
+    /// Applies effect `j` to thread `tid` of `full` (stopped at the call, the callee's entry
+    /// frame on top): the outcome of the return that completes the call.
+    pub fn apply(
+        &self,
+        m: &Machine,
+        j: usize,
+        map: &AddrMap,
+        full: &State,
+        tid: usize,
+    ) -> Option<Outcome> {
+        let effect = &self.effects[j].0;
+        let mut map = map.clone();
+        let mut st = full.clone();
+        let first = st.fresh_addr();
+        for (next, &(a, class)) in (first..).zip(effect.path.allocs.iter()) {
+            st.heap.insert(next, Arc::new(m.new_object(class)));
+            map.0.push((a, next));
+        }
+        let mut writes = Vec::with_capacity(effect.path.writes.len());
+        for &(l, v) in &effect.path.writes {
+            writes.push((map.loc(l)?, map.value(v)?));
+        }
+        let rets = effect
+            .rets
+            .iter()
+            .map(|&v| map.value(v))
+            .collect::<Option<Box<[Value]>>>()?;
+        let applied = m.write_locs(&st, tid, &writes);
+        Some(m.finish_return(&applied, tid, &rets, &mut ()))
+    }
+}
+
 /// A frame with references blanked out: roots that could match a visible state share it.
 type FrameShape = (u32, u32, Box<[Value]>, Box<[Value]>);
 
@@ -323,38 +453,44 @@ pub fn applies(m: &Machine) -> bool {
     !m.program.is_concurrent() && m.program.activations.len() == 1 && !blocking
 }
 
+impl<'m, 'p> Summarizer<'m, 'p> {
+    fn new(m: &'m Machine<'p>, opts: &'m Options) -> Summarizer<'m, 'p> {
+        let target_at = m
+            .program
+            .procs
+            .iter()
+            .map(|p| {
+                p.nodes
+                    .iter()
+                    .map(|n| n.labels.iter().any(|l| opts.targets.contains(l)))
+                    .collect()
+            })
+            .collect();
+        Summarizer {
+            m,
+            opts,
+            roots: Vec::new(),
+            by_frame: AHashMap::new(),
+            graph: AHashMap::new(),
+            users: AHashMap::new(),
+            call_nodes: AHashMap::new(),
+            worklist: VecDeque::new(),
+            target_at,
+            result: SearchResult::default(),
+            seen_errors: AHashSet::new(),
+            counters: Counters::default(),
+            states: 0,
+            watch: Watch::new(&opts.limits),
+            buf: Vec::new(),
+            rec: Record::default(),
+            outs: Vec::new(),
+        }
+    }
+}
+
 /// Runs the summarizing search on a sequential program.
 pub fn search(m: &Machine, opts: &Options) -> SearchResult {
-    let target_at = m
-        .program
-        .procs
-        .iter()
-        .map(|p| {
-            p.nodes
-                .iter()
-                .map(|n| n.labels.iter().any(|l| opts.targets.contains(l)))
-                .collect()
-        })
-        .collect();
-    let mut s = Summarizer {
-        m,
-        opts,
-        roots: Vec::new(),
-        by_frame: AHashMap::new(),
-        graph: AHashMap::new(),
-        users: AHashMap::new(),
-        call_nodes: AHashMap::new(),
-        worklist: VecDeque::new(),
-        target_at,
-        result: SearchResult::default(),
-        seen_errors: AHashSet::new(),
-        counters: Counters::default(),
-        states: 0,
-        watch: Watch::new(&opts.limits),
-        buf: Vec::new(),
-        rec: Record::default(),
-        outs: Vec::new(),
-    };
+    let mut s = Summarizer::new(m, opts);
     if let Err(Stop::Limit(l)) = s.run() {
         s.result.limit = Some(l);
     }
@@ -499,23 +635,7 @@ impl Summarizer<'_, '_> {
     /// address map, holds the pattern's value.
     fn match_root(&self, r: RootId, visible: &State) -> Option<AddrMap> {
         let root = &self.roots[r as usize];
-        let (et, vt) = (&root.entry.threads[0], &visible.threads[0]);
-        let (ef, vf) = (et.stack.top()?, vt.stack.top()?);
-        let mut map = AddrMap::default();
-        let frames = ef.locals.iter().zip(vf.locals.iter());
-        let tls = et.thread_locals.iter().zip(vt.thread_locals.iter());
-        for (&p, &a) in frames.chain(tls) {
-            if !map.agree(p, a) {
-                return None;
-            }
-        }
-        for &(loc, v) in &root.pattern {
-            let at = map.loc(loc)?;
-            if !map.agree(v, self.m.read_loc(visible, 0, at)) {
-                return None;
-            }
-        }
-        Some(map)
+        match_entry(self.m, &root.entry, &root.pattern, visible)
     }
 
     /// A root whose pattern `visible` matches, with the address map.
