@@ -17,7 +17,7 @@ pub enum Engine {
     Explicit,
     /// Explicit-state search with procedure summaries (seed 004 §6).
     Summary,
-    /// Symbolic search with BDDs (not available yet).
+    /// Symbolic search with BDDs (pure sequential boolean programs, seed 001).
     Bdd,
     /// Every applicable engine, compared.
     All,

@@ -1,16 +1,20 @@
 //! `zingrs gen FAMILY N`: prints one generated model.
 //!
-//! Families today: `random-bp SEED` and `random-zing SEED`, random models for differential
-//! testing ([`crate::gen::random_bp`], [`crate::gen::random_zing`]).
+//! Families: `random-bp SEED` and `random-zing SEED`, random models for differential testing
+//! ([`crate::gen::random_bp`], [`crate::gen::random_zing`]), and the benchmark families of
+//! benchmarks.md ([`crate::gen::families`]): `bebop-t N`, `zing-clone N`, `zing-alloc`,
+//! `zing-patterns` (N ignored), `bp-parity K`, `philosophers N`, `philosophers-ordered N`.
 
 use crate::report::exit;
 
 /// Options of `zingrs gen`.
 #[derive(clap::Args, Debug)]
 pub struct GenArgs {
-    /// The family: `random-bp` or `random-zing`.
+    /// The family: `random-bp`, `random-zing`, `bebop-t`, `zing-clone`, `zing-alloc`,
+    /// `zing-patterns`, `bp-parity`, `philosophers` or `philosophers-ordered`.
     pub family: String,
-    /// The seed (random families).
+    /// The seed (random families) or the size N (benchmark families; ignored by `zing-alloc`
+    /// and `zing-patterns`).
     pub n: u64,
     /// Scale of a random program: statements per procedure.
     #[arg(long, value_name = "S", default_value_t = 8)]
@@ -28,9 +32,18 @@ pub fn run(a: &GenArgs) -> i32 {
             print!("{}", crate::gen::random_zing(a.n));
             exit::PASSED
         }
-        other => {
-            eprintln!("error: unknown family `{other}` (known: random-bp, random-zing)");
-            exit::INVALID
-        }
+        other => match crate::gen::families::family(other) {
+            Some(f) => {
+                print!("{}", f.generate(a.n));
+                exit::PASSED
+            }
+            None => {
+                eprintln!(
+                    "error: unknown family `{other}` (known: random-bp, random-zing, {})",
+                    crate::gen::families::family_names()
+                );
+                exit::INVALID
+            }
+        },
     }
 }

@@ -1,6 +1,7 @@
 //! The command line (clap): argument parsing, reading files, printing. The only module that
 //! does I/O.
 
+mod bench;
 mod cfg;
 mod check;
 mod gen;
@@ -30,8 +31,10 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// Run models against their expected verdicts (headers, test.desc, manifests).
     Regress(regress::RegressArgs),
-    /// Print a generated model (random-bp SEED, random-zing SEED).
+    /// Print a generated model (random-bp SEED, random-zing SEED, bebop-t N, zing-clone N, ...).
     Gen(gen::GenArgs),
+    /// Time a benchmark family over several sizes and engines (table, slopes, speed-ups, plot).
+    Bench(bench::BenchArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -55,6 +58,7 @@ pub fn main() -> i32 {
         Command::Replay(a) => replay::run(&a),
         Command::Regress(a) => regress::run(&a),
         Command::Gen(a) => gen::run(&a),
+        Command::Bench(a) => bench::run(&a),
     }
 }
 

@@ -66,9 +66,9 @@ pub struct Effect {
 const ALLOC_LABEL: Addr = 0x8000_0000;
 
 /// The effect of a path that returns `rets` in state `s`: the allocations still reachable —
-/// from the globals, the results, or any object that existed at the root's entry (which the
-/// caller may still reach) — and the writes except those to allocations that became garbage
-/// (seed 004 §5). Allocations are renamed to labels in allocation order, so that effects equal
+/// from the globals, the results, or an object that existed at the root's entry (which the
+/// caller may still reach; a new object hangs off an old one only through a write the path
+/// made) — and the writes except those to allocations that became garbage (seed 004 §5). Allocations are renamed to labels in allocation order, so that effects equal
 /// up to the addresses of new objects are one effect.
 fn effect_at_return(s: &State, path: &PathEffect, rets: &[Value]) -> Effect {
     let is_alloc = |a: Addr| path.allocated(a);
@@ -87,11 +87,10 @@ fn effect_at_return(s: &State, path: &PathEffect, rets: &[Value]) -> Effect {
             root_value(v, &mut work);
         }
     }
-    for (a, obj) in s.heap.iter() {
-        if !is_alloc(*a) {
-            for v in obj.fields.iter() {
-                root_value(v, &mut work);
-            }
+    // a new object can hang off an old one only through a write to one of its fields
+    for (l, v) in &path.writes {
+        if l.addr != GLOBALS && !is_alloc(l.addr) {
+            root_value(v, &mut work);
         }
     }
     while let Some(a) = work.pop() {

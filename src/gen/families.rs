@@ -1,0 +1,383 @@
+//! The benchmark families of `../shared/spec/benchmarks.md`: scalable models with known
+//! verdicts (`zingrs gen FAMILY N`, `zingrs bench FAMILY --sizes ...`).
+//!
+//! | family                  | language | verdict                              |
+//! |-------------------------|----------|--------------------------------------|
+//! | `bebop-t N`             | bp       | label `reach` reachable (exit 3)     |
+//! | `zing-clone N`          | zing     | passes (exit 0)                      |
+//! | `zing-alloc`            | zing     | passes (summary engine, exit 0)      |
+//! | `zing-patterns`         | zing     | assertion fails (exit 3)             |
+//! | `bp-parity K`           | bp       | passes (exit 0)                      |
+//! | `philosophers N`        | zing     | deadlock (exit 2)                    |
+//! | `philosophers-ordered N`| zing     | passes (exit 0)                      |
+//!
+//! Every generator is a pure function of its size.
+
+use std::fmt::Write;
+
+/// One benchmark family: its name, the language of its models, and whether `N` matters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Family {
+    /// The name used on the command line.
+    pub name: &'static str,
+    /// True for boolean programs (`.bp`), false for Zing models (`.zing`).
+    pub is_bp: bool,
+    /// False for the one-model families (`zing-alloc`, `zing-patterns`), which ignore `N`.
+    pub scalable: bool,
+    /// The label that must be passed with `--target` (only `bebop-t`).
+    pub target: Option<&'static str>,
+}
+
+impl Family {
+    /// The file extension of this family's models (`bp` or `zing`).
+    pub fn extension(&self) -> &'static str {
+        if self.is_bp {
+            "bp"
+        } else {
+            "zing"
+        }
+    }
+
+    /// The model of size `n`.
+    pub fn generate(&self, n: u64) -> String {
+        match self.name {
+            "bebop-t" => bebop_t(n),
+            "zing-clone" => zing_clone(n),
+            "zing-alloc" => zing_alloc(),
+            "zing-patterns" => zing_patterns(),
+            "bp-parity" => bp_parity(n),
+            "philosophers" => philosophers(n, false),
+            "philosophers-ordered" => philosophers(n, true),
+            other => unreachable!("unknown family {other}"),
+        }
+    }
+}
+
+/// Every benchmark family, in the order of benchmarks.md.
+pub const FAMILIES: &[Family] = &[
+    Family {
+        name: "bebop-t",
+        is_bp: true,
+        scalable: true,
+        target: Some("reach"),
+    },
+    Family {
+        name: "zing-clone",
+        is_bp: false,
+        scalable: true,
+        target: None,
+    },
+    Family {
+        name: "zing-alloc",
+        is_bp: false,
+        scalable: false,
+        target: None,
+    },
+    Family {
+        name: "zing-patterns",
+        is_bp: false,
+        scalable: false,
+        target: None,
+    },
+    Family {
+        name: "bp-parity",
+        is_bp: true,
+        scalable: true,
+        target: None,
+    },
+    Family {
+        name: "philosophers",
+        is_bp: false,
+        scalable: true,
+        target: None,
+    },
+    Family {
+        name: "philosophers-ordered",
+        is_bp: false,
+        scalable: true,
+        target: None,
+    },
+];
+
+/// The family called `name`, if there is one.
+pub fn family(name: &str) -> Option<&'static Family> {
+    FAMILIES.iter().find(|f| f.name == name)
+}
+
+/// The names of all families, comma-separated (for error messages and help).
+pub fn family_names() -> String {
+    FAMILIES
+        .iter()
+        .map(|f| f.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Seed 001, Figure 4: the template T(N). One unconstrained global `g`; `main` calls `level1`
+/// twice and reaches `reach` when `!g`; `level<i>` runs a three-bit counter over its locals when
+/// `g`, otherwise calls `level<i+1>` twice (two `skip`s at level N), and negates `g` at its end.
+pub fn bebop_t(n: u64) -> String {
+    let n = n.max(1);
+    let mut s = String::new();
+    s.push_str(
+        "// bebop-t: seed 001, Figure 4 (label `reach` is reachable)\n\
+         decl g;\n\
+         void main()\nbegin\n  level1();\n  level1();\n  if (!g) then\n    reach: skip;\n  else\n    skip;\n  fi\nend\n\n",
+    );
+    for i in 1..=n {
+        let call = if i < n {
+            format!("level{}()", i + 1)
+        } else {
+            "skip".to_string()
+        };
+        let _ = write!(
+            s,
+            "void level{i}()\nbegin\n  decl a, b, c;\n  if (g) then\n    a, b, c := 0, 0, 0;\n    \
+             while (!a | !b | !c) do\n      if (!a) then\n        a := 1;\n      elsif (!b) then\n        \
+             a, b := 0, 1;\n      elsif (!c) then\n        a, b, c := 0, 0, 1;\n      fi\n    od\n  \
+             else\n    {call}; {call};\n  fi\n  g := !g;\nend\n\n"
+        );
+    }
+    s
+}
+
+/// Seed 004, Figure 10, with `N` as a literal: the assertion holds; a plain search explores
+/// 2^N calls, summaries need 2N.
+pub fn zing_clone(n: u64) -> String {
+    format!(
+        "// zing-clone: seed 004, Figure 10 (passes)\n\
+class Foo {{
+    bool x;
+    Foo Clone() {{
+        Foo t = new Foo;
+        t.x = x;
+        return t;
+    }}
+}};
+
+class Main {{
+    static Foo g;
+
+    static void M(int i) {{
+        Foo f;
+        bool b;
+        if (i < {n}) {{
+            f = g.Clone();
+            b = choose(bool);
+            g.x = b;
+            M(i + 1);
+            assert(g.x == b);
+            g.x = f.x;
+        }}
+    }}
+
+    activate static void main() {{
+        g = new Foo;
+        M(0);
+        assert(g.x == false);
+    }}
+}};
+"
+    )
+}
+
+/// Seed 004, Figure 1: an unbounded stack and heap; the check passes (summary engine).
+pub fn zing_alloc() -> String {
+    "// zing-alloc: seed 004, Figure 1 (passes)
+class BoolBox { bool x; };
+
+class Main {
+    static BoolBox g1;
+    static BoolBox g2;
+
+    static void M() {
+        BoolBox f;
+        bool c;
+        f = new BoolBox;
+        f.x = true;
+        c = choose(bool);
+        if (c) {
+            f.x = g1.x;
+            g1 = f;
+            M();
+        }
+    }
+
+    activate static void main() {
+        g1 = new BoolBox;
+        g2 = g1;
+        g1.x = false;
+        M();
+        assert(g1.x == false && g2.x == false);
+    }
+};
+"
+    .to_string()
+}
+
+/// Seed 004, Figure 2: the assertion fails on the second call of `foo`.
+pub fn zing_patterns() -> String {
+    "// zing-patterns: seed 004, Figure 2 (assertion fails)
+class Main {
+    static int x;
+    static int y;
+    static int z;
+
+    static void foo() {
+        bool c;
+        c = choose(bool);
+        if (c) {
+            assume(x == 0);
+            z = 1;
+        } else {
+            assume(y == 1);
+            assert(false);
+        }
+    }
+
+    activate static void main() {
+        x = 0; y = 0; z = 0;
+        foo();
+        y = 1;
+        foo();
+    }
+};
+"
+    .to_string()
+}
+
+/// The xor of `names[lo..hi]` as a balanced tree of parentheses (depth log2 of the count, so
+/// the parser's nesting bound is never reached).
+fn xor_tree(names: &[String]) -> String {
+    match names.len() {
+        0 => "0".to_string(),
+        1 => names[0].clone(),
+        n => {
+            let (l, r) = names.split_at(n / 2);
+            format!("({} ^ {})", xor_tree(l), xor_tree(r))
+        }
+    }
+}
+
+/// `bp-parity K`: K unconstrained globals; `main` stores their parity, calls `flip_i` (negating
+/// `g_i` and `g_{i+1}`) for i = 1..K-1, and asserts the parity is unchanged. The check passes.
+pub fn bp_parity(k: u64) -> String {
+    let k = k.max(1);
+    let names: Vec<String> = (1..=k).map(|i| format!("g{i}")).collect();
+    let mut s = String::from("// bp-parity: the parity of the globals is invariant (passes)\n");
+    let _ = writeln!(s, "decl {};\n", names.join(", "));
+    let _ = writeln!(
+        s,
+        "void main()\nbegin\n  decl p;\n  p := {};",
+        xor_tree(&names)
+    );
+    for i in 1..k {
+        let _ = writeln!(s, "  flip{i}();");
+    }
+    let _ = writeln!(s, "  assert(p = {});\nend\n", xor_tree(&names));
+    for i in 1..k {
+        let _ = writeln!(
+            s,
+            "void flip{i}()\nbegin\n  g{i}, g{j} := !g{i}, !g{j};\nend\n",
+            j = i + 1
+        );
+    }
+    s
+}
+
+/// `philosophers N` (deadlocks) and `philosophers-ordered N` (the last philosopher takes its
+/// right fork first; passes). Forks are static fields `Main.f0..f{N-1}` (no arrays yet); all
+/// philosophers are started by `main` inside one atomic block.
+pub fn philosophers(n: u64, ordered: bool) -> String {
+    let n = n.max(2);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "// philosophers{}: {} philosophers, {}\n",
+        if ordered { "-ordered" } else { "" },
+        n,
+        if ordered {
+            "the last one takes its right fork first (passes)"
+        } else {
+            "deadlock"
+        }
+    );
+    s.push_str("class Fork {\n    bool taken;\n};\n\nclass Main {\n");
+    for i in 0..n {
+        let _ = writeln!(s, "    static Fork f{i};");
+    }
+    s.push_str(&philosopher_method("Philosopher", "left", "right"));
+    if ordered {
+        // The last philosopher takes its right fork before its left one.
+        s.push_str(&philosopher_method(
+            "PhilosopherRightFirst",
+            "right",
+            "left",
+        ));
+    }
+    s.push_str("\n    activate static void main() {\n        atomic {\n");
+    for i in 0..n {
+        let _ = writeln!(s, "            f{i} = new Fork;");
+    }
+    for i in 0..n {
+        let (left, right) = (i, (i + 1) % n);
+        let method = if ordered && i == n - 1 {
+            "PhilosopherRightFirst"
+        } else {
+            "Philosopher"
+        };
+        let _ = writeln!(s, "            async {method}(f{left}, f{right});");
+    }
+    s.push_str("        }\n    }\n};\n");
+    s
+}
+
+/// A philosopher that forever takes fork `first` then fork `second` (each in a blocking atomic
+/// select), then puts the right fork and the left fork back.
+fn philosopher_method(name: &str, first: &str, second: &str) -> String {
+    format!(
+        "
+    static void {name}(Fork left, Fork right) {{
+        while (true) {{
+            atomic {{ select {{ wait(!{first}.taken) -> {first}.taken = true; }} }}
+            atomic {{ select {{ wait(!{second}.taken) -> {second}.taken = true; }} }}
+            right.taken = false;
+            left.taken = false;
+        }}
+    }}
+"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xor_tree_is_balanced() {
+        let names: Vec<String> = (1..=4).map(|i| format!("g{i}")).collect();
+        assert_eq!(xor_tree(&names), "((g1 ^ g2) ^ (g3 ^ g4))");
+        let many: Vec<String> = (0..5000).map(|i| format!("g{i}")).collect();
+        let t = xor_tree(&many);
+        let mut depth = 0i32;
+        let mut max = 0;
+        for c in t.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            max = max.max(depth);
+        }
+        assert!(max <= 14, "{max}");
+    }
+
+    #[test]
+    fn every_family_generates() {
+        for f in FAMILIES {
+            assert!(!f.generate(3).is_empty(), "{}", f.name);
+        }
+        assert_eq!(family("bebop-t").unwrap().extension(), "bp");
+        assert!(family("nope").is_none());
+    }
+}
