@@ -5,6 +5,10 @@
 //! is one); states are identified by their canonical bytes ([`crate::canon`]). A finding is
 //! returned as a [`Path`]: the initial valuation and, per step, the thread and the index of the
 //! outcome taken, which [`replay`] re-executes before anything is reported.
+//!
+//! With [`Options::transactions`] (the summary engine on concurrent models) a call that runs
+//! as one transaction is not stepped into: its [`Transaction`] summary is applied, as one
+//! macro step that a reported path expands back into the callee's own steps.
 
 mod limits;
 mod replay;

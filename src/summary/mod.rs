@@ -1,4 +1,6 @@
-//! The summarizing search of seed 004 §6 (Figures 3–9), for sequential programs.
+//! The summarizing search of seed 004 §6 (Figures 3–9): the whole search for sequential
+//! programs, and [`Transaction`] summaries of the calls of concurrent programs that run as one
+//! transaction (seed 004 §7), which the plain search applies as single steps.
 //!
 //! Each procedure invocation context is a [`Root`]: a visible state (the globals and the
 //! callee's frame at its entry) whose *pattern* records the values of the global locations the
