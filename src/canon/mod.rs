@@ -17,31 +17,65 @@ pub type Fingerprint = u128;
 
 /// Renames heap addresses in the order the walk first meets them, and remembers which objects
 /// still have to be written.
+#[derive(Default)]
 struct Renaming {
     numbers: Numbers,
     pending: Vec<Addr>,
 }
 
-/// Canonical numbers of addresses. A fixed-seed hasher: creating a randomly seeded one for
-/// every state costs more than encoding a small state.
-pub type Numbers = std::collections::HashMap<Addr, u32, ahash::RandomState>;
+/// Canonical numbers of addresses: a short list searched in order while the heap is small (the
+/// common case; no hashing, no allocation beyond the list), a hash map beyond that.
+#[derive(Default)]
+pub struct Numbers {
+    small: Vec<(Addr, u32)>,
+    big: Option<std::collections::HashMap<Addr, u32, ahash::RandomState>>,
+}
 
-impl Default for Renaming {
-    fn default() -> Self {
-        Renaming {
-            numbers: Numbers::with_hasher(ahash::RandomState::with_seeds(1, 2, 3, 4)),
-            pending: Vec::new(),
+/// Beyond this many objects [`Numbers`] switches to a hash map.
+const SMALL: usize = 32;
+
+impl Numbers {
+    /// The canonical number of `a`, if the walk reached it.
+    pub fn get(&self, a: Addr) -> Option<u32> {
+        match &self.big {
+            Some(m) => m.get(&a).copied(),
+            None => self.small.iter().find(|&&(x, _)| x == a).map(|&(_, n)| n),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.big.as_ref().map_or(self.small.len(), |m| m.len())
+    }
+
+    fn insert(&mut self, a: Addr, n: u32) {
+        match &mut self.big {
+            Some(m) => {
+                m.insert(a, n);
+            }
+            None if self.small.len() < SMALL => self.small.push((a, n)),
+            None => {
+                // a fixed-seed hasher: a randomly seeded one per state costs more than the state
+                let mut m = std::collections::HashMap::with_capacity_and_hasher(
+                    4 * SMALL,
+                    ahash::RandomState::with_seeds(1, 2, 3, 4),
+                );
+                m.extend(self.small.drain(..));
+                m.insert(a, n);
+                self.big = Some(m);
+            }
         }
     }
 }
 
 impl Renaming {
     fn number(&mut self, a: Addr) -> u32 {
-        let next = self.numbers.len() as u32 + 1;
-        *self.numbers.entry(a).or_insert_with(|| {
-            self.pending.push(a);
-            next
-        })
+        if let Some(n) = self.numbers.get(a) {
+            return n;
+        }
+        let n = self.numbers.len() as u32 + 1;
+        self.numbers.insert(a, n);
+        self.pending.push(a);
+        n
     }
 }
 

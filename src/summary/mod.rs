@@ -601,7 +601,7 @@ impl Summarizer<'_, '_> {
             if a == GLOBALS {
                 Some(0)
             } else {
-                numbers.get(&a).copied()
+                numbers.get(a)
             }
         };
         self.buf.push(0xff);
