@@ -149,7 +149,8 @@ struct Explorer<'m, 'p> {
 #[derive(Default)]
 struct Transactions {
     enabled: bool,
-    /// Per procedure: it (or a procedure it calls) can start or end a thread.
+    /// Per procedure: it (or a procedure it calls) can start or end a thread or an atomic
+    /// region.
     spawns: Vec<bool>,
     /// Per procedure: it (or a procedure it calls) can block or yield.
     blocks: Vec<bool>,
@@ -232,11 +233,19 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         seen_errors: Default::default(),
         watch: Watch::new(&opts.limits),
         tx: Transactions {
-            enabled: opts.transactions,
+            // the Getafix lock is released by plain assignments, which a summary would hide
+            enabled: opts.transactions && matches!(m.program.layout, Layout::Standard),
+            // starting or ending threads, or opening and closing atomic regions, changes who
+            // may run: such callees are never one transaction
             spawns: reaches(m.program, |st| {
                 matches!(
                     st,
-                    Stmt::StartThread { .. } | Stmt::StartThreadGoto | Stmt::EndThread
+                    Stmt::StartThread { .. }
+                        | Stmt::StartThreadGoto
+                        | Stmt::EndThread
+                        | Stmt::AtomicBegin
+                        | Stmt::AtomicEnd
+                        | Stmt::Select { atomic: true, .. }
                 )
             }),
             blocks: reaches(m.program, |st| {
@@ -431,8 +440,8 @@ impl Explorer<'_, '_> {
     }
 
     /// Whether thread `tid` is at a call that runs as one transaction: the callee cannot start
-    /// or end a thread, and either the thread is inside an atomic region, or it is the only
-    /// thread and the callee can neither block nor yield.
+    /// or end a thread or an atomic region, and either the thread is inside an atomic region,
+    /// or it is the only thread and the callee can neither block nor yield.
     fn transactional(&self, s: &State, tid: usize) -> bool {
         let t = &s.threads[tid];
         let Some(f) = t.stack.top() else {
