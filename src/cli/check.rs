@@ -153,7 +153,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         cooperative: a.cooperative,
         no_live_ranges: a.no_live_ranges,
         no_mod_ref: a.no_mod_ref,
-        verdict_only: a.format != Format::Json && (a.quiet || a.trace == TraceDetail::None),
+        verdict_only: a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json),
         transactions: false,
         limits: Limits {
             max_depth: a.max_depth,
