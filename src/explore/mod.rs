@@ -424,18 +424,16 @@ impl Explorer<'_, '_> {
             self.summarized_call(s, tid, out);
             return;
         }
-        {
-            self.scratch.clear();
-            self.m.step(s, tid, &mut (), &mut self.scratch);
-            for (k, o) in self.scratch.drain(..).enumerate() {
-                out.push((
-                    Choice {
-                        thread: tid as u32,
-                        outcome: k as u32,
-                    },
-                    o,
-                ));
-            }
+        self.scratch.clear();
+        self.m.step(s, tid, &mut (), &mut self.scratch);
+        for (k, o) in self.scratch.drain(..).enumerate() {
+            out.push((
+                Choice {
+                    thread: tid as u32,
+                    outcome: k as u32,
+                },
+                o,
+            ));
         }
     }
 

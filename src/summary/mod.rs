@@ -311,6 +311,53 @@ fn match_entry(
     Some(map)
 }
 
+/// What applying an effect produced, in the target state's addresses.
+struct Applied {
+    /// The state with the new objects allocated and the writes done (the callee frame still
+    /// on top: the return that completes the call comes next).
+    state: State,
+    allocs: Vec<(Addr, u32)>,
+    writes: Vec<(Loc, Value)>,
+    rets: Box<[Value]>,
+}
+
+/// `Apply` (Figure 8): allocates fresh objects for the effect's allocations, extends the map
+/// to them, and writes the effect's locations (as thread `tid` sees them) through the map.
+/// `None` if the map lacks an address the effect names.
+fn apply_effect(
+    m: &Machine,
+    effect: &Effect,
+    map: &AddrMap,
+    s: &State,
+    tid: usize,
+) -> Option<Applied> {
+    let mut map = map.clone();
+    let mut st = s.clone();
+    let mut allocs = Vec::with_capacity(effect.path.allocs.len());
+    let first = st.fresh_addr();
+    for (next, &(a, class)) in (first..).zip(effect.path.allocs.iter()) {
+        st.heap.insert(next, Arc::new(m.new_object(class)));
+        map.0.push((a, next));
+        allocs.push((next, class));
+    }
+    let mut writes = Vec::with_capacity(effect.path.writes.len());
+    for &(l, v) in &effect.path.writes {
+        writes.push((map.loc(l)?, map.value(v)?));
+    }
+    let rets = effect
+        .rets
+        .iter()
+        .map(|&v| map.value(v))
+        .collect::<Option<Box<[Value]>>>()?;
+    let state = m.write_locs(&st, tid, &writes);
+    Some(Applied {
+        state,
+        allocs,
+        writes,
+        rets,
+    })
+}
+
 /// The visible state of thread `tid`'s top frame: the globals, the heap and that frame alone.
 pub fn visible_of(s: &State, tid: usize) -> State {
     let t = &s.threads[tid];
@@ -388,25 +435,8 @@ impl Transaction {
         full: &State,
         tid: usize,
     ) -> Option<Outcome> {
-        let effect = &self.effects[j].0;
-        let mut map = map.clone();
-        let mut st = full.clone();
-        let first = st.fresh_addr();
-        for (next, &(a, class)) in (first..).zip(effect.path.allocs.iter()) {
-            st.heap.insert(next, Arc::new(m.new_object(class)));
-            map.0.push((a, next));
-        }
-        let mut writes = Vec::with_capacity(effect.path.writes.len());
-        for &(l, v) in &effect.path.writes {
-            writes.push((map.loc(l)?, map.value(v)?));
-        }
-        let rets = effect
-            .rets
-            .iter()
-            .map(|&v| map.value(v))
-            .collect::<Option<Box<[Value]>>>()?;
-        let applied = m.write_locs(&st, tid, &writes);
-        Some(m.finish_return(&applied, tid, &rets, &mut ()))
+        let a = apply_effect(m, &self.effects[j].0, map, full, tid)?;
+        Some(m.finish_return(&a.state, tid, &a.rets, &mut ()))
     }
 }
 
@@ -910,20 +940,6 @@ impl Summarizer<'_, '_> {
         }
     }
 
-    /// The callee's visible state at a call node: the globals and the callee's entry frame.
-    fn callee_visible(s: &State) -> State {
-        let t = &s.threads[0];
-        State {
-            globals: s.globals.clone(),
-            threads: Arc::new(vec![Thread {
-                stack: Stack::new(t.stack.top().expect("a callee frame").clone()),
-                thread_locals: t.thread_locals.clone(),
-                atomic: t.atomic,
-            }]),
-            heap: s.heap.clone(),
-        }
-    }
-
     /// `GetNextSuccessorCall` (Figure 6): match or create the callee's root, learn its pattern,
     /// and apply every effect not yet applied (`Apply`, Figure 8).
     fn expand_call(
@@ -941,7 +957,7 @@ impl Summarizer<'_, '_> {
         let (target, cached) = match self.graph.get(&(r, key)) {
             Some(e) => (e.target, e.map.clone()),
             None => {
-                let visible = Self::callee_visible(s);
+                let visible = visible_of(s, 0);
                 let target = match self.find_root(&visible) {
                     Some((t, _)) => t,
                     None => self.new_root(visible, None, Some((r, id)))?,
@@ -966,7 +982,7 @@ impl Summarizer<'_, '_> {
         let pattern_len = self.roots[target as usize].pattern.len();
         let map = match cached {
             Some((map, len)) if len == pattern_len => map,
-            _ => match self.match_root(target, &Self::callee_visible(s)) {
+            _ => match self.match_root(target, &visible_of(s, 0)) {
                 Some(map) => map,
                 None => return Ok(empty),
             },
@@ -1036,29 +1052,13 @@ impl Summarizer<'_, '_> {
         s: &State,
         wmap: &PathEffect,
     ) -> Option<(State, PathEffect, Box<[Value]>)> {
-        let mut map = map.clone();
-        let mut st = s.clone();
+        let a = apply_effect(self.m, effect, map, s, 0)?;
         let mut w = wmap.clone();
-        let first = st.fresh_addr();
-        for (next, &(a, class)) in (first..).zip(effect.path.allocs.iter()) {
-            st.heap.insert(next, Arc::new(self.m.new_object(class)));
-            map.0.push((a, next));
-            w.allocs.push((next, class));
-        }
-        let mut writes = Vec::with_capacity(effect.path.writes.len());
-        for &(l, v) in &effect.path.writes {
-            writes.push((map.loc(l)?, map.value(v)?));
-        }
-        let rets = effect
-            .rets
-            .iter()
-            .map(|&v| map.value(v))
-            .collect::<Option<Box<[Value]>>>()?;
-        let applied = self.m.write_locs(&st, 0, &writes);
-        for &(l, v) in &writes {
+        w.allocs.extend(a.allocs);
+        for (l, v) in a.writes {
             w.set(l, v);
         }
-        Some((applied, w, rets))
+        Some((a.state, w, a.rets))
     }
 
     /// The choices from root `r`'s entry to node `n`, summaries expanded into their steps.
