@@ -126,6 +126,17 @@ pub enum LValue {
     Global(u32),
     /// Field `f` of the object the expression refers to (null: a null-dereference error).
     Field(Box<Expr>, u32),
+    /// Element `index` of an array (or set, or channel) object: the field
+    /// `index * width + offset` (null: null dereference; outside the elements: index error).
+    Elem(Box<Expr>, Box<Expr>, Width),
+}
+
+/// How elements sit in a collection object: `width` fields per element, and which of them an
+/// element access means (a struct element has several leaves).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Width {
+    pub width: u32,
+    pub offset: u32,
 }
 
 /// Unary operators.
@@ -244,6 +255,15 @@ pub enum Expr {
     Cmp(CmpOp, Box<Expr>, Box<Expr>),
     /// Conversion of an integer to type `ty` (out of range: an arithmetic-overflow error).
     Convert(Type, Box<Expr>),
+    /// Element `index` of a collection object (see [`LValue::Elem`]).
+    Elem(Box<Expr>, Box<Expr>, Width),
+    /// `sizeof(e)`: the number of elements of an array, set or channel object, each `u32`
+    /// fields wide (null: null dereference).
+    Size(Box<Expr>, u32),
+    /// `e in s`: whether the set object `s` holds `e` (null: null dereference).
+    In(Box<Expr>, Box<Expr>),
+    /// `self`: the identifier of the executing process.
+    SelfId,
 }
 
 impl Expr {
@@ -269,7 +289,11 @@ impl Expr {
             Expr::Field(e, _) | Expr::Neg(_, e) | Expr::BitNot(_, e) | Expr::Convert(_, e) => {
                 e.is_nondet()
             }
-            Expr::Arith(_, _, a, b) | Expr::Cmp(_, a, b) => a.is_nondet() || b.is_nondet(),
+            Expr::Arith(_, _, a, b) | Expr::Cmp(_, a, b) | Expr::Elem(a, b, _) | Expr::In(a, b) => {
+                a.is_nondet() || b.is_nondet()
+            }
+            Expr::Size(e, _) => e.is_nondet(),
+            Expr::SelfId => false,
         }
     }
 }
@@ -339,12 +363,70 @@ pub enum Stmt {
     /// `atomic`: the select begins an atomic block, which the thread enters in the same step.
     Select {
         guards: Vec<Expr>,
+        /// Per branch, its `receive` patterns, performed in order when it is taken.
+        receives: Vec<Vec<Receive>>,
         first: bool,
         end: bool,
         atomic: bool,
     },
     /// `yield`: ends a step in cooperative mode, otherwise does nothing. `succ = [next]`.
     Yield,
+    /// `target = new A[len]`: an array of class `class` with `len` elements at their defaults
+    /// (negative: an arithmetic-overflow error). `succ = [next]`.
+    NewArray {
+        target: LValue,
+        class: u32,
+        len: Expr,
+    },
+    /// Zing's set update statements, in place on the set object `set`. `succ = [next]`.
+    SetUpdate { set: Expr, op: SetOp, operand: Expr },
+    /// `send(chan, msg)`: appends the message's leaves to the channel object. `succ = [next]`.
+    Send { chan: Expr, values: Vec<Expr> },
+    /// `targets = choose(from)` over the elements of an array or set object, in index order
+    /// (each element `targets.len()` fields wide). No element is an invalid-choose error.
+    /// `succ = [next]`.
+    ChooseElem { targets: Vec<LValue>, from: Expr },
+    /// `raise e`: control goes to the innermost handler for exception `exception`
+    /// ([`Proc::tries`]), unwinding frames; none is an unhandled-exception error. `succ = []`.
+    Raise { exception: u32 },
+}
+
+/// A set update: `s = s + e`, `s = s - e`, `s = s + t`, `s = s - t`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SetOp {
+    Insert,
+    Remove,
+    InsertAll,
+    RemoveAll,
+}
+
+/// A `receive(chan, x)` pattern of a select branch: when the branch is taken, the head message
+/// is dequeued into `targets` (one per leaf of the message type) in the select's own step.
+#[derive(Clone, Debug, Serialize)]
+pub struct Receive {
+    pub chan: Expr,
+    pub targets: Vec<LValue>,
+}
+
+/// Whether a node begins a step of its own (Zing's step granularity, zing-language.md §6.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum Glue {
+    /// An ordinary node: a step ends before it.
+    #[default]
+    No,
+    /// The step that runs this node continues with its successor (a `foreach` element fetch
+    /// runs with the first body statement; its increment with the next test).
+    ToNext,
+    /// A step that arrives here runs this node too (a block's locals reset as it is left).
+    ToPrevious,
+}
+
+/// A `try` statement: while control is at a node of `body` (pcs), a raised exception is caught
+/// by the first handler naming it, else by the `*` handler (`None`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Try {
+    pub body: std::ops::Range<Pc>,
+    pub handlers: Vec<(Option<u32>, Pc)>,
 }
 
 /// One statement of a procedure's control-flow graph.
@@ -359,6 +441,8 @@ pub struct Node {
     /// The `enforce` invariant in force at this node: a state whose moving thread's top frame is
     /// here must make it possibly true, or the step that produced it does not exist.
     pub invariant: Option<Expr>,
+    /// Whether a step ends before this node.
+    pub glue: Glue,
 }
 
 /// A procedure: formals are the first `params` slots of `locals`.
@@ -372,6 +456,8 @@ pub struct Proc {
     pub atomic: bool,
     pub nodes: Vec<Node>,
     pub span: Span,
+    /// Zing `try` statements, innermost first where they nest.
+    pub tries: Vec<Try>,
 }
 
 impl Proc {
@@ -398,7 +484,23 @@ pub enum Layout {
 #[derive(Clone, Debug, Serialize)]
 pub struct Class {
     pub name: String,
+    /// For objects: the fields. For collections: the leaves of one element.
     pub fields: Vec<Var>,
+    pub kind: ClassKind,
+}
+
+/// What a class's objects are. Collections hold their elements one after another, each
+/// `fields.len()` values wide.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum ClassKind {
+    #[default]
+    Object,
+    /// An array of `len` elements (`None`: the length is given at `new A[e]`).
+    Array { len: Option<u32> },
+    /// A set, its elements kept sorted and distinct.
+    Set,
+    /// A channel: an unbounded FIFO of messages.
+    Chan,
 }
 
 /// A whole model, ready for the engines.
@@ -412,6 +514,11 @@ pub struct Program {
     pub activations: Vec<ProcId>,
     pub layout: Layout,
     pub source: Source,
+    /// Zing exception names (`raise` and handlers refer to them by index).
+    pub exceptions: Vec<String>,
+    /// Zing semantics: a process whose entry method returns stays in the process list,
+    /// completed (zing-language.md §6.1); boolean programs' threads disappear.
+    pub keep_completed: bool,
 }
 
 impl Program {
@@ -456,6 +563,16 @@ impl Program {
             })
     }
 
+    /// Whether the program has collections (arrays, sets, channels) or exceptions, whose
+    /// effects on the heap summaries do not record.
+    pub fn has_collections_or_exceptions(&self) -> bool {
+        self.classes.iter().any(|c| c.kind != ClassKind::Object)
+            || self
+                .procs
+                .iter()
+                .any(|p| p.nodes.iter().any(|n| matches!(n.stmt, Stmt::Raise { .. })))
+    }
+
     /// Displays an expression with the names of `proc`'s variables.
     pub fn show<'a>(&'a self, proc: ProcId, expr: &'a Expr) -> ShowExpr<'a> {
         ShowExpr {
@@ -471,6 +588,9 @@ impl Program {
             LValue::Local(i) => self.procs[proc as usize].locals[*i as usize].name.clone(),
             LValue::Global(i) => self.globals[*i as usize].name.clone(),
             LValue::Field(e, f) => format!("{}.#{f}", self.show(proc, e)),
+            LValue::Elem(e, i, _) => {
+                format!("{}[{}]", self.show(proc, e), self.show(proc, i))
+            }
         }
     }
 
@@ -551,6 +671,7 @@ impl Program {
                 first,
                 end,
                 atomic,
+                ..
             } => format!(
                 "{}select{}{} {{ {} }}",
                 if *atomic { "atomic " } else { "" },
@@ -563,6 +684,32 @@ impl Program {
                     .join(" | ")
             ),
             Stmt::Yield => "yield".into(),
+            Stmt::NewArray { target, class, len } => format!(
+                "{} = new {}[{}]",
+                self.lvalue_name(proc, target),
+                self.classes[*class as usize].name,
+                show(len)
+            ),
+            Stmt::SetUpdate { set, op, operand } => {
+                let sym = match op {
+                    SetOp::Insert | SetOp::InsertAll => "+",
+                    SetOp::Remove | SetOp::RemoveAll => "-",
+                };
+                format!("{} = {} {sym} {}", show(set), show(set), show(operand))
+            }
+            Stmt::Send { chan, values } => {
+                format!(
+                    "send({}, {})",
+                    show(chan),
+                    join(values.iter().map(show).collect())
+                )
+            }
+            Stmt::ChooseElem { targets, from } => format!(
+                "{} = choose({})",
+                join(targets.iter().map(|t| self.lvalue_name(proc, t)).collect()),
+                show(from)
+            ),
+            Stmt::Raise { exception } => format!("raise {}", self.exceptions[*exception as usize]),
         }
     }
 }
@@ -603,6 +750,10 @@ impl fmt::Display for ShowExpr<'_> {
             Expr::BitNot(_, a) => write!(f, "~{}", sub(a)),
             Expr::Cmp(op, a, b) => write!(f, "({} {} {})", sub(a), op.symbol(), sub(b)),
             Expr::Convert(_, a) => write!(f, "{}", sub(a)),
+            Expr::Elem(a, i, _) => write!(f, "{}[{}]", sub(a), sub(i)),
+            Expr::Size(a, _) => write!(f, "sizeof({})", sub(a)),
+            Expr::In(a, b) => write!(f, "({} in {})", sub(a), sub(b)),
+            Expr::SelfId => write!(f, "self"),
         }
     }
 }

@@ -31,10 +31,12 @@ fn uses(e: &Expr, targets: &[u32], out: &mut [bool]) {
         Expr::Field(a, _) | Expr::Neg(_, a) | Expr::BitNot(_, a) | Expr::Convert(_, a) => {
             uses(a, targets, out)
         }
-        Expr::Arith(_, _, a, b) | Expr::Cmp(_, a, b) => {
+        Expr::Arith(_, _, a, b) | Expr::Cmp(_, a, b) | Expr::Elem(a, b, _) | Expr::In(a, b) => {
             uses(a, targets, out);
             uses(b, targets, out);
         }
+        Expr::Size(a, _) => uses(a, targets, out),
+        Expr::SelfId => {}
     }
 }
 
@@ -48,13 +50,18 @@ fn lvalue(lv: &LValue, out: &mut [bool]) -> Option<u32> {
             uses(e, &[], out);
             None
         }
+        LValue::Elem(e, i, _) => {
+            uses(e, &[], out);
+            uses(i, &[], out);
+            None
+        }
     }
 }
 
 fn local_targets<'a>(lvs: impl Iterator<Item = &'a LValue>) -> Vec<u32> {
     lvs.filter_map(|l| match l {
         LValue::Local(i) => Some(*i),
-        LValue::Global(_) | LValue::Field(..) => None,
+        LValue::Global(_) | LValue::Field(..) | LValue::Elem(..) => None,
     })
     .collect()
 }
@@ -68,7 +75,6 @@ fn use_def(p: &Proc, pc: usize) -> (Vec<bool>, Vec<bool>) {
     if let Some(inv) = &node.invariant {
         uses(inv, &[], &mut used);
     }
-    let mut read = |e: &Expr, t: &[u32]| uses(e, t, &mut used);
     match &node.stmt {
         Stmt::Skip
         | Stmt::Goto
@@ -81,12 +87,48 @@ fn use_def(p: &Proc, pc: usize) -> (Vec<bool>, Vec<bool>) {
                 defs[i as usize] = true;
             }
         }
-        Stmt::Select { guards, .. } => {
+        Stmt::Select {
+            guards, receives, ..
+        } => {
             for g in guards {
                 uses(g, &[], &mut used);
             }
+            for r in receives.iter().flatten() {
+                uses(&r.chan, &[], &mut used);
+                for t in &r.targets {
+                    lvalue(t, &mut used);
+                }
+            }
         }
-        Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => read(cond, &[]),
+        Stmt::NewArray { target, len, .. } => {
+            uses(len, &[], &mut used);
+            if let Some(i) = lvalue(target, &mut used) {
+                defs[i as usize] = true;
+            }
+        }
+        Stmt::SetUpdate { set, operand, .. } => {
+            uses(set, &[], &mut used);
+            uses(operand, &[], &mut used);
+        }
+        Stmt::Send { chan, values } => {
+            uses(chan, &[], &mut used);
+            for v in values {
+                uses(v, &[], &mut used);
+            }
+        }
+        Stmt::ChooseElem { targets, from } => {
+            uses(from, &[], &mut used);
+            for t in targets {
+                if let Some(i) = lvalue(t, &mut used) {
+                    defs[i as usize] = true;
+                }
+            }
+        }
+        // a handler may run in this frame with any local as it is now
+        Stmt::Raise { .. } => used.iter_mut().for_each(|u| *u = true),
+        Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => {
+            uses(cond, &[], &mut used)
+        }
         Stmt::Assign {
             targets,
             values,
@@ -94,15 +136,13 @@ fn use_def(p: &Proc, pc: usize) -> (Vec<bool>, Vec<bool>) {
         } => {
             let t = local_targets(targets.iter().flatten());
             for lv in targets.iter().flatten() {
-                if let LValue::Field(e, _) = lv {
-                    read(e, &[]);
-                }
+                lvalue(lv, &mut used);
             }
             for v in values {
-                read(v, &t);
+                uses(v, &t, &mut used);
             }
             if let Some(c) = constrain {
-                read(c, &t);
+                uses(c, &t, &mut used);
             }
             for i in t {
                 defs[i as usize] = true;
@@ -116,29 +156,27 @@ fn use_def(p: &Proc, pc: usize) -> (Vec<bool>, Vec<bool>) {
         Stmt::Constrain { expr } => {
             // every visible variable gets a new value; primed names are new values
             let all: Vec<u32> = (0..n as u32).collect();
-            read(expr, &all);
+            uses(expr, &all, &mut used);
             defs.iter_mut().for_each(|d| *d = true);
         }
         Stmt::Call { args, results, .. } => {
             // results are written when the call returns, at the node after the call; field
             // receivers read their object then
             for a in args {
-                read(a, &[]);
+                uses(a, &[], &mut used);
             }
             for lv in results.iter().flatten() {
-                if let LValue::Field(e, _) = lv {
-                    read(e, &[]);
-                }
+                lvalue(lv, &mut used);
             }
         }
         Stmt::StartThread { args, .. } => {
             for a in args {
-                read(a, &[]);
+                uses(a, &[], &mut used);
             }
         }
         Stmt::Return { values } => {
             for v in values.iter().flatten() {
-                read(v, &[]);
+                uses(v, &[], &mut used);
             }
         }
         // the new thread gets a copy of the whole frame

@@ -603,6 +603,7 @@ class M {
             first,
             end,
             atomic,
+            ..
         } => {
             assert!(*atomic);
             assert!(*first, "a single-branch select behaves as `first`");
@@ -650,6 +651,7 @@ fn select_with_two_wait_branches() {
         first,
         end,
         atomic,
+        ..
     } = &m.nodes[0].stmt
     else {
         panic!("expected a select:\n{d}")

@@ -234,7 +234,10 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         watch: Watch::new(&opts.limits),
         tx: Transactions {
             // the Getafix lock is released by plain assignments, which a summary would hide
-            enabled: opts.transactions && matches!(m.program.layout, Layout::Standard),
+            // (nor are collections and exceptions, whose effects summaries do not record)
+            enabled: opts.transactions
+                && matches!(m.program.layout, Layout::Standard)
+                && !m.program.has_collections_or_exceptions(),
             // starting or ending threads, or opening and closing atomic regions, changes who
             // may run: such callees are never one transaction
             spawns: reaches(m.program, |st| {
@@ -305,6 +308,10 @@ pub fn deadlocked(m: &Machine, s: &State) -> bool {
     }
     let mut invalid = false;
     for t in 0..s.threads.len() {
+        if s.threads[t].stack.is_empty() {
+            // a completed Zing process
+            continue;
+        }
         match m.blocked(s, t) {
             None => return false,
             Some(end) => invalid |= !end,
@@ -449,7 +456,8 @@ impl Explorer<'_, '_> {
             return false;
         };
         let c = *callee as usize;
-        !self.tx.spawns[c] && (t.atomic || (s.threads.len() == 1 && !self.tx.blocks[c]))
+        let alone = s.threads.iter().filter(|t| !t.stack.is_empty()).count() == 1;
+        !self.tx.spawns[c] && (t.atomic || (alone && !self.tx.blocks[c]))
     }
 
     /// The successors of a transactional call: per outcome of the call, the callee's summary

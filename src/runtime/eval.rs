@@ -21,6 +21,9 @@ pub enum RtError {
     IndexOutOfRange,
     InvalidChoose,
     InvalidBlockingSelect,
+    UnhandledException,
+    /// A reference used at a type it does not have (an unchecked `object` conversion).
+    TypeMismatch,
 }
 
 impl RtError {
@@ -33,6 +36,8 @@ impl RtError {
             RtError::IndexOutOfRange => "index out of range",
             RtError::InvalidChoose => "invalid choose (no alternative)",
             RtError::InvalidBlockingSelect => "invalid blocking select (inside an atomic region)",
+            RtError::UnhandledException => "unhandled exception",
+            RtError::TypeMismatch => "a reference used at a type it does not have",
         }
     }
 }
@@ -113,6 +118,8 @@ pub struct Env<'a> {
     pub new_globals: &'a [Value],
     pub new_thread_locals: &'a [Value],
     pub new_locals: &'a [Value],
+    /// The executing process (`self`).
+    pub self_id: u32,
 }
 
 impl<'a> Env<'a> {
@@ -131,6 +138,7 @@ impl<'a> Env<'a> {
             new_globals: globals,
             new_thread_locals: thread_locals,
             new_locals: locals,
+            self_id: 0,
         }
     }
 }
@@ -244,7 +252,54 @@ impl Machine<'_> {
                     CmpOp::Ge => x >= y,
                 })
             }
+            Expr::Elem(o, i, w) => {
+                let obj = self.value(o, env, rec)?;
+                let i = int_of(self.value(i, env, rec)?);
+                let (a, field) = self.elem_loc(env.heap, obj, i, *w)?;
+                return self.read_field(env.heap, Value::Ref(a), field, rec);
+            }
+            Expr::Size(o, w) => {
+                let obj = self.value(o, env, rec)?;
+                let (_, fields) = self.collection(env.heap, obj)?;
+                Value::Int((fields.len() / (*w).max(1) as usize) as i64)
+            }
+            Expr::In(e, set) => {
+                let v = self.value(e, env, rec)?;
+                let obj = self.value(set, env, rec)?;
+                let (_, fields) = self.collection(env.heap, obj)?;
+                Value::Bool(fields.binary_search_by(|x| set_order(*x, v)).is_ok())
+            }
+            Expr::SelfId => Value::Int(env.self_id as i64),
         })
+    }
+
+    /// The address and fields of the collection object `obj` refers to.
+    pub fn collection<'h>(
+        &self,
+        heap: &'h Heap,
+        obj: Value,
+    ) -> Result<(super::Addr, &'h [Value]), RtError> {
+        let Value::Ref(a) = obj else {
+            return Err(RtError::NullDereference);
+        };
+        let o = heap.get(&a).ok_or(RtError::NullDereference)?;
+        Ok((a, &o.fields))
+    }
+
+    /// Where element `i` of the collection `obj` lives (`width` fields per element).
+    pub fn elem_loc(
+        &self,
+        heap: &Heap,
+        obj: Value,
+        i: i128,
+        w: zingrs_lang::ir::Width,
+    ) -> Result<(super::Addr, u32), RtError> {
+        let (a, fields) = self.collection(heap, obj)?;
+        let n = (fields.len() / w.width.max(1) as usize) as i128;
+        if i < 0 || i >= n {
+            return Err(RtError::IndexOutOfRange);
+        }
+        Ok((a, (i as u32) * w.width + w.offset))
     }
 
     /// Field `f` of the object `obj` refers to.
@@ -316,6 +371,20 @@ impl Machine<'_> {
             },
         }
     }
+}
+
+/// The order of set elements (zing-language.md §5.6): booleans false < true, integers and
+/// enums by value, references by address (null first).
+pub fn set_order(a: Value, b: Value) -> std::cmp::Ordering {
+    fn key(v: Value) -> (u8, i64) {
+        match v {
+            Value::Null => (0, 0),
+            Value::Bool(b) => (1, b as i64),
+            Value::Int(i) => (1, i),
+            Value::Ref(a) => (2, a as i64),
+        }
+    }
+    key(a).cmp(&key(b))
 }
 
 #[inline]

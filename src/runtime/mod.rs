@@ -62,6 +62,8 @@ pub struct Machine<'p> {
     /// Per procedure and pc, whether the node lies inside an atomic block (after an
     /// `atomic_begin` or an atomic `select`, before the `atomic_end`).
     in_atomic_block: Vec<Vec<bool>>,
+    /// Whether some node is glued to a neighbour (Zing step granularity).
+    has_glue: bool,
 }
 
 impl<'p> Machine<'p> {
@@ -99,6 +101,10 @@ impl<'p> Machine<'p> {
             atomic_proc: atomic_procs(program),
             has_atomic_procs: atomic_procs(program).iter().any(|&a| a),
             in_atomic_block: program.procs.iter().map(atomic_blocks).collect(),
+            has_glue: program
+                .procs
+                .iter()
+                .any(|p| p.nodes.iter().any(|n| n.glue != zingrs_lang::ir::Glue::No)),
         }
     }
 
@@ -198,15 +204,38 @@ fn atomic_blocks(p: &zingrs_lang::ir::Proc) -> Vec<bool> {
 impl Machine<'_> {
     /// A fresh object of `class`, every field at its initial value.
     pub fn new_object(&self, class: u32) -> Object {
-        let fields = self.program.classes[class as usize]
-            .fields
-            .iter()
-            .map(|f| match f.init {
-                zingrs_lang::ir::Init::Value(c) => const_value(c),
-                zingrs_lang::ir::Init::Any => Self::default_value(f.ty),
-            })
-            .collect();
+        let c = &self.program.classes[class as usize];
+        match c.kind {
+            zingrs_lang::ir::ClassKind::Object => {}
+            zingrs_lang::ir::ClassKind::Array { len } => {
+                return self.new_collection(class, len.unwrap_or(0) as usize)
+            }
+            zingrs_lang::ir::ClassKind::Set | zingrs_lang::ir::ClassKind::Chan => {
+                return self.new_collection(class, 0)
+            }
+        }
+        let fields = c.fields.iter().map(Self::initial_value).collect();
         Object { class, fields }
+    }
+
+    /// A fresh collection of `class` with `n` elements at their defaults.
+    pub fn new_collection(&self, class: u32, n: usize) -> Object {
+        let elem = &self.program.classes[class as usize].fields;
+        let mut fields = Vec::with_capacity(n * elem.len());
+        for _ in 0..n {
+            fields.extend(elem.iter().map(Self::initial_value));
+        }
+        Object {
+            class,
+            fields: fields.into(),
+        }
+    }
+
+    fn initial_value(f: &zingrs_lang::ir::Var) -> Value {
+        match f.init {
+            zingrs_lang::ir::Init::Value(c) => const_value(c),
+            zingrs_lang::ir::Init::Any => Self::default_value(f.ty),
+        }
     }
 
     /// The value at a heap location as thread `tid` sees it (globals are fields of the

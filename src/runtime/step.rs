@@ -6,7 +6,7 @@ use super::state::{Frame, Heap, State, Thread};
 use super::value::{Addr, Loc, Value, GLOBALS};
 use super::Machine;
 use std::sync::Arc;
-use zingrs_lang::ir::{Const, Expr, Init, LValue, Layout, Pc, ProcId, Stmt, Type};
+use zingrs_lang::ir::{Const, Expr, Glue, Init, LValue, Layout, Pc, ProcId, SetOp, Stmt, Type};
 
 /// What kind of transition a successor came from (T, T⁺ or T⁻ of seed 004 §4, or a thread
 /// event).
@@ -106,6 +106,30 @@ impl<'a> Post<'a> {
         }
     }
 
+    /// The fields of object `a` as the step has left them so far.
+    fn fields(&self, a: Addr) -> Option<&[Value]> {
+        self.heap
+            .as_ref()
+            .unwrap_or(self.old_heap)
+            .get(&a)
+            .map(|o| &o.fields[..])
+    }
+
+    /// Replaces every field of object `a` (a collection grew or shrank).
+    fn replace(&mut self, a: Addr, fields: Vec<Value>) {
+        let heap = self.heap.get_or_insert_with(|| self.old_heap.clone());
+        if let Some(obj) = heap.get(&a) {
+            let class = obj.class;
+            heap.insert(
+                a,
+                Arc::new(super::state::Object {
+                    class,
+                    fields: fields.into(),
+                }),
+            );
+        }
+    }
+
     fn globals(&self) -> &[Value] {
         self.globals.as_deref().unwrap_or(self.old_globals)
     }
@@ -181,6 +205,48 @@ impl Machine<'_> {
         self.step_statement(s, tid, rec, out);
         if self.lock_global.is_some() || self.has_atomic_procs {
             self.atomic_bookkeeping(s, tid, frame.proc, &mut out[first..]);
+        }
+        if self.has_glue {
+            self.continue_glued(tid, frame.proc, frame.pc, first, rec, out);
+        }
+    }
+
+    /// Zing's step granularity: an outcome that stays in the frame and either leaves a node
+    /// glued to its successor or arrives at a node glued to its predecessor runs on within
+    /// the same step (`out[first..]` are the outcomes of the node at `pc`).
+    fn continue_glued<R: Recorder>(
+        &self,
+        tid: usize,
+        proc: ProcId,
+        pc: Pc,
+        first: usize,
+        rec: &mut R,
+        out: &mut Vec<Outcome>,
+    ) {
+        let leaves_glued = self.program.node(proc, pc).glue == Glue::ToNext;
+        let goes_on = |o: &Outcome| match o {
+            Outcome::Next {
+                state,
+                kind: Kind::Internal,
+            } => state.threads[tid].stack.top().is_some_and(|f| {
+                f.proc == proc
+                    && (leaves_glued || self.program.node(f.proc, f.pc).glue == Glue::ToPrevious)
+            }),
+            _ => false,
+        };
+        if !out[first..].iter().any(goes_on) {
+            return;
+        }
+        let done: Vec<Outcome> = out.drain(first..).collect();
+        for o in done {
+            if !goes_on(&o) {
+                out.push(o);
+                continue;
+            }
+            let Outcome::Next { state, .. } = o else {
+                continue;
+            };
+            self.step(&state, tid, rec, out);
         }
     }
 
@@ -306,6 +372,16 @@ impl Machine<'_> {
                 }
                 _ => return Err(RtError::NullDereference),
             },
+            Some(LValue::Elem(o, i, w)) => {
+                let obj = self.value(o, env, rec)?;
+                let i = match self.value(i, env, rec)? {
+                    Value::Int(i) => i as i128,
+                    _ => -1,
+                };
+                let (a, f) = self.elem_loc(env.heap, obj, i, *w)?;
+                rec.write(Loc { addr: a, field: f });
+                Target::Field(a, f)
+            }
         })
     }
 
@@ -335,7 +411,10 @@ impl Machine<'_> {
         };
         let proc = &self.program.procs[frame.proc as usize];
         let node = &proc.nodes[frame.pc as usize];
-        let env = Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals);
+        let env = Env {
+            self_id: tid as u32,
+            ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
+        };
         let next = || node.succ.first().copied().unwrap_or(frame.pc);
         match &node.stmt {
             Stmt::Skip | Stmt::Yield => out.push(self.jump(s, tid, next(), false, rec)),
@@ -513,6 +592,7 @@ impl Machine<'_> {
             }
             Stmt::Select {
                 guards,
+                receives,
                 first,
                 atomic,
                 ..
@@ -530,11 +610,149 @@ impl Machine<'_> {
                     enabled.truncate(1);
                 }
                 for i in enabled {
-                    out.push(self.jump(s, tid, node.succ[i], *atomic, rec));
+                    let recv = receives.get(i).map_or(&[][..], |r| &r[..]);
+                    if recv.is_empty() {
+                        out.push(self.jump(s, tid, node.succ[i], *atomic, rec));
+                        continue;
+                    }
+                    let mut post = Post::new(self, s, thread, &frame.locals);
+                    for r in recv {
+                        let (a, _) = self.collection(&s.heap, self.value(&r.chan, &env, rec)?)?;
+                        let queue = post.fields(a).unwrap_or(&[]).to_vec();
+                        let w = r.targets.len();
+                        if queue.len() < w {
+                            return Err(RtError::InvalidBlockingSelect);
+                        }
+                        rec.write(Loc { addr: a, field: 0 });
+                        post.replace(a, queue[w..].to_vec());
+                        for (t, &v) in r.targets.iter().zip(&queue[..w]) {
+                            let t = self.target(Some(t), &env, rec)?;
+                            post.set(t, v);
+                        }
+                    }
+                    let o = self.commit(s, tid, post, node.succ[i], Kind::Internal, rec);
+                    out.push(match (o, *atomic) {
+                        (Outcome::Next { mut state, kind }, true) => {
+                            Arc::make_mut(&mut state.threads)[tid].atomic = true;
+                            Outcome::Next { state, kind }
+                        }
+                        (o, _) => o,
+                    });
                 }
             }
+            Stmt::NewArray { target, class, len } => {
+                let n = match self.value(len, &env, rec)? {
+                    Value::Int(n) if n >= 0 => n as usize,
+                    _ => return Err(RtError::ArithmeticOverflow),
+                };
+                let t = self.target(Some(target), &env, rec)?;
+                let addr = s.fresh_addr();
+                rec.alloc(addr);
+                let mut post = Post::new(self, s, thread, &frame.locals);
+                post.heap = Some({
+                    let mut h = s.heap.clone();
+                    h.insert(addr, Arc::new(self.new_collection(*class, n)));
+                    h
+                });
+                post.set(t, Value::Ref(addr));
+                out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
+            }
+            Stmt::SetUpdate { set, op, operand } => {
+                let (a, old) = self.collection(&s.heap, self.value(set, &env, rec)?)?;
+                let x = self.value(operand, &env, rec)?;
+                let mut elems = old.to_vec();
+                let items: Vec<Value> = match op {
+                    SetOp::Insert | SetOp::Remove => vec![x],
+                    SetOp::InsertAll | SetOp::RemoveAll => self.collection(&s.heap, x)?.1.to_vec(),
+                };
+                for v in items {
+                    match (
+                        elems.binary_search_by(|e| super::eval::set_order(*e, v)),
+                        op,
+                    ) {
+                        (Err(i), SetOp::Insert | SetOp::InsertAll) => elems.insert(i, v),
+                        (Ok(i), SetOp::Remove | SetOp::RemoveAll) => {
+                            elems.remove(i);
+                        }
+                        _ => {}
+                    }
+                }
+                rec.write(Loc { addr: a, field: 0 });
+                let mut post = Post::new(self, s, thread, &frame.locals);
+                post.replace(a, elems);
+                out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
+            }
+            Stmt::Send { chan, values } => {
+                let (a, old) = self.collection(&s.heap, self.value(chan, &env, rec)?)?;
+                let mut queue = old.to_vec();
+                for v in values {
+                    queue.push(self.value(v, &env, rec)?);
+                }
+                rec.write(Loc { addr: a, field: 0 });
+                let mut post = Post::new(self, s, thread, &frame.locals);
+                post.replace(a, queue);
+                out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
+            }
+            Stmt::ChooseElem { targets, from } => {
+                let (_, elems) = self.collection(&s.heap, self.value(from, &env, rec)?)?;
+                let w = targets.len().max(1);
+                if elems.len() < w {
+                    return Err(RtError::InvalidChoose);
+                }
+                let resolved = targets
+                    .iter()
+                    .map(|t| self.target(Some(t), &env, rec))
+                    .collect::<Result<Vec<_>, _>>()?;
+                for chunk in elems.chunks_exact(w) {
+                    let mut post = Post::new(self, s, thread, &frame.locals);
+                    for (&t, &v) in resolved.iter().zip(chunk) {
+                        post.set(t, v);
+                    }
+                    out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
+                }
+            }
+            Stmt::Raise { exception } => out.push(self.raise(s, tid, *exception)?),
         }
         Ok(())
+    }
+
+    /// `raise`: the innermost handler for `exception` on thread `tid`'s stack takes control
+    /// (frames without one are abandoned, storing no results).
+    fn raise(&self, s: &State, tid: usize, exception: u32) -> Result<Outcome, RtError> {
+        let mut stack = s.threads[tid].stack.clone();
+        loop {
+            let Some(frame) = stack.top() else {
+                return Err(RtError::UnhandledException);
+            };
+            let proc = &self.program.procs[frame.proc as usize];
+            let handler = proc
+                .tries
+                .iter()
+                .filter(|t| t.body.contains(&frame.pc))
+                .find_map(|t| {
+                    let named = t.handlers.iter().find(|(e, _)| *e == Some(exception));
+                    named
+                        .or_else(|| t.handlers.iter().find(|(e, _)| e.is_none()))
+                        .map(|&(_, pc)| pc)
+                });
+            if let Some(pc) = handler {
+                let f = Frame {
+                    pc,
+                    ..frame.clone()
+                };
+                let atomic = self.in_atomic_block[f.proc as usize][pc as usize]
+                    || stack.iter().any(|f| self.atomic_proc[f.proc as usize]);
+                let mut st = s.clone();
+                let threads = Arc::make_mut(&mut st.threads);
+                threads[tid].stack = stack.with_top(f);
+                threads[tid].atomic = atomic;
+                return Ok(Outcome::Next {
+                    state: st,
+                    kind: Kind::Internal,
+                });
+            }
+            stack = stack.pop();
+        }
     }
 
     /// The result tuples the `return` at thread `tid`'s top frame can produce, in the order in
@@ -705,7 +923,14 @@ impl Machine<'_> {
 
     fn end_thread(&self, s: &State, tid: usize) -> Outcome {
         let mut st = s.clone();
-        Arc::make_mut(&mut st.threads).remove(tid);
+        let threads = Arc::make_mut(&mut st.threads);
+        if self.program.keep_completed {
+            // a completed Zing process stays in the process list with no frames
+            threads[tid].stack = super::Stack::default();
+            threads[tid].atomic = false;
+        } else {
+            threads.remove(tid);
+        }
         Outcome::Next {
             state: st,
             kind: Kind::ThreadEnd,
@@ -792,10 +1017,14 @@ impl Machine<'_> {
         let Stmt::Select { guards, end, .. } = &self.program.node(frame.proc, frame.pc).stmt else {
             return None;
         };
-        let env = Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals);
+        let env = Env {
+            self_id: tid as u32,
+            ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
+        };
+        // a guard whose evaluation fails counts as enabled: the step reports the error
         let any = guards
             .iter()
-            .any(|g| self.value(g, &env, &mut ()).is_ok_and(|v| v.as_bool()));
+            .any(|g| self.value(g, &env, &mut ()).map_or(true, |v| v.as_bool()));
         (!any).then_some(*end)
     }
 }

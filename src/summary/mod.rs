@@ -481,7 +481,10 @@ pub fn applies(m: &Machine) -> bool {
             .iter()
             .any(|n| matches!(n.stmt, Stmt::Select { .. } | Stmt::Yield))
     });
-    !m.program.is_concurrent() && m.program.activations.len() == 1 && !blocking
+    !m.program.is_concurrent()
+        && m.program.activations.len() == 1
+        && !blocking
+        && !m.program.has_collections_or_exceptions()
 }
 
 impl<'m, 'p> Summarizer<'m, 'p> {

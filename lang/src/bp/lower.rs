@@ -121,6 +121,7 @@ pub fn lower_proc(
         atomic: false,
         nodes: l.nodes,
         span: p.span,
+        tries: Vec::new(),
     }
 }
 
@@ -175,6 +176,7 @@ impl ProcLower<'_> {
             span,
             labels: Vec::new(),
             invariant: conjunction(&self.invariant),
+            glue: Default::default(),
         });
         pc
     }

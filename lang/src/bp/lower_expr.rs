@@ -78,7 +78,7 @@ impl ProcLower<'_> {
                 _ => match self.lookup(n) {
                     Some(LValue::Local(i)) => Expr::Local(i),
                     Some(LValue::Global(g)) => Expr::Global(g),
-                    Some(LValue::Field(..)) | None => {
+                    Some(LValue::Field(..) | LValue::Elem(..)) | None => {
                         let id = Ident {
                             name: n.clone(),
                             span: e.span,
@@ -159,7 +159,7 @@ impl ProcLower<'_> {
         match self.lookup(&id.name) {
             Some(LValue::Local(i)) => Expr::PrimedLocal(i),
             Some(LValue::Global(g)) => Expr::PrimedGlobal(g),
-            Some(LValue::Field(..)) | None => {
+            Some(LValue::Field(..) | LValue::Elem(..)) | None => {
                 self.undeclared(id);
                 bad()
             }

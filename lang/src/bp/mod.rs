@@ -62,6 +62,8 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
         activations: Vec::new(),
         layout: Layout::Standard,
         source,
+        exceptions: Vec::new(),
+        keep_completed: false,
     };
     match getafix_layout(&program) {
         Some(layout) => program.layout = layout,

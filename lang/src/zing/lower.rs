@@ -86,6 +86,8 @@ pub fn lower(model: &Model, name: &str, text: &str) -> Result<Program, Vec<Diagn
         activations,
         layout: Layout::Standard,
         source: Source::new(name, text),
+        exceptions: Vec::new(),
+        keep_completed: true,
     })
 }
 
@@ -248,6 +250,7 @@ impl<'m> Ctx<'m> {
             out.push(Class {
                 name: decl.name.name.clone(),
                 fields,
+                kind: ir::ClassKind::Object,
             });
         }
         out

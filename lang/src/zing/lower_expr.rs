@@ -398,6 +398,7 @@ pub(super) fn place_expr(lv: LValue) -> Expr {
         LValue::Local(i) => Expr::Local(i),
         LValue::Global(i) => Expr::Global(i),
         LValue::Field(e, f) => Expr::Field(e, f),
+        LValue::Elem(a, i, w) => Expr::Elem(a, i, w),
     }
 }
 

@@ -103,6 +103,7 @@ impl<'a, 'm> Body<'a, 'm> {
             atomic: m.mods.is_atomic.is_some(),
             nodes: body.nodes,
             span: m.span,
+            tries: Vec::new(),
         }
     }
 
@@ -121,6 +122,7 @@ impl<'a, 'm> Body<'a, 'm> {
             span,
             labels: std::mem::take(&mut self.labels),
             invariant: None,
+            glue: ir::Glue::No,
         });
         pc
     }
@@ -382,6 +384,7 @@ impl<'a, 'm> Body<'a, 'm> {
         let n = sel.branches.len();
         let stmt = Stmt::Select {
             guards,
+            receives: vec![Vec::new(); n],
             first: sel.is_first || n == 1,
             end: sel.is_end,
             atomic,
