@@ -45,6 +45,8 @@ pub(super) struct Ctx<'m> {
     /// Declaration → its methods' procedure ids (classes only).
     procs: Vec<Vec<ProcId>>,
     pub(super) diags: Vec<Diagnostic>,
+    /// Exception names in order of first mention.
+    pub(super) exceptions: Vec<String>,
 }
 
 /// Lowers a model that type-checked (see [`super::check`]). `text` is the original source.
@@ -86,7 +88,7 @@ pub fn lower(model: &Model, name: &str, text: &str) -> Result<Program, Vec<Diagn
         activations,
         layout: Layout::Standard,
         source: Source::new(name, text),
-        exceptions: Vec::new(),
+        exceptions: cx.exceptions,
         keep_completed: true,
     })
 }
@@ -102,6 +104,7 @@ impl<'m> Ctx<'m> {
             fields: vec![Vec::new(); n],
             procs: vec![Vec::new(); n],
             diags: Vec::new(),
+            exceptions: Vec::new(),
         };
         let (mut classes, mut enums, mut globals, mut procs) = (0u32, 0u32, 0u32, 0u32);
         for (d, decl) in model.decls.iter().enumerate() {
@@ -111,12 +114,14 @@ impl<'m> Ctx<'m> {
                     classes += 1;
                     let mut instance = 0u32;
                     for f in &c.fields {
+                        // a struct-typed field takes one slot per leaf
+                        let w = leaves_of(model, f.ty.ty).len() as u32;
                         let slot = if f.mods.is_static.is_some() {
-                            globals += 1;
-                            FieldSlot::Static(globals - 1)
+                            globals += w;
+                            FieldSlot::Static(globals - w)
                         } else {
-                            instance += 1;
-                            FieldSlot::Instance(instance - 1)
+                            instance += w;
+                            FieldSlot::Instance(instance - w)
                         };
                         cx.fields[d].push(slot);
                     }
@@ -128,6 +133,10 @@ impl<'m> Ctx<'m> {
                 DeclKind::Enum(_) => {
                     cx.enum_ix[d] = Some(enums);
                     enums += 1;
+                }
+                DeclKind::Array(_) | DeclKind::Set(_) | DeclKind::Chan(_) => {
+                    cx.class_ix[d] = Some(classes);
+                    classes += 1;
                 }
                 _ => {}
             }
@@ -196,13 +205,11 @@ impl<'m> Ctx<'m> {
                 Some((lo, hi)) => T::Range(lo, hi),
                 None => int_type(ZType::Int),
             },
-            ZType::Class(d) => T::Ref(self.class_ix(d).unwrap_or(0)),
+            ZType::Class(d) | ZType::Array(d) | ZType::Set(d) | ZType::Chan(d) => {
+                T::Ref(self.class_ix(d).unwrap_or(0))
+            }
             ZType::Struct(_) => return Err("struct"),
-            ZType::Interface(_) => return Err("interface"),
-            ZType::Array(_) => return Err("array"),
-            ZType::Set(_) => return Err("set"),
-            ZType::Chan(_) => return Err("chan"),
-            ZType::Object => return Err("object"),
+            ZType::Interface(_) | ZType::Object => T::Ref(u32::MAX),
             ZType::Void => T::Void,
             ZType::Str | ZType::Error => return Err("string"),
             t => int_type(t),
@@ -240,20 +247,113 @@ impl<'m> Ctx<'m> {
     fn classes(&mut self) -> Vec<Class> {
         let mut out = Vec::new();
         for decl in &self.model.decls {
-            let DeclKind::Class(c) = &decl.kind else {
-                continue;
+            let (fields, kind) = match &decl.kind {
+                DeclKind::Class(c) => {
+                    let mut fields = Vec::new();
+                    for f in c.fields.iter().filter(|f| f.mods.is_static.is_none()) {
+                        fields.extend(self.field_vars(f.name.name.clone(), f, "an instance field"));
+                    }
+                    (fields, ir::ClassKind::Object)
+                }
+                DeclKind::Array(a) => {
+                    let len = match &a.size {
+                        ArraySize::Dynamic => None,
+                        ArraySize::Fixed(n) => Some(u32::try_from(*n).unwrap_or(u32::MAX)),
+                        ArraySize::Enum(_, d) => {
+                            Some(d.and_then(|d| self.enum_len(d)).unwrap_or(0) as u32)
+                        }
+                    };
+                    (self.leaf_vars("[]", &a.elem), ir::ClassKind::Array { len })
+                }
+                DeclKind::Set(t) => (self.leaf_vars("elem", t), ir::ClassKind::Set),
+                DeclKind::Chan(t) => (self.leaf_vars("msg", t), ir::ClassKind::Chan),
+                _ => continue,
             };
-            let mut fields = Vec::new();
-            for f in c.fields.iter().filter(|f| f.mods.is_static.is_none()) {
-                fields.push(self.field_var(f.name.name.clone(), f, "an instance field"));
-            }
             out.push(Class {
                 name: decl.name.name.clone(),
                 fields,
-                kind: ir::ClassKind::Object,
+                kind,
             });
         }
         out
+    }
+
+    /// One variable per leaf of a value of type `t`, at its default.
+    fn leaf_vars(&mut self, name: &str, t: &TypeExpr) -> Vec<Var> {
+        self.leaves(t.ty)
+            .into_iter()
+            .map(|(suffix, lt)| {
+                let ty = self.ir_type_at(lt, t.span);
+                Var {
+                    name: format!("{name}{suffix}"),
+                    ty,
+                    init: Init::Value(default_const(ty)),
+                    thread_local: false,
+                    span: t.span,
+                }
+            })
+            .collect()
+    }
+
+    /// The scalar leaves of a value of type `t` with their name suffixes (`""` for a
+    /// scalar, `.f.g` inside structs), in field order.
+    pub(super) fn leaves(&self, t: ZType) -> Vec<(String, ZType)> {
+        let mut out = Vec::new();
+        leaves_named(self.model, t, String::new(), &mut out);
+        out
+    }
+
+    /// Number of scalar leaves of a value of type `t`.
+    pub(super) fn width(&self, t: ZType) -> u32 {
+        leaves_of(self.model, t).len() as u32
+    }
+
+    /// Leaf offset and type of field `index` of struct `strukt`.
+    pub(super) fn struct_field(&self, strukt: DeclId, index: u32) -> Option<(u32, ZType)> {
+        let DeclKind::Struct(fields) = &self.model.decls.get(strukt as usize)?.kind else {
+            return None;
+        };
+        let mut off = 0;
+        for (i, f) in fields.iter().enumerate() {
+            if i as u32 == index {
+                return Some((off, f.ty.ty));
+            }
+            off += self.width(f.ty.ty);
+        }
+        None
+    }
+
+    /// The element type of an array, set or channel type.
+    pub(super) fn elem_type(&self, t: ZType) -> Option<ZType> {
+        let d = t.decl()?;
+        match &self.model.decls.get(d as usize)?.kind {
+            DeclKind::Array(a) => Some(a.elem.ty),
+            DeclKind::Set(e) | DeclKind::Chan(e) => Some(e.ty),
+            _ => None,
+        }
+    }
+
+    /// The fixed length of array type `d`.
+    pub(super) fn array_len(&self, d: DeclId) -> Option<u32> {
+        match &self.model.decls.get(d as usize)?.kind {
+            DeclKind::Array(a) => match &a.size {
+                ArraySize::Fixed(n) => u32::try_from(*n).ok(),
+                ArraySize::Enum(_, d) => d.and_then(|d| self.enum_len(d)).map(|n| n as u32),
+                ArraySize::Dynamic => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The index of an exception name.
+    pub(super) fn exception(&mut self, name: &str) -> u32 {
+        match self.exceptions.iter().position(|e| e == name) {
+            Some(i) => i as u32,
+            None => {
+                self.exceptions.push(name.to_string());
+                self.exceptions.len() as u32 - 1
+            }
+        }
     }
 
     fn globals(&mut self) -> Vec<Var> {
@@ -264,10 +364,19 @@ impl<'m> Ctx<'m> {
             };
             for f in c.fields.iter().filter(|f| f.mods.is_static.is_some()) {
                 let name = format!("{}.{}", decl.name.name, f.name.name);
-                out.push(self.field_var(name, f, "a static field"));
+                out.extend(self.field_vars(name, f, "a static field"));
             }
         }
         out
+    }
+
+    /// A field's slots: one per leaf of a struct-typed field, else one with its default or
+    /// constant initializer.
+    fn field_vars(&mut self, name: String, f: &Field, what: &str) -> Vec<Var> {
+        if matches!(f.ty.ty, ZType::Struct(_)) {
+            return self.leaf_vars(&name, &f.ty);
+        }
+        vec![self.field_var(name, f, what)]
     }
 
     /// A field with its default or constant initializer.
@@ -297,6 +406,28 @@ impl<'m> Ctx<'m> {
             span: f.name.span,
         }
     }
+}
+
+/// The scalar leaf types of a value of type `t` (structs flattened in field order).
+pub(super) fn leaves_of(model: &Model, t: ZType) -> Vec<ZType> {
+    let mut out = Vec::new();
+    leaves_named(model, t, String::new(), &mut out);
+    out.into_iter().map(|(_, t)| t).collect()
+}
+
+fn leaves_named(model: &Model, t: ZType, prefix: String, out: &mut Vec<(String, ZType)>) {
+    if let ZType::Struct(d) = t {
+        if let Some(DeclKind::Struct(fields)) = model.decls.get(d as usize).map(|x| &x.kind) {
+            // a struct cannot contain itself by value (the checker rejects cycles)
+            if out.len() < 100_000 {
+                for f in fields {
+                    leaves_named(model, f.ty.ty, format!("{prefix}.{}", f.name.name), out);
+                }
+            }
+            return;
+        }
+    }
+    out.push((prefix, t));
 }
 
 /// "a" or "an" before a construct name.

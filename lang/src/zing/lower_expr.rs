@@ -11,17 +11,24 @@ use crate::ir::{self, ArithOp, BinOp, CmpOp, Const, Expr, LValue, Span, Stmt};
 const PLACEHOLDER: Expr = Expr::Const(Const::Bool(false));
 
 impl Body<'_, '_> {
-    // ---- names ------------------------------------------------------------------------
+    // ---- places -------------------------------------------------------------------------
 
     /// The place a resolved simple name denotes.
-    fn name_place(&self, res: NameRes) -> Option<LValue> {
+    fn name_place(&self, res: NameRes, ty: ZType) -> Option<Place> {
+        let n = self.cx.width(ty);
         Some(match res {
-            NameRes::Local(i) => LValue::Local(self.local_base + i),
-            NameRes::Param(i) => LValue::Local(*self.param_slot.get(i as usize)?),
+            NameRes::Local(i) => {
+                Place::slots(PlaceBase::Local(*self.local_slot.get(i as usize)?), n)
+            }
+            NameRes::Param(i) => {
+                Place::slots(PlaceBase::Local(*self.param_slot.get(i as usize)?), n)
+            }
             NameRes::Field { class, index } | NameRes::Static { class, index } => {
                 match self.cx.field_slot(class, index)? {
-                    FieldSlot::Instance(f) => LValue::Field(Box::new(Expr::Local(0)), f),
-                    FieldSlot::Static(g) => LValue::Global(g),
+                    FieldSlot::Instance(f) => {
+                        Place::slots(PlaceBase::Field(Box::new(Expr::Local(0)), f), n)
+                    }
+                    FieldSlot::Static(g) => Place::slots(PlaceBase::Global(g), n),
                 }
             }
             NameRes::Unresolved | NameRes::Method { .. } | NameRes::Type(_) => return None,
@@ -29,36 +36,67 @@ impl Body<'_, '_> {
     }
 
     /// The place `base.name` denotes (`None`: not a field, or refused).
-    fn member_place(&mut self, base: &ast::Expr, res: MemberRes, span: Span) -> Option<LValue> {
+    fn member_place(&mut self, base: &ast::Expr, res: MemberRes, ty: ZType) -> Option<Place> {
+        let n = self.cx.width(ty);
         match res {
             MemberRes::Field { class, index } | MemberRes::Static { class, index } => {
                 match self.cx.field_slot(class, index)? {
-                    FieldSlot::Instance(f) => Some(LValue::Field(Box::new(self.expr(base)), f)),
-                    FieldSlot::Static(g) => Some(LValue::Global(g)),
+                    FieldSlot::Instance(f) => Some(Place::slots(
+                        PlaceBase::Field(Box::new(self.expr(base)), f),
+                        n,
+                    )),
+                    FieldSlot::Static(g) => Some(Place::slots(PlaceBase::Global(g), n)),
                 }
             }
-            MemberRes::StructField { .. } => {
-                self.cx
-                    .unsupported(span, "struct", "struct fields are not lowered yet");
-                None
+            MemberRes::StructField { strukt, index } => {
+                let (off, _) = self.cx.struct_field(strukt, index)?;
+                let whole = self.place(base)?;
+                Some(Place {
+                    base: whole.base,
+                    start: whole.start + off,
+                    n,
+                })
             }
             _ => None,
         }
     }
 
-    /// An assignment target, `out` argument or `receive` target.
-    pub(super) fn lvalue(&mut self, e: &ast::Expr) -> LValue {
-        let place = match &e.kind {
-            ExprKind::Name(_, res) => self.name_place(*res),
-            ExprKind::Member { base, res, .. } => self.member_place(base, *res, e.span),
-            ExprKind::Index { .. } => {
-                self.cx
-                    .unsupported(e.span, "a[i]", "array elements are not lowered yet");
-                None
+    /// The place an expression denotes, if it is one.
+    pub(super) fn place(&mut self, e: &ast::Expr) -> Option<Place> {
+        match &e.kind {
+            ExprKind::Name(_, res) => self.name_place(*res, e.ty),
+            ExprKind::Member { base, res, .. } => self.member_place(base, *res, e.ty),
+            ExprKind::Index { base, index } => {
+                let width = self.cx.width(e.ty);
+                let b = self.expr(base);
+                let i = self.expr(index);
+                Some(Place {
+                    base: PlaceBase::Elem(Box::new(b), Box::new(i), width),
+                    start: 0,
+                    n: width,
+                })
             }
             _ => None,
-        };
-        place.unwrap_or(LValue::Local(0))
+        }
+    }
+
+    /// An assignment target, `out` argument or `receive` target: one place per leaf.
+    pub(super) fn lvalues(&mut self, e: &ast::Expr) -> Vec<LValue> {
+        match self.place(e) {
+            Some(p) => p.leaves(),
+            None => vec![LValue::Local(0); self.cx.width(e.ty) as usize],
+        }
+    }
+
+    /// The values of an expression's leaves (one for a scalar; struct values are places).
+    pub(super) fn exprs(&mut self, e: &ast::Expr) -> Vec<Expr> {
+        if !matches!(e.ty, ZType::Struct(_)) {
+            return vec![self.expr(e)];
+        }
+        match self.place(e) {
+            Some(p) => p.leaves().into_iter().map(place_expr).collect(),
+            None => vec![PLACEHOLDER; self.cx.width(e.ty) as usize],
+        }
     }
 
     // ---- expressions ------------------------------------------------------------------
@@ -82,23 +120,15 @@ impl Body<'_, '_> {
             ExprKind::Null => Expr::Const(Const::Null),
             ExprKind::This => Expr::Local(0),
             ExprKind::Str(_) => PLACEHOLDER,
-            ExprKind::SelfId => {
-                self.cx
-                    .unsupported(span, "self", "process identifiers are not lowered yet");
-                PLACEHOLDER
-            }
-            ExprKind::Name(_, res) => self.name_place(*res).map_or(PLACEHOLDER, place_expr),
-            ExprKind::Member { base, res, .. } => match res {
-                MemberRes::EnumMember { ordinal, .. } => Expr::Const(Const::Int(*ordinal as i64)),
-                res => self
-                    .member_place(base, *res, span)
-                    .map_or(PLACEHOLDER, place_expr),
-            },
-            ExprKind::Index { .. } => {
-                self.cx
-                    .unsupported(span, "a[i]", "array elements are not lowered yet");
-                PLACEHOLDER
-            }
+            ExprKind::SelfId => Expr::SelfId,
+            ExprKind::Member {
+                res: MemberRes::EnumMember { ordinal, .. },
+                ..
+            } => Expr::Const(Const::Int(*ordinal as i64)),
+            ExprKind::Name(..) | ExprKind::Member { .. } | ExprKind::Index { .. } => self
+                .place(e)
+                .and_then(|p| p.leaves().into_iter().next())
+                .map_or(PLACEHOLDER, place_expr),
             ExprKind::Call { .. } => {
                 self.cx.unsupported(
                     span,
@@ -123,19 +153,17 @@ impl Body<'_, '_> {
                 );
                 PLACEHOLDER
             }
-            ExprKind::Sizeof(_) => {
-                self.cx.unsupported(
-                    span,
-                    "sizeof",
-                    "sizes of channels, sets and arrays are not lowered yet",
-                );
-                PLACEHOLDER
-            }
-            ExprKind::In(..) => {
-                self.cx
-                    .unsupported(span, "in", "set membership is not lowered yet");
-                PLACEHOLDER
-            }
+            ExprKind::Sizeof(x) => match &x.kind {
+                ExprKind::Name(_, NameRes::Type(d)) => match self.cx.array_len(*d) {
+                    Some(n) => Expr::Const(Const::Int(n as i64)),
+                    None => PLACEHOLDER,
+                },
+                _ => {
+                    let w = self.cx.elem_type(x.ty).map_or(1, |t| self.cx.width(t));
+                    Expr::Size(Box::new(self.expr(x)), w)
+                }
+            },
+            ExprKind::In(a, b) => Expr::In(Box::new(self.expr(a)), Box::new(self.expr(b))),
             ExprKind::Unary(op, x) => match op {
                 ZUn::Plus => self.expr(x),
                 ZUn::Not => Expr::not(self.expr(x)),
@@ -186,10 +214,15 @@ impl Body<'_, '_> {
 
     // ---- assignments ------------------------------------------------------------------
 
-    /// `t1 = … = tn = value;` (targets with their types): a call, `choose` or `new` goes to
-    /// `tn` and the other targets copy it in a second node; a plain value is one parallel
-    /// assignment.
-    pub(super) fn assign(&mut self, targets: Vec<(LValue, ZType)>, value: &ast::Expr, span: Span) {
+    /// `t1 = … = tn = value;` (targets as their leaves, with their types): a call, `choose`
+    /// or `new` goes to `tn` and the other targets copy it in a second node; a plain value is
+    /// one parallel assignment.
+    pub(super) fn assign(
+        &mut self,
+        targets: Vec<(Vec<LValue>, ZType)>,
+        value: &ast::Expr,
+        span: Span,
+    ) {
         let Some((last, last_ty)) = targets.last().cloned() else {
             return;
         };
@@ -198,49 +231,43 @@ impl Body<'_, '_> {
             ExprKind::ChooseType(_) | ExprKind::Choose(_) => {
                 Some(self.choose(value, last.clone(), last_ty))
             }
-            ExprKind::New { decl, .. } => {
+            ExprKind::New { decl, size, .. } => {
+                let target = last.first().cloned().unwrap_or(LValue::Local(0));
                 let class = decl.and_then(|d| self.cx.class_ix(d));
-                match class {
-                    Some(class) => Some(Stmt::New {
-                        target: last.clone(),
+                Some(match (class, size) {
+                    (Some(class), None) => Stmt::New { target, class },
+                    (Some(class), Some(n)) => Stmt::NewArray {
+                        target,
                         class,
-                    }),
-                    None => {
-                        let what = match value.ty {
-                            ZType::Array(_) => "array",
-                            ZType::Set(_) => "set",
-                            ZType::Chan(_) => "chan",
-                            _ => "new",
-                        };
-                        let tn = type_word(self.cx, value.ty);
-                        self.cx.unsupported(
-                            value.span,
-                            what,
-                            format!("allocating `{tn}` is not lowered yet"),
-                        );
-                        Some(Stmt::Skip)
-                    }
-                }
+                        len: self.expr(n),
+                    },
+                    (None, _) => Stmt::Skip,
+                })
             }
             _ => None,
         };
-        let (mut v, mut from, rest) = match special {
+        let (mut vs, mut from, rest) = match special {
             Some(st) => {
                 self.simple(st, span);
                 if targets.len() == 1 {
                     return;
                 }
-                (place_expr(last), last_ty, &targets[..targets.len() - 1])
+                let vs: Vec<Expr> = last.into_iter().map(place_expr).collect();
+                (vs, last_ty, &targets[..targets.len() - 1])
             }
-            None => (self.expr(value), value.ty, &targets[..]),
+            None => (self.exprs(value), value.ty, &targets[..]),
         };
         let mut tgts = Vec::new();
         let mut vals = Vec::new();
-        for (lv, ty) in rest.iter().rev() {
-            v = self.convert(v, from, *ty);
+        for (lvs, ty) in rest.iter().rev() {
+            if let [v] = &mut vs[..] {
+                *v = self.convert(v.clone(), from, *ty);
+            }
             from = *ty;
-            tgts.push(Some(lv.clone()));
-            vals.push(v.clone());
+            for (lv, v) in lvs.iter().zip(&vs) {
+                tgts.push(Some(lv.clone()));
+                vals.push(v.clone());
+            }
         }
         tgts.reverse();
         vals.reverse();
@@ -255,7 +282,16 @@ impl Body<'_, '_> {
     }
 
     /// `target = choose(…)`.
-    fn choose(&mut self, e: &ast::Expr, target: LValue, target_ty: ZType) -> Stmt {
+    fn choose(&mut self, e: &ast::Expr, targets: Vec<LValue>, target_ty: ZType) -> Stmt {
+        if let ExprKind::Choose(inner) = &e.kind {
+            if matches!(inner.ty, ZType::Set(_) | ZType::Array(_)) {
+                return Stmt::ChooseElem {
+                    targets,
+                    from: self.expr(inner),
+                };
+            }
+        }
+        let target = targets.into_iter().next().unwrap_or(LValue::Local(0));
         let (ty, lo, hi, result) = match &e.kind {
             ExprKind::ChooseType(_) => (ir::Type::Bool, 0, 1, ZType::Bool),
             ExprKind::Choose(inner) => match &inner.kind {
@@ -294,7 +330,7 @@ impl Body<'_, '_> {
         self.cx.unsupported(
             e.span,
             "choose",
-            "only `choose(bool)`, enum and range types are lowered yet",
+            "only `choose(bool)`, enum and range types, sets and arrays are lowered",
         );
         Stmt::Skip
     }
@@ -307,7 +343,7 @@ impl Body<'_, '_> {
     pub(super) fn call(
         &mut self,
         e: &ast::Expr,
-        result: Option<(LValue, ZType)>,
+        result: Option<(Vec<LValue>, ZType)>,
         is_async: bool,
     ) -> Stmt {
         let ExprKind::Call {
@@ -346,10 +382,12 @@ impl Body<'_, '_> {
         for (a, p) in args.iter().zip(&m.sig.params) {
             if p.is_out {
                 if !is_async {
-                    let lv = self.lvalue(&a.expr);
+                    let lvs = self.lvalues(&a.expr);
                     self.check_result(p.ty.ty, a.expr.ty, a.expr.span, "out argument");
-                    outs.push(Some(lv));
+                    outs.extend(lvs.into_iter().map(Some));
                 }
+            } else if matches!(a.expr.ty, ZType::Struct(_)) {
+                ir_args.extend(self.exprs(&a.expr));
             } else {
                 let v = self.expr(&a.expr);
                 ir_args.push(self.convert(v, a.expr.ty, p.ty.ty));
@@ -363,10 +401,14 @@ impl Body<'_, '_> {
         }
         let mut results = Vec::new();
         if m.sig.ret.ty != ZType::Void {
-            results.push(result.map(|(lv, ty)| {
-                self.check_result(m.sig.ret.ty, ty, e.span, "call result");
-                lv
-            }));
+            let n = self.cx.width(m.sig.ret.ty) as usize;
+            match result {
+                Some((lvs, ty)) => {
+                    self.check_result(m.sig.ret.ty, ty, e.span, "call result");
+                    results.extend(lvs.into_iter().map(Some));
+                }
+                None => results.extend(std::iter::repeat_n(None, n)),
+            }
         }
         results.extend(outs);
         if results.iter().all(Option::is_none) {
@@ -389,6 +431,53 @@ impl Body<'_, '_> {
                 format!("storing a `{f}` result into a `{t}` needs a checked conversion; use an `{f}` variable"),
             );
         }
+    }
+}
+
+/// Where a place's leaves live.
+#[derive(Clone, Debug)]
+pub(super) enum PlaceBase {
+    /// Slots from this local on.
+    Local(u32),
+    /// Globals from this one on.
+    Global(u32),
+    /// Fields of an object from this one on.
+    Field(Box<Expr>, u32),
+    /// An element of a collection whose elements are `u32` leaves wide.
+    Elem(Box<Expr>, Box<Expr>, u32),
+}
+
+/// A place holding `n` scalar leaves (a struct value has several), from leaf `start` of its
+/// base on.
+#[derive(Clone, Debug)]
+pub(super) struct Place {
+    pub(super) base: PlaceBase,
+    pub(super) start: u32,
+    pub(super) n: u32,
+}
+
+impl Place {
+    fn slots(base: PlaceBase, n: u32) -> Place {
+        Place { base, start: 0, n }
+    }
+
+    /// One lvalue per leaf.
+    pub(super) fn leaves(&self) -> Vec<LValue> {
+        (self.start..self.start + self.n)
+            .map(|k| match &self.base {
+                PlaceBase::Local(s) => LValue::Local(s + k),
+                PlaceBase::Global(g) => LValue::Global(g + k),
+                PlaceBase::Field(o, f) => LValue::Field(o.clone(), f + k),
+                PlaceBase::Elem(a, i, w) => LValue::Elem(
+                    a.clone(),
+                    i.clone(),
+                    ir::Width {
+                        width: *w,
+                        offset: k,
+                    },
+                ),
+            })
+            .collect()
     }
 }
 

@@ -13,12 +13,16 @@ use crate::ir::{self, Const, Expr, Init, LValue, Node, Pc, Proc, Span, Stmt, Var
 /// Per-method lowering state (expressions are in `lower_expr.rs`).
 pub(super) struct Body<'a, 'm> {
     pub(super) cx: &'a mut Ctx<'m>,
-    /// Signature parameter index → slot.
+    /// Signature parameter index → its first slot.
     pub(super) param_slot: Vec<u32>,
-    /// Slot of `Method::locals[0]`.
-    pub(super) local_base: u32,
-    /// Slots of the `out` parameters, in signature order.
+    /// `Method::locals` index → its first slot.
+    pub(super) local_slot: Vec<u32>,
+    /// The procedure's slots (hidden ones are added for `foreach` indices).
+    locals: Vec<Var>,
+    /// Slots of the `out` parameters' leaves, in signature order.
     out_slots: Vec<u32>,
+    /// `try` statements lowered so far.
+    tries: Vec<ir::Try>,
     /// The method's result type.
     ret: ZType,
     nodes: Vec<Node>,
@@ -30,6 +34,7 @@ pub(super) struct Body<'a, 'm> {
     gotos: Vec<(Pc, String)>,
     /// Inside an atomic block: the labels declared in it.
     atomic_labels: Option<Vec<String>>,
+    method: &'m Method,
 }
 
 impl<'a, 'm> Body<'a, 'm> {
@@ -54,39 +59,51 @@ impl<'a, 'm> Body<'a, 'm> {
                     continue;
                 }
                 param_slot[i] = locals.len() as u32;
-                if p.is_out {
-                    out_slots.push(locals.len() as u32);
+                for (suffix, lt) in cx.leaves(p.ty.ty) {
+                    if p.is_out {
+                        out_slots.push(locals.len() as u32);
+                    }
+                    let ty = cx.ir_type_at(lt, p.ty.span);
+                    locals.push(var(&format!("{}{suffix}", p.name.name), ty, p.name.span));
                 }
-                let ty = cx.ir_type_at(p.ty.ty, p.ty.span);
-                locals.push(var(&p.name.name, ty, p.name.span));
             }
         }
         let params = locals.len() as u32;
-        let local_base = params;
+        let mut local_slot = Vec::with_capacity(m.locals.len());
         for l in &m.locals {
-            // unsupported local types are reported at their declarations
-            let ty = cx.ir_type(l.ty).unwrap_or(ir::Type::Bool);
-            locals.push(var(&l.name.name, ty, l.name.span));
+            local_slot.push(locals.len() as u32);
+            for (suffix, lt) in cx.leaves(l.ty) {
+                // unsupported local types are reported at their declarations
+                let ty = cx.ir_type(lt).unwrap_or(ir::Type::Bool);
+                locals.push(var(&format!("{}{suffix}", l.name.name), ty, l.name.span));
+            }
         }
         let mut returns = Vec::new();
         let ret = m.sig.ret.ty;
         if ret != ZType::Void {
-            returns.push(cx.ir_type_at(ret, m.sig.ret.span));
+            for (_, lt) in cx.leaves(ret) {
+                returns.push(cx.ir_type_at(lt, m.sig.ret.span));
+            }
         }
         for p in m.sig.params.iter().filter(|p| p.is_out) {
-            returns.push(cx.ir_type(p.ty.ty).unwrap_or(ir::Type::Bool));
+            for (_, lt) in cx.leaves(p.ty.ty) {
+                returns.push(cx.ir_type(lt).unwrap_or(ir::Type::Bool));
+            }
         }
         let mut body = Body {
             cx,
             param_slot,
-            local_base,
+            local_slot,
+            locals,
             out_slots,
+            tries: Vec::new(),
             ret,
             nodes: Vec::new(),
             pending: Vec::new(),
             labels: Vec::new(),
             gotos: Vec::new(),
             atomic_labels: None,
+            method: m,
         };
         for s in &m.body.stmts {
             body.stmt(s);
@@ -95,15 +112,17 @@ impl<'a, 'm> Body<'a, 'm> {
         let values = body.return_values(None);
         body.emit(Stmt::Return { values }, end, 0);
         body.resolve_gotos();
+        // innermost first: nested bodies are shorter than the bodies around them
+        body.tries.sort_by_key(|t| t.body.end - t.body.start);
         Proc {
             name: format!("{class_name}.{}", m.sig.name.name),
             params,
-            locals,
+            locals: body.locals,
             returns,
             atomic: m.mods.is_atomic.is_some(),
             nodes: body.nodes,
             span: m.span,
-            tries: Vec::new(),
+            tries: body.tries,
         }
     }
 
@@ -133,6 +152,69 @@ impl<'a, 'm> Body<'a, 'm> {
         self.pending.push((pc, 0));
     }
 
+    /// [`Body::simple`] for a node that takes no step of its own.
+    fn glued(&mut self, stmt: Stmt, span: Span, glue: ir::Glue) -> Pc {
+        let pc = self.emit(stmt, span, 1);
+        self.nodes[pc as usize].glue = glue;
+        self.pending.push((pc, 0));
+        pc
+    }
+
+    fn method_local_ty(&self, i: u32) -> ZType {
+        self.method
+            .locals
+            .get(i as usize)
+            .map_or(ZType::Bool, |l| l.ty)
+    }
+
+    /// A hidden `int` slot (a `foreach` index).
+    fn hidden_local(&mut self, name: &str, span: Span) -> u32 {
+        let ty = ir::Type::Int {
+            bits: 32,
+            signed: true,
+        };
+        self.locals.push(var(name, ty, span));
+        self.locals.len() as u32 - 1
+    }
+
+    /// Resets the locals a block declared as control leaves it (zing-language.md §4.2): a
+    /// node glued to the step that leaves.
+    fn reset_block_locals(&mut self, b: &Block) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut targets = Vec::new();
+        let mut values = Vec::new();
+        for st in &b.stmts {
+            let StmtKind::Local { local: Some(i), .. } = &st.kind else {
+                continue;
+            };
+            let Some(&first) = self.local_slot.get(*i as usize) else {
+                continue;
+            };
+            let n = self.cx.width(self.method_local_ty(*i));
+            for k in first..first + n {
+                let ty = self.locals[k as usize].ty;
+                targets.push(Some(LValue::Local(k)));
+                values.push(Expr::Const(default_const(ty)));
+            }
+        }
+        if targets.is_empty() {
+            return;
+        }
+        let close = Span::new(b.span.end.saturating_sub(1) as usize, b.span.end as usize);
+        self.flush_labels(close);
+        self.glued(
+            Stmt::Assign {
+                targets,
+                values,
+                constrain: None,
+            },
+            close,
+            ir::Glue::ToPrevious,
+        );
+    }
+
     /// Gives waiting labels a no-op node of their own (when the next node emitted is not
     /// where they belong).
     fn flush_labels(&mut self, span: Span) {
@@ -152,13 +234,19 @@ impl<'a, 'm> Body<'a, 'm> {
         }
     }
 
-    /// `[result] ++ out parameters` for a `return` (`value` already converted).
-    fn return_values(&self, value: Option<Expr>) -> Option<Vec<Expr>> {
+    /// `[result leaves] ++ out parameters` for a `return` (`value` already converted).
+    fn return_values(&self, value: Option<Vec<Expr>>) -> Option<Vec<Expr>> {
         let mut v = Vec::new();
         if self.ret != ZType::Void {
-            v.push(value.unwrap_or_else(|| {
-                let ty = self.cx.ir_type(self.ret).unwrap_or(ir::Type::Bool);
-                Expr::Const(default_const(ty))
+            v.extend(value.unwrap_or_else(|| {
+                self.cx
+                    .leaves(self.ret)
+                    .into_iter()
+                    .map(|(_, t)| {
+                        let ty = self.cx.ir_type(t).unwrap_or(ir::Type::Bool);
+                        Expr::Const(default_const(ty))
+                    })
+                    .collect()
             }));
         }
         v.extend(self.out_slots.iter().map(|&s| Expr::Local(s)));
@@ -182,27 +270,31 @@ impl<'a, 'm> Body<'a, 'm> {
                 for st in &b.stmts {
                     self.stmt(st);
                 }
+                self.reset_block_locals(b);
             }
             StmtKind::Local {
                 ty, init, local, ..
             } => {
-                let t = self.cx.ir_type_at(ty.ty, ty.span);
+                if !matches!(ty.ty, ZType::Struct(_)) {
+                    // reports an unsupported type
+                    self.cx.ir_type_at(ty.ty, ty.span);
+                }
                 let Some(i) = local else { return };
-                let target = LValue::Local(self.local_base + i);
-                match init {
-                    Some(e) => self.assign(vec![(target, ty.ty)], e, span),
-                    None => self.simple(
-                        Stmt::Assign {
-                            targets: vec![Some(target)],
-                            values: vec![Expr::Const(default_const(t))],
-                            constrain: None,
-                        },
-                        span,
-                    ),
+                let Some(&first) = self.local_slot.get(*i as usize) else {
+                    return;
+                };
+                let n = self.cx.width(ty.ty);
+                let targets = (first..first + n).map(LValue::Local).collect();
+                // `T x;` executes nothing: the local holds its default already (§4.2)
+                if let Some(e) = init {
+                    self.assign(vec![(targets, ty.ty)], e, span);
                 }
             }
+            StmtKind::Assign { targets, value } if matches!(targets[..], [ref t] if matches!(t.ty, ZType::Set(_))) => {
+                self.set_update(&targets[0], value, span)
+            }
             StmtKind::Assign { targets, value } => {
-                let targets = targets.iter().map(|t| (self.lvalue(t), t.ty)).collect();
+                let targets = targets.iter().map(|t| (self.lvalues(t), t.ty)).collect();
                 self.assign(targets, value, span);
             }
             StmtKind::Expr(e) => {
@@ -268,8 +360,11 @@ impl<'a, 'm> Body<'a, 'm> {
             }
             StmtKind::Return(e) => {
                 let value = e.as_ref().map(|e| {
+                    if matches!(e.ty, ZType::Struct(_)) {
+                        return self.exprs(e);
+                    }
                     let v = self.expr(e);
-                    self.convert(v, e.ty, self.ret)
+                    vec![self.convert(v, e.ty, self.ret)]
                 });
                 if self.atomic_labels.is_some() {
                     self.simple(Stmt::AtomicEnd, span);
@@ -279,33 +374,154 @@ impl<'a, 'm> Body<'a, 'm> {
             }
             StmtKind::Select(sel) => self.select(span, sel, false),
             StmtKind::Yield => self.simple(Stmt::Yield, span),
-            StmtKind::Foreach { body, .. } => {
-                self.cx
-                    .unsupported(span, "foreach", "iteration over sets and arrays");
-                self.stmt(body);
+            StmtKind::Foreach {
+                coll, body, local, ..
+            } => self.foreach(span, coll, body, *local),
+            StmtKind::Send { chan, msg } => {
+                let chan = self.expr(chan);
+                let values = self.exprs(msg);
+                self.simple(Stmt::Send { chan, values }, span);
             }
-            StmtKind::Send { .. } => {
-                self.cx
-                    .unsupported(span, "send", "channels are not lowered yet");
-                self.simple(Stmt::Skip, span);
-            }
-            StmtKind::Try { body, handlers } => {
-                self.cx
-                    .unsupported(span, "try", "exceptions are not lowered yet");
-                self.simple(Stmt::Skip, span);
-                for st in &body.stmts {
-                    self.stmt(st);
-                }
-                for h in handlers {
-                    self.stmt(&h.body);
-                }
-            }
-            StmtKind::Raise(_) => {
-                self.cx
-                    .unsupported(span, "raise", "exceptions are not lowered yet");
-                self.simple(Stmt::Skip, span);
+            StmtKind::Try { body, handlers } => self.try_with(body, handlers),
+            StmtKind::Raise(name) => {
+                let exception = self.cx.exception(&name.name);
+                self.emit(Stmt::Raise { exception }, span, 0);
             }
         }
+    }
+
+    /// `s = s + e`, `s = s - e`, `s = s + t`, `s = s - t` (and the swapped `s = t - s`, read
+    /// as `s = s - t`, §10 rule 7): the set object is updated in place.
+    fn set_update(&mut self, target: &ast::Expr, value: &ast::Expr, span: Span) {
+        let ast::ExprKind::Binary(op, a, b) = &value.kind else {
+            // a plain reference assignment
+            let t = vec![(self.lvalues(target), target.ty)];
+            self.assign(t, value, span);
+            return;
+        };
+        let same = |x: &ast::Expr| {
+            self.cx.text.get(x.span.start as usize..x.span.end as usize)
+                == self
+                    .cx
+                    .text
+                    .get(target.span.start as usize..target.span.end as usize)
+        };
+        let operand = if same(a) { b } else { a };
+        let all = matches!(operand.ty, ZType::Set(_));
+        let op = match (op, all) {
+            (ast::BinOp::Add, false) => ir::SetOp::Insert,
+            (ast::BinOp::Add, true) => ir::SetOp::InsertAll,
+            (_, false) => ir::SetOp::Remove,
+            (_, true) => ir::SetOp::RemoveAll,
+        };
+        let set = self.expr(target);
+        let operand = self.expr(operand);
+        self.simple(Stmt::SetUpdate { set, op, operand }, span);
+    }
+
+    /// `foreach (T x in e) S`: one step initialises the index and tests it; each element
+    /// fetch runs with the first body step, each increment with the next test (§6.2).
+    fn foreach(&mut self, span: Span, coll: &ast::Expr, body: &ast::Stmt, local: Option<u32>) {
+        let idx = self.hidden_local("foreach.index", span);
+        let int = ir::Type::Int {
+            bits: 32,
+            signed: true,
+        };
+        self.glued(
+            Stmt::Assign {
+                targets: vec![Some(LValue::Local(idx))],
+                values: vec![Expr::Const(Const::Int(0))],
+                constrain: None,
+            },
+            span,
+            ir::Glue::ToNext,
+        );
+        let elem_ty = self.cx.elem_type(coll.ty).unwrap_or(ZType::Int);
+        let w = self.cx.width(elem_ty);
+        let c = self.expr(coll);
+        let size = Expr::Size(Box::new(c.clone()), w);
+        let cond = Expr::Cmp(ir::CmpOp::Lt, Box::new(Expr::Local(idx)), Box::new(size));
+        let test = self.emit(Stmt::Branch { cond }, span, 2);
+        self.pending.push((test, 0));
+        let first = local.and_then(|i| self.local_slot.get(i as usize).copied());
+        if let Some(first) = first {
+            let targets = (0..w).map(|k| Some(LValue::Local(first + k))).collect();
+            let values = (0..w)
+                .map(|k| {
+                    Expr::Elem(
+                        Box::new(c.clone()),
+                        Box::new(Expr::Local(idx)),
+                        ir::Width {
+                            width: w,
+                            offset: k,
+                        },
+                    )
+                })
+                .collect();
+            self.glued(
+                Stmt::Assign {
+                    targets,
+                    values,
+                    constrain: None,
+                },
+                coll.span,
+                ir::Glue::ToNext,
+            );
+        }
+        self.stmt(body);
+        self.flush_labels(body.span);
+        let inc = Expr::Arith(
+            ir::ArithOp::Add,
+            int,
+            Box::new(Expr::Local(idx)),
+            Box::new(Expr::Const(Const::Int(1))),
+        );
+        let pc = self.emit(
+            Stmt::Assign {
+                targets: vec![Some(LValue::Local(idx))],
+                values: vec![inc],
+                constrain: None,
+            },
+            span,
+            1,
+        );
+        self.nodes[pc as usize].glue = ir::Glue::ToNext;
+        self.nodes[pc as usize].succ = vec![test];
+        self.pending.push((test, 1));
+    }
+
+    /// `try { … } with { N -> S … }`: entering takes no step; while control is in the body,
+    /// a raised exception goes to the matching handler; after a handler, control continues
+    /// after the statement.
+    fn try_with(&mut self, body: &Block, handlers: &[ast::Handler]) {
+        let start = self.nodes.len() as Pc;
+        if body.stmts.is_empty() {
+            self.simple(Stmt::Skip, body.span);
+        }
+        for st in &body.stmts {
+            self.stmt(st);
+        }
+        self.reset_block_locals(body);
+        self.flush_labels(body.span);
+        let end = self.nodes.len() as Pc;
+        let mut exits = std::mem::take(&mut self.pending);
+        let mut hs = Vec::new();
+        for h in handlers {
+            let pc = self.nodes.len() as Pc;
+            let name = h.name.as_ref().map(|n| self.cx.exception(&n.name));
+            self.stmt(&h.body);
+            self.flush_labels(h.span);
+            if self.nodes.len() as Pc == pc {
+                self.simple(Stmt::Skip, h.span);
+            }
+            hs.push((name, pc));
+            exits.append(&mut self.pending);
+        }
+        self.pending = exits;
+        self.tries.push(ir::Try {
+            body: start..end,
+            handlers: hs,
+        });
     }
 
     /// `if (c)` / `while (c)`: the keyword through the condition's closing parenthesis.
@@ -350,29 +566,43 @@ impl<'a, 'm> Body<'a, 'm> {
         self.atomic_labels = saved;
     }
 
-    /// A `select` of `wait` branches: one node, `succ[i]` = branch `i`'s statement.
+    /// A `select`: one node, `succ[i]` = branch `i`'s statement; a branch is enabled when its
+    /// `wait` conditions hold and its channels are non-empty, and taking it performs its
+    /// receives in the select's step. A `timeout` branch is swapped with the last one (§4.12).
     fn select(&mut self, span: Span, sel: &Select, atomic: bool) {
+        let n = sel.branches.len();
+        let mut order: Vec<usize> = (0..n).collect();
+        let timeout = sel.branches.iter().position(|j| {
+            j.patterns
+                .iter()
+                .any(|p| matches!(p, ast::Pattern::Timeout(_)))
+        });
+        if let Some(t) = timeout {
+            order.swap(t, n - 1);
+        }
         let mut guards = Vec::new();
-        for j in &sel.branches {
+        let mut receives = Vec::new();
+        for &b in &order {
+            let j = &sel.branches[b];
             let mut guard: Option<Expr> = None;
+            let mut recv = Vec::new();
             for p in &j.patterns {
                 let g = match p {
                     ast::Pattern::Wait(e) => self.expr(e),
-                    ast::Pattern::Receive { chan, .. } => {
-                        self.cx
-                            .unsupported(chan.span, "receive", "channels are not lowered yet");
-                        continue;
+                    ast::Pattern::Receive { chan, target } => {
+                        let w = self.cx.elem_type(chan.ty).map_or(1, |t| self.cx.width(t));
+                        let c = self.expr(chan);
+                        recv.push(ir::Receive {
+                            chan: c.clone(),
+                            targets: self.lvalues(target),
+                        });
+                        Expr::Cmp(
+                            ir::CmpOp::Gt,
+                            Box::new(Expr::Size(Box::new(c), w)),
+                            Box::new(Expr::Const(Const::Int(0))),
+                        )
                     }
-                    ast::Pattern::Timeout(s) => {
-                        self.cx
-                            .unsupported(*s, "timeout", "only `wait` patterns are lowered yet");
-                        continue;
-                    }
-                    ast::Pattern::Event(_, s) => {
-                        self.cx
-                            .unsupported(*s, "event", "only `wait` patterns are lowered yet");
-                        continue;
-                    }
+                    ast::Pattern::Timeout(_) | ast::Pattern::Event(..) => continue,
                 };
                 guard = Some(match guard {
                     Some(prev) => Expr::bin(ir::BinOp::And, prev, g),
@@ -380,18 +610,19 @@ impl<'a, 'm> Body<'a, 'm> {
                 });
             }
             guards.push(guard.unwrap_or(Expr::Const(Const::Bool(true))));
+            receives.push(recv);
         }
-        let n = sel.branches.len();
         let stmt = Stmt::Select {
             guards,
-            receives: vec![Vec::new(); n],
+            receives,
             first: sel.is_first || n == 1,
             end: sel.is_end,
             atomic,
         };
         let pc = self.emit(stmt, span, n);
         let mut exits = Vec::new();
-        for (i, j) in sel.branches.iter().enumerate() {
+        for (i, &b) in order.iter().enumerate() {
+            let j = &sel.branches[b];
             self.pending.push((pc, i));
             self.stmt(&j.body);
             if i + 1 < n {
