@@ -264,6 +264,9 @@ pub enum Expr {
     In(Box<Expr>, Box<Expr>),
     /// `self`: the identifier of the executing process.
     SelfId,
+    /// A call of a side-effect-free `bool` method inside a Zing `wait` (zing-language.md §5.8):
+    /// the callee runs to its return within the evaluation.
+    Call(ProcId, Vec<Expr>),
 }
 
 impl Expr {
@@ -294,6 +297,7 @@ impl Expr {
             }
             Expr::Size(e, _) => e.is_nondet(),
             Expr::SelfId => false,
+            Expr::Call(_, args) => args.iter().any(Expr::is_nondet),
         }
     }
 }
@@ -419,6 +423,9 @@ pub enum Glue {
     ToNext,
     /// A step that arrives here runs this node too (a block's locals reset as it is left).
     ToPrevious,
+    /// Both: a step that arrives here runs this node and its successor (entering a `try`:
+    /// the first statement of its body does not begin a step).
+    Through,
 }
 
 /// A `try` statement: while control is at a node of `body` (pcs), a raised exception is caught
@@ -516,6 +523,10 @@ pub struct Program {
     pub source: Source,
     /// Zing exception names (`raise` and handlers refer to them by index).
     pub exceptions: Vec<String>,
+    /// Zing static fields initialized with `new C` (or `new A[n]`): in every initial state,
+    /// global `.0` refers to a fresh object of class `.1` (of length `.2`), allocated in this
+    /// order.
+    pub static_news: Vec<(u32, u32, Option<u32>)>,
     /// Zing semantics: a process whose entry method returns stays in the process list,
     /// completed (zing-language.md §6.1); boolean programs' threads disappear.
     pub keep_completed: bool,
@@ -754,6 +765,16 @@ impl fmt::Display for ShowExpr<'_> {
             Expr::Size(a, _) => write!(f, "sizeof({})", sub(a)),
             Expr::In(a, b) => write!(f, "({} in {})", sub(a), sub(b)),
             Expr::SelfId => write!(f, "self"),
+            Expr::Call(c, args) => {
+                write!(f, "{}(", p.procs[*c as usize].name)?;
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{}", sub(a))?;
+                }
+                write!(f, ")")
+            }
         }
     }
 }

@@ -37,6 +37,11 @@ fn uses(e: &Expr, targets: &[u32], out: &mut [bool]) {
         }
         Expr::Size(a, _) => uses(a, targets, out),
         Expr::SelfId => {}
+        Expr::Call(_, args) => {
+            for a in args {
+                uses(a, targets, out);
+            }
+        }
     }
 }
 

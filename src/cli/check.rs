@@ -359,9 +359,11 @@ pub fn report_of(
         counters: s
             .counters
             .iter()
+            .copied()
+            .chain(s.zing_states.map(|n| ("ZING distinct states (§6.7)", n)))
             .map(|(n, v)| report::Counter {
                 name: n.to_string(),
-                value: *v,
+                value: v,
             })
             .collect(),
         summaries: s

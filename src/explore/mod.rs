@@ -12,6 +12,7 @@
 
 mod limits;
 mod replay;
+mod zing_count;
 
 pub use limits::{
     default_memory_limit, peak_bytes, resident_bytes, Limit, Limits, Watch, DEFAULT_MAX_DEPTH,
@@ -112,6 +113,8 @@ pub struct SearchStats {
     pub counters: Vec<(&'static str, u64)>,
     /// Summary engine: per procedure, the roots (patterns) and effects computed.
     pub summaries: Vec<(String, u64, u64)>,
+    /// Zing models: ZING's own "distinct states explored" (zing-language.md §6.7).
+    pub zing_states: Option<u64>,
 }
 
 /// The result of a search.
@@ -141,6 +144,8 @@ struct Explorer<'m, 'p> {
     seen_errors: ahash::AHashSet<(u8, u32, u32)>,
     watch: Watch,
     tx: Transactions,
+    /// ZING's state count, for Zing models searched without transactions.
+    zing: Option<zing_count::ZingCount>,
 }
 
 /// Transactional calls (seed 004 §7: summaries inside transactions): which procedures may run
@@ -259,13 +264,18 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
             }),
             ..Default::default()
         },
+        zing: None,
     };
+    if m.program.keep_completed && !ex.tx.enabled {
+        ex.zing = Some(zing_count::ZingCount::default());
+    }
     if opts.bfs {
         ex.bfs();
     } else {
         ex.dfs();
     }
     ex.result.stats.states = ex.visited.len() as u64;
+    ex.result.stats.zing_states = ex.zing.map(|z| z.states);
     ex.result.stats.elapsed = ex.watch.elapsed();
     if opts.transactions {
         ex.result.stats.counters = vec![
@@ -328,6 +338,12 @@ enum Arrive {
 }
 
 impl Explorer<'_, '_> {
+    fn count_zing(&mut self, s: &State, initial: bool) {
+        if let Some(z) = &mut self.zing {
+            z.add(self.m, s, initial);
+        }
+    }
+
     /// Stores a state (with its context bookkeeping under a context bound); true if new.
     fn visit(&mut self, s: &State, ctx: Ctx) -> bool {
         self.buf.clear();
@@ -674,6 +690,7 @@ impl Explorer<'_, '_> {
             if !self.visit(&s0, Ctx::START) {
                 continue;
             }
+            self.count_zing(&s0, true);
             self.result.stats.initial_states += 1;
             let path_of = |stack: &[Entry], last: Option<Choice>| Path {
                 init: init.clone(),
@@ -735,6 +752,7 @@ impl Explorer<'_, '_> {
                         if !self.visit(&state, ctx) {
                             continue;
                         }
+                        self.count_zing(&state, false);
                         if let Some(l) = self.watch.check(self.visited.len() as u64) {
                             self.result.limit = Some(l);
                             return;
@@ -796,6 +814,7 @@ impl Explorer<'_, '_> {
             if !self.visit(&s0, Ctx::START) {
                 continue;
             }
+            self.count_zing(&s0, true);
             self.result.stats.initial_states += 1;
             inits.push(init);
             tree.push(Link::Root(inits.len() as u32 - 1));
@@ -841,6 +860,7 @@ impl Explorer<'_, '_> {
                         if !self.visit(&state, ctx) {
                             continue;
                         }
+                        self.count_zing(&state, false);
                         if let Some(l) = self.watch.check(self.visited.len() as u64) {
                             self.result.limit = Some(l);
                             return;

@@ -61,6 +61,11 @@ impl Verdict {
         match self {
             Verdict::Passed => exit::PASSED,
             Verdict::AssertionFailed { .. } | Verdict::TargetReached { .. } => exit::ASSERTION,
+            // a reference used at a type it does not have is ZING's internal error (§10 rule 20)
+            Verdict::RuntimeError {
+                error: crate::runtime::RtError::TypeMismatch,
+                ..
+            } => exit::INTERNAL,
             Verdict::RuntimeError { .. } => exit::RUNTIME_ERROR,
             Verdict::Deadlock { .. } => exit::DEADLOCK,
             Verdict::Bounded { .. } => exit::BOUNDED,

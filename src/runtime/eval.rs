@@ -24,6 +24,8 @@ pub enum RtError {
     UnhandledException,
     /// A reference used at a type it does not have (an unchecked `object` conversion).
     TypeMismatch,
+    /// A `wait` predicate method failed an assertion or did not return.
+    PredicateFailed,
 }
 
 impl RtError {
@@ -38,6 +40,7 @@ impl RtError {
             RtError::InvalidBlockingSelect => "invalid blocking select (inside an atomic region)",
             RtError::UnhandledException => "unhandled exception",
             RtError::TypeMismatch => "a reference used at a type it does not have",
+            RtError::PredicateFailed => "a `wait` predicate failed an assertion or did not return",
         }
     }
 }
@@ -270,7 +273,74 @@ impl Machine<'_> {
                 Value::Bool(fields.binary_search_by(|x| set_order(*x, v)).is_ok())
             }
             Expr::SelfId => Value::Int(env.self_id as i64),
+            Expr::Call(callee, args) => return self.pure_call(*callee, args, env, rec),
         })
+    }
+
+    /// Runs a side-effect-free method to its return on a private copy of the state (the
+    /// checker made sure it writes only its own locals and cannot block or choose).
+    fn pure_call<R: Recorder>(
+        &self,
+        callee: u32,
+        args: &[Expr],
+        env: &Env,
+        rec: &mut R,
+    ) -> Result<Value, RtError> {
+        use super::state::{Frame, Stack, State, Thread};
+        use super::step::Outcome;
+        let mut locals = Vec::new();
+        for a in args {
+            locals.push(self.value(a, env, rec)?);
+        }
+        let p = &self.program.procs[callee as usize];
+        locals.extend(
+            p.locals[args.len().min(p.locals.len())..]
+                .iter()
+                .map(|v| match v.init {
+                    zingrs_lang::ir::Init::Value(c) => super::step::const_value(c),
+                    zingrs_lang::ir::Init::Any => Self::default_value(v.ty),
+                }),
+        );
+        let mut cur = State {
+            globals: env.globals.into(),
+            threads: std::sync::Arc::new(vec![Thread {
+                stack: Stack::new(Frame {
+                    proc: callee,
+                    pc: 0,
+                    locals: locals.into(),
+                }),
+                thread_locals: env.thread_locals.into(),
+                atomic: false,
+            }]),
+            heap: env.heap.clone(),
+        };
+        let mut out = Vec::new();
+        for _ in 0..1_000_000 {
+            let t = &cur.threads[0];
+            let Some(f) = t.stack.top() else {
+                break;
+            };
+            if t.stack.depth() == 1
+                && matches!(
+                    self.program.node(f.proc, f.pc).stmt,
+                    zingrs_lang::ir::Stmt::Return { .. }
+                )
+            {
+                let r = self.return_values(&cur, 0, rec)?;
+                return r
+                    .first()
+                    .and_then(|v| v.first().copied())
+                    .ok_or(RtError::PredicateFailed);
+            }
+            out.clear();
+            self.step(&cur, 0, rec, &mut out);
+            match out.drain(..).next() {
+                Some(Outcome::Next { state, .. }) => cur = state,
+                Some(Outcome::Violation(super::step::Violation::Runtime(e))) => return Err(e),
+                _ => return Err(RtError::PredicateFailed),
+            }
+        }
+        Err(RtError::PredicateFailed)
     }
 
     /// The address and fields of the collection object `obj` refers to.
@@ -314,9 +384,13 @@ impl Machine<'_> {
             return Err(RtError::NullDereference);
         };
         rec.read(Loc { addr: a, field: f });
-        heap.get(&a)
-            .and_then(|o| o.fields.get(f as usize).copied())
-            .ok_or(RtError::NullDereference)
+        let obj = heap.get(&a).ok_or(RtError::NullDereference)?;
+        // an object without the field: a reference converted through `object` to a type it
+        // does not have (§10 rule 20)
+        obj.fields
+            .get(f as usize)
+            .copied()
+            .ok_or(RtError::TypeMismatch)
     }
 
     /// The set of boolean values `e` can take in `env`; reads of globals are recorded.

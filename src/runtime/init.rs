@@ -82,10 +82,22 @@ impl<'m, 'p> InitialStates<'m, 'p> {
                 atomic: false,
             });
         }
+        let mut globals = shared.to_vec();
+        let mut heap = super::state::Heap::default();
+        for (addr, &(g, class, len)) in (1..).zip(&p.static_news) {
+            let obj = match len {
+                Some(n) => machine.new_collection(class, n as usize),
+                None => machine.new_object(class),
+            };
+            heap.insert(addr, Arc::new(obj));
+            if let super::Slot::Shared(i) = machine.slots[g as usize] {
+                globals[i as usize] = Value::Ref(addr);
+            }
+        }
         State {
-            globals: shared.into(),
+            globals: globals.into(),
             threads: Arc::new(threads),
-            heap: Default::default(),
+            heap,
         }
     }
 

@@ -223,14 +223,21 @@ impl Machine<'_> {
         rec: &mut R,
         out: &mut Vec<Outcome>,
     ) {
-        let leaves_glued = self.program.node(proc, pc).glue == Glue::ToNext;
+        let leaves_glued = matches!(
+            self.program.node(proc, pc).glue,
+            Glue::ToNext | Glue::Through
+        );
         let goes_on = |o: &Outcome| match o {
             Outcome::Next {
                 state,
                 kind: Kind::Internal,
             } => state.threads[tid].stack.top().is_some_and(|f| {
                 f.proc == proc
-                    && (leaves_glued || self.program.node(f.proc, f.pc).glue == Glue::ToPrevious)
+                    && (leaves_glued
+                        || matches!(
+                            self.program.node(f.proc, f.pc).glue,
+                            Glue::ToPrevious | Glue::Through
+                        ))
             }),
             _ => false,
         };
@@ -246,6 +253,13 @@ impl Machine<'_> {
             let Outcome::Next { state, .. } = o else {
                 continue;
             };
+            if self.blocked(&state, tid).is_some() {
+                // a disabled select met in the middle of a step (§10 rule 16)
+                out.push(Outcome::Violation(Violation::Runtime(
+                    RtError::InvalidBlockingSelect,
+                )));
+                continue;
+            }
             self.step(&state, tid, rec, out);
         }
     }
@@ -1002,6 +1016,33 @@ impl Machine<'_> {
                 let env = Env::plain(&st.heap, &st.globals, &thread.thread_locals, &frame.locals);
                 self.eval(inv, &env, rec) & super::CAN_T != 0
             }
+        }
+    }
+
+    /// How many alternatives thread `tid`'s next statement chooses among (`choose`, and a
+    /// `select` without `first` with several enabled branches); 1 for every other statement.
+    pub fn alternatives(&self, s: &State, tid: usize) -> usize {
+        let Some(thread) = s.threads.get(tid) else {
+            return 1;
+        };
+        let Some(frame) = thread.stack.top() else {
+            return 1;
+        };
+        let env = Env {
+            self_id: tid as u32,
+            ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
+        };
+        match &self.program.node(frame.proc, frame.pc).stmt {
+            Stmt::Choose { lo, hi, .. } => (hi - lo + 1).max(0) as usize,
+            Stmt::ChooseElem { targets, from } => self
+                .value(from, &env, &mut ())
+                .and_then(|c| self.collection(&s.heap, c))
+                .map_or(1, |(_, f)| f.len() / targets.len().max(1)),
+            Stmt::Select { guards, first, .. } if !*first && guards.len() > 1 => guards
+                .iter()
+                .filter(|g| self.value(g, &env, &mut ()).is_ok_and(|v| v.as_bool()))
+                .count(),
+            _ => 1,
         }
     }
 

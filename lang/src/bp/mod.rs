@@ -63,6 +63,7 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
         layout: Layout::Standard,
         source,
         exceptions: Vec::new(),
+        static_news: Vec::new(),
         keep_completed: false,
     };
     match getafix_layout(&program) {

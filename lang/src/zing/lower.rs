@@ -47,6 +47,8 @@ pub(super) struct Ctx<'m> {
     pub(super) diags: Vec<Diagnostic>,
     /// Exception names in order of first mention.
     pub(super) exceptions: Vec<String>,
+    /// Static fields initialized with `new`.
+    static_news: Vec<(u32, u32, Option<u32>)>,
 }
 
 /// Lowers a model that type-checked (see [`super::check`]). `text` is the original source.
@@ -89,6 +91,7 @@ pub fn lower(model: &Model, name: &str, text: &str) -> Result<Program, Vec<Diagn
         layout: Layout::Standard,
         source: Source::new(name, text),
         exceptions: cx.exceptions,
+        static_news: cx.static_news,
         keep_completed: true,
     })
 }
@@ -105,6 +108,7 @@ impl<'m> Ctx<'m> {
             procs: vec![Vec::new(); n],
             diags: Vec::new(),
             exceptions: Vec::new(),
+            static_news: Vec::new(),
         };
         let (mut classes, mut enums, mut globals, mut procs) = (0u32, 0u32, 0u32, 0u32);
         for (d, decl) in model.decls.iter().enumerate() {
@@ -364,6 +368,26 @@ impl<'m> Ctx<'m> {
             };
             for f in c.fields.iter().filter(|f| f.mods.is_static.is_some()) {
                 let name = format!("{}.{}", decl.name.name, f.name.name);
+                if let Some(ExprKind::New { decl, size, .. }) = f.init.as_ref().map(|e| &e.kind) {
+                    // `static T f = new T;` allocates while the initial state is built (§2.2)
+                    let len = match size.as_deref().map(const_value) {
+                        None => Some(None),
+                        Some(Some(Const::Int(n))) => u32::try_from(n).ok().map(Some),
+                        Some(_) => None,
+                    };
+                    if let (Some(class), Some(len)) = (decl.and_then(|d| self.class_ix(d)), len) {
+                        self.static_news.push((out.len() as u32, class, len));
+                        let ty = self.ir_type_at(f.ty.ty, f.ty.span);
+                        out.push(Var {
+                            name,
+                            ty,
+                            init: Init::Value(Const::Null),
+                            thread_local: false,
+                            span: f.name.span,
+                        });
+                        continue;
+                    }
+                }
                 out.extend(self.field_vars(name, f, "a static field"));
             }
         }

@@ -129,14 +129,11 @@ impl Body<'_, '_> {
                 .place(e)
                 .and_then(|p| p.leaves().into_iter().next())
                 .map_or(PLACEHOLDER, place_expr),
-            ExprKind::Call { .. } => {
-                self.cx.unsupported(
-                    span,
-                    "wait(f(…))",
-                    "method calls inside `wait` are not lowered yet",
-                );
-                PLACEHOLDER
-            }
+            // a predicate call inside `wait` (§5.8): evaluated as a pure function
+            ExprKind::Call { .. } => match self.call(e, None, false) {
+                Stmt::Call { callee, args, .. } => Expr::Call(callee, args),
+                _ => PLACEHOLDER,
+            },
             ExprKind::New { .. } => {
                 self.cx.unsupported(
                     span,

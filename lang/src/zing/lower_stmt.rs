@@ -349,7 +349,8 @@ impl<'a, 'm> Body<'a, 'm> {
                     .as_ref()
                     .is_some_and(|ls| !ls.contains(&l.name))
                 {
-                    self.simple(Stmt::AtomicEnd, span);
+                    // leaving the block ends atomicity; the jump is part of the atomic step
+                    self.glued(Stmt::AtomicEnd, span, ir::Glue::ToNext);
                 }
                 let pc = self.emit(Stmt::Goto, span, 1);
                 self.gotos.push((pc, l.name.clone()));
@@ -367,7 +368,8 @@ impl<'a, 'm> Body<'a, 'm> {
                     vec![self.convert(v, e.ty, self.ret)]
                 });
                 if self.atomic_labels.is_some() {
-                    self.simple(Stmt::AtomicEnd, span);
+                    // the return (and the caller's completion) is part of the atomic step
+                    self.glued(Stmt::AtomicEnd, span, ir::Glue::ToNext);
                 }
                 let values = self.return_values(value);
                 self.emit(Stmt::Return { values }, span, 0);
@@ -382,7 +384,7 @@ impl<'a, 'm> Body<'a, 'm> {
                 let values = self.exprs(msg);
                 self.simple(Stmt::Send { chan, values }, span);
             }
-            StmtKind::Try { body, handlers } => self.try_with(body, handlers),
+            StmtKind::Try { body, handlers } => self.try_with(span, body, handlers),
             StmtKind::Raise(name) => {
                 let exception = self.cx.exception(&name.name);
                 self.emit(Stmt::Raise { exception }, span, 0);
@@ -490,14 +492,14 @@ impl<'a, 'm> Body<'a, 'm> {
         self.pending.push((test, 1));
     }
 
-    /// `try { … } with { N -> S … }`: entering takes no step; while control is in the body,
+    /// `try { … } with { N -> S … }`: entering takes no step (a node glued through: the
+    /// first statement of the body runs in the step that enters); while control is in the body,
     /// a raised exception goes to the matching handler; after a handler, control continues
     /// after the statement.
-    fn try_with(&mut self, body: &Block, handlers: &[ast::Handler]) {
+    fn try_with(&mut self, span: Span, body: &Block, handlers: &[ast::Handler]) {
         let start = self.nodes.len() as Pc;
-        if body.stmts.is_empty() {
-            self.simple(Stmt::Skip, body.span);
-        }
+        let kw = Span::new(span.start as usize, span.start as usize + "try".len());
+        self.glued(Stmt::Skip, kw, ir::Glue::Through);
         for st in &body.stmts {
             self.stmt(st);
         }
