@@ -369,7 +369,10 @@ fn zing_format_assertion_failure() {
     assert_banner(&s, "Check Failed");
     // x = 2 runs, then the assert fails: the initial state, one after x = 2, the error state
     assert!(
-        s.contains(&format!(" {}\n Error trace 0: length: 3 states\n", "*".repeat(79))),
+        s.contains(&format!(
+            " {}\n Error trace 0: length: 3 states\n",
+            "*".repeat(79)
+        )),
         "{s}"
     );
     assert!(s.contains("#### State 0 :\n"), "{s}");
@@ -574,20 +577,29 @@ fn text_trace_shows_what_each_step_changed() {
     assert!(changed.contains(&"Node#1.next = #1"), "{s}");
     assert!(changed.contains(&"Main.x = 1"), "{s}");
     // the changes are printed under their step
-    let i = s.lines().position(|l| l.contains("head = n;")).expect("step");
+    let i = s
+        .lines()
+        .position(|l| l.contains("head = n;"))
+        .expect("step");
     assert_eq!(
         s.lines().nth(i + 1).map(str::trim),
         Some("changed: Main.head = #1"),
         "{s}"
     );
     // --trace short prints no values
-    let o = with_stdin(&["check", "-", "--lang", "zing", "--trace", "short"], CHANGES);
+    let o = with_stdin(
+        &["check", "-", "--lang", "zing", "--trace", "short"],
+        CHANGES,
+    );
     assert!(!out(&o).contains("changed:"), "{}", out(&o));
 }
 
 #[test]
 fn json_trace_steps_carry_changed_values() {
-    let o = with_stdin(&["check", "-", "--lang", "zing", "--format", "json"], CHANGES);
+    let o = with_stdin(
+        &["check", "-", "--lang", "zing", "--format", "json"],
+        CHANGES,
+    );
     assert_eq!(o.status.code(), Some(3), "{}", err(&o));
     let j: serde_json::Value = serde_json::from_str(&out(&o)).expect("json");
     let steps = j["trace"]["steps"].as_array().expect("steps");
@@ -601,7 +613,10 @@ fn json_trace_steps_carry_changed_values() {
             )
         })
         .collect();
-    assert!(all.contains(&("Node#1.next".into(), "#1".into())), "{all:?}");
+    assert!(
+        all.contains(&("Node#1.next".into(), "#1".into())),
+        "{all:?}"
+    );
     assert!(all.contains(&("Main.x".into(), "1".into())), "{all:?}");
     // the failing assert changes nothing
     assert_eq!(steps.last().unwrap()["changed"], serde_json::json!([]));

@@ -345,6 +345,7 @@ pub fn report_of(
     let s = &result.stats;
     r.stats = report::Stats {
         states: s.states,
+        zing_states: None,
         transitions: s.transitions,
         initial_states: s.initial_states,
         max_stack_depth: s.max_stack,
@@ -384,6 +385,7 @@ fn explain(m: &Machine, f: &Finding, opts: &Options) -> (Verdict, Option<report:
             report::Trace {
                 threads: 1,
                 steps: Vec::new(),
+                zing: None,
             }
         } else {
             report::build_trace(m, f.path(), replayed, end)
