@@ -634,3 +634,20 @@ fn changed_mentions_started_processes() {
     let text = j["trace"]["steps"].to_string();
     assert!(text.contains("started Main.Worker"), "{text}");
 }
+
+#[test]
+fn replay_shows_what_each_step_changed() {
+    let dir = std::env::temp_dir().join(format!("zingrs-replay-changed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let model = dir.join("changes.zing");
+    std::fs::write(&model, CHANGES).expect("write model");
+    let model = model.to_str().expect("utf-8 path");
+    let json = dir.join("changes.json");
+    let o = zingrs(&["check", model, "--format", "json"]);
+    std::fs::write(&json, &o.stdout).expect("write report");
+    let o = zingrs(&["replay", model, json.to_str().expect("utf-8 path")]);
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    let s = out(&o);
+    assert!(s.contains("changed: Node#1.next = #1\n"), "{s}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

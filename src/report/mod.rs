@@ -164,7 +164,8 @@ pub struct ZingTrace {
 pub struct ZingState {
     /// The id of the process whose step led here (none for the initial state).
     pub ran: Option<u32>,
-    /// The state's dump, one line each (static fields, heap objects, processes and frames).
+    /// The state's dump, one line each (static fields, heap objects, processes and frames);
+    /// empty unless the trace was built with dumps.
     pub dump: Vec<String>,
 }
 

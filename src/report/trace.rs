@@ -211,12 +211,14 @@ fn changed(
 
 /// The trace of a replayed path: one step per choice (the statement about to run, the values
 /// before it and what it changed), then, when the path ends at a target label, the labelled
-/// statement.
+/// statement; and ZING's view of it, with every state dumped when `dumps` (`--format zing`:
+/// dumps cost time and memory in proportion to the path times the state).
 pub fn build_trace(
     m: &Machine,
     path: &Path,
     replayed: &Replayed,
     end_thread: Option<u32>,
+    dumps: bool,
 ) -> Trace {
     let names = process_names(m, path, &replayed.states);
     let mut steps = Vec::new();
@@ -243,7 +245,7 @@ pub fn build_trace(
     Trace {
         threads,
         steps,
-        zing: Some(zing_trace(m, path, replayed, end_thread, &names)),
+        zing: Some(zing_trace(m, path, replayed, end_thread, &names, dumps)),
     }
 }
 
@@ -443,6 +445,7 @@ fn zing_trace(
     replayed: &Replayed,
     end_thread: Option<u32>,
     names: &[Vec<ProcName>],
+    dumps: bool,
 ) -> ZingTrace {
     let p = m.program;
     let id_of = |state: usize, tid: u32| {
@@ -460,7 +463,11 @@ fn zing_trace(
                 .checked_sub(1)
                 .and_then(|i| path.choices.get(i))
                 .map(|c| id_of(j - 1, c.thread)),
-            dump: dump(m, s, names.get(j).map_or(&[], |n| n.as_slice())),
+            dump: if dumps {
+                dump(m, s, names.get(j).map_or(&[], |n| n.as_slice()))
+            } else {
+                Vec::new()
+            },
         })
         .collect();
     // the erring process: the one whose step failed, or the one at the target label
