@@ -117,8 +117,10 @@ pub fn run(a: &CheckArgs) -> i32 {
     }
     let (opts, semantics) = options_and_semantics(a, &program);
     let name = a.model.display().to_string();
+    // ZING's layout dumps every state of a counterexample; the other formats do not need them
+    let dumps = a.format == Format::Zing;
     let report = match a.engine {
-        Engine::All => check_all(&program, &name, semantics, &opts),
+        Engine::All => check_all(&program, &name, semantics, &opts, dumps),
         e => {
             let e = if e == Engine::Auto {
                 auto_engine(&program)
@@ -128,7 +130,7 @@ pub fn run(a: &CheckArgs) -> i32 {
             match run_engine(e, &program, semantics, &opts) {
                 Ok(result) => {
                     let m = Machine::new(&program, semantics);
-                    report_of(&m, &name, e.name(), &result, &opts)
+                    report_with(&m, &name, e.name(), &result, &opts, dumps)
                 }
                 Err(why) => return usage_error(&why),
             }
@@ -262,12 +264,18 @@ pub fn run_engine(
 
 /// Runs every applicable engine and compares their conclusive verdicts; a disagreement is an
 /// internal error (exit 5) naming the model and the engines.
-fn check_all(program: &Program, name: &str, semantics: Semantics, opts: &Options) -> Report {
+fn check_all(
+    program: &Program,
+    name: &str,
+    semantics: Semantics,
+    opts: &Options,
+    dumps: bool,
+) -> Report {
     let m = Machine::new(program, semantics);
     let mut reports: Vec<Report> = Vec::new();
     for e in applicable_engines(program) {
         if let Ok(result) = run_engine(e, program, semantics, opts) {
-            reports.push(report_of(&m, name, e.name(), &result, opts));
+            reports.push(report_with(&m, name, e.name(), &result, opts, dumps));
         }
     }
     let conclusive: Vec<&Report> = reports
@@ -310,7 +318,19 @@ pub fn report_of(
     result: &explore::SearchResult,
     opts: &Options,
 ) -> Report {
-    let mut found = result.findings.iter().map(|f| explain(m, f, opts));
+    report_with(m, name, engine, result, opts, false)
+}
+
+/// [`report_of`], with every state of the counterexamples dumped when `dumps` (`--format zing`).
+fn report_with(
+    m: &Machine,
+    name: &str,
+    engine: &str,
+    result: &explore::SearchResult,
+    opts: &Options,
+    dumps: bool,
+) -> Report {
+    let mut found = result.findings.iter().map(|f| explain(m, f, opts, dumps));
     let (verdict, trace) = match found.next() {
         Some(first) => first,
         None => {
@@ -345,6 +365,7 @@ pub fn report_of(
     let s = &result.stats;
     r.stats = report::Stats {
         states: s.states,
+        zing_states: None,
         transitions: s.transitions,
         initial_states: s.initial_states,
         max_stack_depth: s.max_stack,
@@ -380,15 +401,21 @@ pub fn report_of(
 }
 
 /// Replays a finding and describes it; a finding that does not replay is an internal error.
-fn explain(m: &Machine, f: &Finding, opts: &Options) -> (Verdict, Option<report::Trace>) {
+fn explain(
+    m: &Machine,
+    f: &Finding,
+    opts: &Options,
+    dumps: bool,
+) -> (Verdict, Option<report::Trace>) {
     let build = |replayed: &explore::Replayed, end: Option<u32>| {
         if opts.verdict_only {
             report::Trace {
                 threads: 1,
                 steps: Vec::new(),
+                zing: None,
             }
         } else {
-            report::build_trace(m, f.path(), replayed, end)
+            report::build_trace(m, f.path(), replayed, end, dumps)
         }
     };
     let internal = |message: String| (Verdict::InternalError { message }, None);

@@ -65,7 +65,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
         Some(_) => None,
         None => Some(path.choices.last().map_or(0, |c| c.thread)),
     };
-    let trace = crate::report::build_trace(&m, &path, &replayed, end);
+    let trace = crate::report::build_trace(&m, &path, &replayed, end, false);
     println!(
         "Replaying {} steps of {} on {}",
         path.choices.len(),
@@ -91,6 +91,14 @@ pub fn run(a: &ReplayArgs) -> i32 {
             print!("  [{}]", values.join(" "));
         }
         println!();
+        if a.detail == TraceDetail::Full && !s.changed.is_empty() {
+            let changed: Vec<String> = s
+                .changed
+                .iter()
+                .map(|b| format!("{} = {}", b.name, b.value))
+                .collect();
+            println!("        changed: {}", changed.join(", "));
+        }
     }
     if replayed.violation.is_some() {
         println!("The last step violates an assertion.");

@@ -2,7 +2,7 @@
 //!
 //! A [`Report`] is what a check found: the verdict, the counterexample as source-level steps,
 //! and statistics. It is plain data (serde); [`render`] is the only place that knows the output
-//! formats: text, JSON, and Bebop's trace layout.
+//! formats: text, JSON, Bebop's trace layout, and ZING's `-entireZingTrace` layout.
 
 mod render;
 mod trace;
@@ -117,8 +117,8 @@ pub struct Binding {
     pub value: String,
 }
 
-/// One step of a counterexample, as the user reads it: the statement about to execute and the
-/// values in scope just before it.
+/// One step of a counterexample, as the user reads it: the statement about to execute, the
+/// values in scope just before it, and what the step changed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TraceStep {
     pub step: usize,
@@ -129,6 +129,11 @@ pub struct TraceStep {
     pub line: u32,
     pub statement: String,
     pub values: Vec<Binding>,
+    /// What differs between the state before the step and the state after it: globals, the
+    /// running frame's locals, heap object fields (`Node#2.next`), then new objects
+    /// (`Node#3` = `new Node`) and processes started or ended (`process 1` = `started C.m`).
+    /// Empty for a step that fails (it has no after-state).
+    pub changed: Vec<Binding>,
 }
 
 /// A counterexample, replayed on the interpreter.
@@ -136,12 +141,46 @@ pub struct TraceStep {
 pub struct Trace {
     pub threads: u32,
     pub steps: Vec<TraceStep>,
+    /// ZING's view of the path, for `--format zing` (not part of the JSON report).
+    #[serde(skip)]
+    pub zing: Option<ZingTrace>,
+}
+
+/// A counterexample as ZING's `-entireZingTrace` shows it (zing-language.md §8): every state
+/// along the path, and where the error happened. Plain text, built by [`build_trace`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ZingTrace {
+    /// The model's file name, for the stack trace.
+    pub file: String,
+    /// `states[0]` is the initial state, `states[j]` the state after step `j - 1`. A path that
+    /// ends in a failing step ends with the state the error stopped in: the state before that
+    /// step, its process at the failing statement.
+    pub states: Vec<ZingState>,
+    /// The erring process's frames, innermost first: procedure and line (the failing statement,
+    /// then the call sites). Empty for a deadlock.
+    pub stack: Vec<(String, u32)>,
+    /// For a failed assertion: the condition's source text and the assert's message (empty
+    /// when it has none).
+    pub assertion: Option<(String, String)>,
+}
+
+/// One state of a [`ZingTrace`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ZingState {
+    /// The id of the process whose step led here (none for the initial state).
+    pub ran: Option<u32>,
+    /// The state's dump, one line each (static fields, heap objects, processes and frames);
+    /// empty unless the trace was built with dumps.
+    pub dump: Vec<String>,
 }
 
 /// What a check measured.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Stats {
     pub states: u64,
+    /// The states ZING would count for this search (its counting rule, zing-language.md §6.7);
+    /// `--format zing` prints it when known, else `states`.
+    pub zing_states: Option<u64>,
     pub transitions: u64,
     pub initial_states: u64,
     pub max_stack_depth: u32,

@@ -1,6 +1,7 @@
 //! The output formats.
 
-use super::{Report, Trace, Verdict};
+use super::{Report, Trace, Verdict, ZingTrace};
+use crate::runtime::RtError;
 use std::fmt::Write;
 
 /// How to print a report (`--format`).
@@ -9,14 +10,17 @@ pub enum Format {
     Text,
     Json,
     Bebop,
+    /// ZING's `-entireZingTrace` layout (zing-language.md §8).
+    Zing,
 }
 
 /// How much of a counterexample to print (`--trace`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum TraceDetail {
-    /// Every step with the values in scope.
+    /// Every step with the values in scope and what it changed (`--format zing`: every state
+    /// dumped).
     Full,
-    /// Every step, without values.
+    /// Every step, without values (`--format zing`: the state headers only).
     Short,
     None,
 }
@@ -31,6 +35,7 @@ pub fn render(r: &Report, format: Format, detail: TraceDetail, stats: bool, quie
             s
         }
         Format::Bebop => bebop(r, detail, stats),
+        Format::Zing => zing(r, detail, stats),
         Format::Text => text(r, detail, stats, quiet),
     }
 }
@@ -85,6 +90,14 @@ fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
         }
         out.truncate(out.trim_end().len());
         out.push('\n');
+        if detail == TraceDetail::Full && !s.changed.is_empty() {
+            let changed: Vec<String> = s
+                .changed
+                .iter()
+                .map(|b| format!("{} = {}", b.name, b.value))
+                .collect();
+            let _ = writeln!(out, "       changed: {}", changed.join(", "));
+        }
     }
 }
 
@@ -190,4 +203,221 @@ fn bebop(r: &Report, detail: TraceDetail, stats: bool) -> String {
         let _ = writeln!(out, "{}", stats_line(r));
     }
     out
+}
+
+const ZING_HASHES: &str = "##################";
+
+/// The banner word of a verdict in ZING's output, and the line after the banner if any.
+fn zing_banner(v: &Verdict) -> (&'static str, Option<String>) {
+    match v {
+        Verdict::Passed => ("Check Passed", None),
+        Verdict::AssertionFailed { .. } | Verdict::TargetReached { .. } => ("Check Failed", None),
+        Verdict::Deadlock { .. } => ("Deadlock Detected !", None),
+        Verdict::RuntimeError { .. } => ("Program Runtime Error", None),
+        Verdict::InternalError { message } => {
+            ("Zinger Internal Runtime Exception", Some(message.clone()))
+        }
+        // ZING's DFS stack overflow; zingrs's stack-depth bound is the nearest thing
+        Verdict::Bounded { bound } => {
+            let depth = bound
+                .strip_prefix("stack-depth bound (--max-depth ")
+                .and_then(|r| r.strip_suffix(')'));
+            let line = match depth {
+                Some(d) => format!("DFS Stack Size Exceeded {d}"),
+                None => v.headline(),
+            };
+            ("Check Failed", Some(line))
+        }
+        // ZING stops at its time limit; zingrs says which limit
+        Verdict::LimitReached { .. } => ("Search Limit Reached", Some(v.headline())),
+    }
+}
+
+/// The message ZING prints for a runtime error (zing-language.md §7.1).
+#[allow(unreachable_patterns)]
+fn zing_runtime_message(e: &RtError) -> Vec<String> {
+    let one = |s: &str| vec![s.to_string()];
+    match e {
+        RtError::NullDereference => one("A Zing null pointer was dereferenced."),
+        RtError::IndexOutOfRange => one("Invalid index in a Zing array reference."),
+        RtError::ArithmeticOverflow => one("Arithmetic overflow in a Zing expression."),
+        RtError::DivideByZero => one("Divide by zero in a Zing expression."),
+        RtError::InvalidChoose => one("A choose operator was executed with no choices possible."),
+        RtError::InvalidBlockingSelect => vec![
+            "A blocking select was reached in the middle of an atomic region: a process may block only at the start of an atomic block.".into(),
+            "In cooperative mode a blocking select must be preceded by a yield.".into(),
+        ],
+        other => one(other.describe()),
+    }
+}
+
+/// The lines after `Error in state:`.
+fn zing_error_message(v: &Verdict, z: &ZingTrace) -> Vec<String> {
+    match v {
+        Verdict::AssertionFailed { .. } => {
+            let (expr, comment) = z.assertion.clone().unwrap_or_default();
+            vec![
+                "Zing Assertion failed:".into(),
+                format!("    Expression: {expr}"),
+                format!("    Comment: {comment}"),
+            ]
+        }
+        Verdict::TargetReached { label, .. } => vec![format!("Label {label} reached.")],
+        Verdict::RuntimeError { error, .. } => zing_runtime_message(error),
+        Verdict::Deadlock { .. } => vec![
+            "Deadlock: no processes are runnable and one or more processes is blocked in an invalid end state".into(),
+        ],
+        other => vec![other.headline()],
+    }
+}
+
+/// One error trace: asterisks, length, every state, the error and the stack trace.
+fn zing_error_trace(out: &mut String, k: usize, v: &Verdict, z: &ZingTrace, detail: TraceDetail) {
+    let _ = writeln!(out, " {}", "*".repeat(79));
+    let _ = writeln!(out, " Error trace {k}: length: {} states", z.states.len());
+    for (j, s) in z.states.iter().enumerate() {
+        match s.ran {
+            Some(p) => {
+                let _ = writeln!(out, "#### State {j} (ran process {p}) :");
+            }
+            None => {
+                let _ = writeln!(out, "#### State {j} :");
+            }
+        }
+        if detail == TraceDetail::Full {
+            for l in &s.dump {
+                let _ = writeln!(out, "{l}");
+            }
+        }
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "Error in state:");
+    for l in zing_error_message(v, z) {
+        let _ = writeln!(out, "{l}");
+    }
+    if !matches!(v, Verdict::Deadlock { .. }) {
+        let _ = writeln!(out);
+        let _ = writeln!(out);
+        let _ = writeln!(out, "Stack trace:");
+        for (procedure, line) in &z.stack {
+            let _ = writeln!(out, "    {procedure} ({}, Line {line})", z.file);
+        }
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out);
+}
+
+/// ZING's layout (`-entireZingTrace`, zing-language.md §8): the verdict banner, then per error a
+/// trace of every state, the error and its stack trace, and last the count of states.
+fn zing(r: &Report, detail: TraceDetail, stats: bool) -> String {
+    let mut out = String::new();
+    let (word, after) = zing_banner(&r.verdict);
+    let _ = writeln!(out, "{ZING_HASHES}\n{word}\n{ZING_HASHES}");
+    if let Some(l) = after {
+        let _ = writeln!(out, "{l}");
+    }
+    if detail != TraceDetail::None {
+        let findings = std::iter::once((&r.verdict, &r.trace))
+            .chain(r.more.iter().map(|f| (&f.verdict, &f.trace)));
+        for (k, (v, t)) in findings.enumerate() {
+            if let Some(z) = t.as_ref().and_then(|t| t.zing.as_ref()) {
+                zing_error_trace(&mut out, k, v, z, detail);
+            }
+        }
+    }
+    if stats {
+        let _ = writeln!(out, "{}", stats_line(r));
+    }
+    let n = r.stats.zing_states.unwrap_or(r.stats.states);
+    let _ = writeln!(out, "{n} distinct states explored");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Stats, Trace, ZingState};
+
+    #[test]
+    fn zing_passed_is_the_banner_and_zing_count() {
+        let mut r = Report::new("m.zing", "explicit", Verdict::Passed, None);
+        r.stats = Stats {
+            states: 7,
+            zing_states: Some(41),
+            ..Stats::default()
+        };
+        assert_eq!(
+            render(&r, Format::Zing, TraceDetail::Full, false, false),
+            "##################\nCheck Passed\n##################\n41 distinct states explored\n"
+        );
+        r.stats.zing_states = None;
+        assert!(render(&r, Format::Zing, TraceDetail::Full, false, false)
+            .ends_with("\n7 distinct states explored\n"));
+    }
+
+    #[test]
+    fn zing_assertion_layout() {
+        let z = ZingTrace {
+            file: "counter.zing".into(),
+            states: vec![
+                ZingState {
+                    ran: None,
+                    dump: vec!["  dump 0".into()],
+                },
+                ZingState {
+                    ran: Some(2),
+                    dump: vec!["  dump 1".into()],
+                },
+            ],
+            stack: vec![("Counter.Bump".into(), 12), ("Counter.Run".into(), 20)],
+            assertion: Some(("total == 2".into(), "lost update".into())),
+        };
+        let trace = Trace {
+            threads: 3,
+            steps: Vec::new(),
+            zing: Some(z),
+        };
+        let v = Verdict::AssertionFailed {
+            procedure: "Counter.Bump".into(),
+            line: 12,
+        };
+        let mut r = Report::new("counter.zing", "explicit", v, Some(trace));
+        r.stats.states = 41;
+        let expected = format!(
+            "##################\nCheck Failed\n##################\n {}\n Error trace 0: length: 2 states\n\
+             #### State 0 :\n  dump 0\n#### State 1 (ran process 2) :\n  dump 1\n\n\
+             Error in state:\nZing Assertion failed:\n    Expression: total == 2\n    Comment: lost update\n\n\n\
+             Stack trace:\n    Counter.Bump (counter.zing, Line 12)\n    Counter.Run (counter.zing, Line 20)\n\n\n\
+             41 distinct states explored\n",
+            "*".repeat(79)
+        );
+        assert_eq!(
+            render(&r, Format::Zing, TraceDetail::Full, false, false),
+            expected
+        );
+        // short: the state headers without their dumps
+        let short = render(&r, Format::Zing, TraceDetail::Short, false, false);
+        assert!(short.contains("#### State 0 :\n#### State 1 (ran process 2) :\n\n"));
+    }
+
+    #[test]
+    fn zing_banners() {
+        let banner = |v: Verdict| zing_banner(&v);
+        assert_eq!(
+            banner(Verdict::Deadlock { blocked: 2 }).0,
+            "Deadlock Detected !"
+        );
+        assert_eq!(
+            banner(Verdict::Bounded {
+                bound: "stack-depth bound (--max-depth 50)".into()
+            }),
+            ("Check Failed", Some("DFS Stack Size Exceeded 50".into()))
+        );
+        assert_eq!(
+            banner(Verdict::InternalError {
+                message: "oops".into()
+            }),
+            ("Zinger Internal Runtime Exception", Some("oops".into()))
+        );
+    }
 }

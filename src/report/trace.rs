@@ -1,8 +1,18 @@
-//! Turning a replayed path into source-level trace steps.
+//! Turning a replayed path into source-level trace steps (with what each step changed) and into
+//! ZING's state-by-state view.
 
-use super::{Binding, Trace, TraceStep};
+use super::{Binding, Trace, TraceStep, ZingState, ZingTrace};
 use crate::explore::{Path, Replayed};
-use crate::runtime::{Machine, State};
+use crate::runtime::{Addr, Machine, Object, State, Thread, Value, Violation};
+use std::collections::BTreeSet;
+use zingrs_lang::ir::Type;
+
+/// A process as the trace names it: its id (creation order) and name.
+#[derive(Clone, Debug)]
+struct ProcName {
+    id: u32,
+    name: String,
+}
 
 fn step_at(m: &Machine, state: &State, tid: usize, index: usize) -> Option<TraceStep> {
     let p = m.program;
@@ -41,21 +51,186 @@ fn step_at(m: &Machine, state: &State, tid: usize, index: usize) -> Option<Trace
         line: p.line_of(frame.proc, frame.pc),
         statement,
         values,
+        changed: Vec::new(),
     })
 }
 
-/// The trace of a replayed path: one step per choice (the statement about to run and the
-/// values before it), then, when the path ends at a target label, the labelled statement.
+/// The procedure a thread started in (its bottom frame), `Class.method` for Zing.
+fn first_proc(m: &Machine, t: &Thread) -> Option<String> {
+    let f = t.stack.iter().last()?;
+    Some(m.program.procs[f.proc as usize].name.clone())
+}
+
+/// Per state, the processes in thread order. Processes in the initial state are activated and
+/// named after their method; processes started later (`async`) are named `Class.method`.
+fn process_names(m: &Machine, path: &Path, states: &[State]) -> Vec<Vec<ProcName>> {
+    let Some(s0) = states.first() else {
+        return Vec::new();
+    };
+    let mut cur: Vec<ProcName> = s0
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let full = first_proc(m, t).unwrap_or_default();
+            ProcName {
+                id: i as u32,
+                name: full.rsplit('.').next().unwrap_or(&full).to_string(),
+            }
+        })
+        .collect();
+    let mut next = cur.len() as u32;
+    let mut all = vec![cur.clone()];
+    for (i, after) in states.iter().enumerate().skip(1) {
+        let before = &states[i - 1];
+        let ran = path.choices.get(i - 1).map_or(0, |c| c.thread as usize);
+        // a thread that ends may be removed from the thread list: the one that ran
+        if after.threads.len() < before.threads.len() && ran < cur.len() {
+            cur.remove(ran);
+        }
+        while cur.len() < after.threads.len() {
+            let name = first_proc(m, &after.threads[cur.len()]).unwrap_or_default();
+            cur.push(ProcName { id: next, name });
+            next += 1;
+        }
+        all.push(cur.clone());
+    }
+    all
+}
+
+fn class_name(m: &Machine, o: &Object) -> String {
+    m.program
+        .classes
+        .get(o.class as usize)
+        .map_or_else(|| format!("class{}", o.class), |c| c.name.clone())
+}
+
+/// The name of field `i` of an object: a declared field's name, else (a collection's element)
+/// `[i]`.
+fn field_name(m: &Machine, o: &Object, i: usize) -> (String, Option<Type>) {
+    match m
+        .program
+        .classes
+        .get(o.class as usize)
+        .and_then(|c| c.fields.get(i))
+    {
+        Some(f) => (format!(".{}", f.name), Some(f.ty)),
+        None => (format!("[{i}]"), None),
+    }
+}
+
+/// What differs between `before` and `after`, the states around a step of thread `tid`.
+fn changed(
+    m: &Machine,
+    before: &State,
+    after: &State,
+    tid: usize,
+    procs_before: &[ProcName],
+    procs_after: &[ProcName],
+) -> Vec<Binding> {
+    let p = m.program;
+    let mut out = Vec::new();
+    let bind = |name: String, value: String| Binding { name, value };
+    // the thread keeps its index unless it ended and was removed
+    let same_thread = after.threads.len() >= before.threads.len();
+    let view = same_thread.then_some(tid);
+    for ((g, b), a) in p
+        .globals
+        .iter()
+        .zip(m.global_values(before, view))
+        .zip(m.global_values(after, view))
+    {
+        if a != b {
+            out.push(bind(g.name.clone(), a.to_string()));
+        }
+    }
+    // the running frame: the deeper of the two stacks' common frame (after a call the caller,
+    // after a return the caller that receives the results)
+    if let (Some(tb), Some(ta)) = (before.threads.get(tid), after.threads.get(tid)) {
+        let d = tb.stack.depth().min(ta.stack.depth()) as usize;
+        if same_thread && d > 0 {
+            let (fb, fa) = (
+                tb.stack.frames_bottom_up()[d - 1],
+                ta.stack.frames_bottom_up()[d - 1],
+            );
+            if fb.proc == fa.proc {
+                let locals = &p.procs[fa.proc as usize].locals;
+                for ((l, b), a) in locals.iter().zip(fb.locals.iter()).zip(fa.locals.iter()) {
+                    if a != b {
+                        out.push(bind(l.name.clone(), a.to_string()));
+                    }
+                }
+            }
+        }
+    }
+    let mut created = Vec::new();
+    for (addr, obj) in after.heap.iter() {
+        match before.heap.get(addr) {
+            Some(old) if std::sync::Arc::ptr_eq(old, obj) => {}
+            Some(old) => {
+                for (i, v) in obj.fields.iter().enumerate() {
+                    if old.fields.get(i) != Some(v) {
+                        let (f, _) = field_name(m, obj, i);
+                        out.push(bind(
+                            format!("{}#{addr}{f}", class_name(m, obj)),
+                            v.to_string(),
+                        ));
+                    }
+                }
+            }
+            None => {
+                let c = class_name(m, obj);
+                created.push(bind(format!("{c}#{addr}"), format!("new {c}")));
+            }
+        }
+    }
+    out.extend(created);
+    for q in procs_after {
+        if !procs_before.iter().any(|b| b.id == q.id) {
+            out.push(bind(
+                format!("process {}", q.id),
+                format!("started {}", q.name),
+            ));
+        }
+    }
+    for (i, q) in procs_before.iter().enumerate() {
+        let gone = !procs_after.iter().any(|a| a.id == q.id);
+        let completed = !gone
+            && before.threads.get(i).is_some_and(|t| !t.stack.is_empty())
+            && procs_after
+                .iter()
+                .position(|a| a.id == q.id)
+                .and_then(|j| after.threads.get(j))
+                .is_some_and(|t| t.stack.is_empty());
+        if gone || completed {
+            out.push(bind(format!("process {}", q.id), "ended".into()));
+        }
+    }
+    out
+}
+
+/// The trace of a replayed path: one step per choice (the statement about to run, the values
+/// before it and what it changed), then, when the path ends at a target label, the labelled
+/// statement; and ZING's view of it, with every state dumped when `dumps` (`--format zing`:
+/// dumps cost time and memory in proportion to the path times the state).
 pub fn build_trace(
     m: &Machine,
     path: &Path,
     replayed: &Replayed,
     end_thread: Option<u32>,
+    dumps: bool,
 ) -> Trace {
+    let names = process_names(m, path, &replayed.states);
     let mut steps = Vec::new();
     for (i, c) in path.choices.iter().enumerate() {
         if let Some(s) = replayed.states.get(i) {
-            steps.extend(step_at(m, s, c.thread as usize, i));
+            if let Some(mut step) = step_at(m, s, c.thread as usize, i) {
+                if let Some(after) = replayed.states.get(i + 1) {
+                    step.changed =
+                        changed(m, s, after, c.thread as usize, &names[i], &names[i + 1]);
+                }
+                steps.push(step);
+            }
         }
     }
     if let (Some(t), Some(last)) = (end_thread, replayed.states.last()) {
@@ -67,5 +242,302 @@ pub fn build_trace(
         .map(|s| s.threads.len() as u32)
         .max()
         .unwrap_or(1);
-    Trace { threads, steps }
+    Trace {
+        threads,
+        steps,
+        zing: Some(zing_trace(m, path, replayed, end_thread, &names, dumps)),
+    }
+}
+
+/// A value as ZING users read it: booleans as `true`/`false`.
+fn show(v: Value, ty: Option<Type>) -> String {
+    match (v, ty) {
+        (Value::Bool(b), Some(Type::Bool) | None) => b.to_string(),
+        _ => v.to_string(),
+    }
+}
+
+/// The heap objects reachable from the globals and every process's locals, by address.
+fn reachable(s: &State) -> BTreeSet<Addr> {
+    let mut work: Vec<Addr> = Vec::new();
+    let refs = |vals: &[Value], work: &mut Vec<Addr>| {
+        work.extend(vals.iter().filter_map(|v| match v {
+            Value::Ref(a) => Some(*a),
+            _ => None,
+        }))
+    };
+    refs(&s.globals, &mut work);
+    for t in s.threads.iter() {
+        refs(&t.thread_locals, &mut work);
+        for f in t.stack.iter() {
+            refs(&f.locals, &mut work);
+        }
+    }
+    let mut seen = BTreeSet::new();
+    while let Some(a) = work.pop() {
+        if !seen.insert(a) {
+            continue;
+        }
+        if let Some(o) = s.heap.get(&a) {
+            refs(&o.fields, &mut work);
+        }
+    }
+    seen
+}
+
+/// One state's dump: static fields, reachable heap objects, processes with their frames.
+fn dump(m: &Machine, s: &State, procs: &[ProcName]) -> Vec<String> {
+    let p = m.program;
+    let mut lines = Vec::new();
+    let shared: Vec<String> = p
+        .globals
+        .iter()
+        .zip(m.global_values(s, None))
+        .filter(|(g, _)| !g.thread_local)
+        .map(|(g, v)| format!("    {} = {}", g.name, show(v, Some(g.ty))))
+        .collect();
+    if !shared.is_empty() {
+        lines.push("  Static fields:".to_string());
+        lines.extend(shared);
+    }
+    let live = reachable(s);
+    let objects: Vec<String> = live
+        .iter()
+        .filter_map(|a| {
+            let o = s.heap.get(a)?;
+            let fields: Vec<String> = o
+                .fields
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let (f, ty) = field_name(m, o, i);
+                    format!("{} = {}", f.trim_start_matches('.'), show(*v, ty))
+                })
+                .collect();
+            Some(format!(
+                "    {}#{a}: {}",
+                class_name(m, o),
+                if fields.is_empty() {
+                    "(no fields)".to_string()
+                } else {
+                    fields.join(", ")
+                }
+            ))
+        })
+        .collect();
+    if !objects.is_empty() {
+        lines.push("  Heap:".to_string());
+        lines.extend(objects);
+    }
+    lines.push("  Processes:".to_string());
+    for (i, t) in s.threads.iter().enumerate() {
+        let (id, name) = procs
+            .get(i)
+            .map_or((i as u32, String::new()), |q| (q.id, q.name.clone()));
+        let status = if t.stack.is_empty() {
+            "completed"
+        } else {
+            match m.blocked(s, i) {
+                Some(true) => "blocked (valid end state)",
+                Some(false) => "blocked",
+                None => "runnable",
+            }
+        };
+        lines.push(format!(
+            "    Process {id} {name}: {status}{}",
+            if t.atomic { ", atomic" } else { "" }
+        ));
+        let tl: Vec<String> = p
+            .globals
+            .iter()
+            .zip(m.global_values(s, Some(i)))
+            .filter(|(g, _)| g.thread_local)
+            .map(|(g, v)| format!("{} = {}", g.name, show(v, Some(g.ty))))
+            .collect();
+        if !tl.is_empty() {
+            lines.push(format!("      thread-local: {}", tl.join(", ")));
+        }
+        for f in t.stack.iter() {
+            let proc = &p.procs[f.proc as usize];
+            let locals: Vec<String> = proc
+                .locals
+                .iter()
+                .zip(f.locals.iter())
+                .map(|(l, v)| format!("{} = {}", l.name, show(*v, Some(l.ty))))
+                .collect();
+            let mut line = format!("      {} (line {})", proc.name, p.line_of(f.proc, f.pc));
+            if !locals.is_empty() {
+                line.push_str(": ");
+                line.push_str(&locals.join(", "));
+            }
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+/// The condition's source text and the message of an `assert(cond)` or
+/// `assert(cond, "message")` statement's text.
+pub(super) fn assert_parts(text: &str) -> Option<(String, String)> {
+    let at = text.find("assert")?;
+    let rest = &text[at + "assert".len()..];
+    let body = &rest[rest.find('(')? + 1..];
+    let (mut depth, mut in_str, mut escaped) = (0u32, false, false);
+    let (mut comma, mut close) = (None, None);
+    for (i, ch) in body.char_indices() {
+        if in_str {
+            match ch {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match ch {
+            '"' => in_str = true,
+            '(' | '[' | '{' => depth += 1,
+            ')' if depth == 0 => {
+                close = Some(i);
+                break;
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 && comma.is_none() => comma = Some(i),
+            _ => {}
+        }
+    }
+    let close = close?;
+    let (cond, msg) = match comma {
+        Some(c) => (&body[..c], body[c + 1..close].trim()),
+        None => (&body[..close], ""),
+    };
+    let cond = cond.split_whitespace().collect::<Vec<_>>().join(" ");
+    let msg = match msg.strip_prefix('"').and_then(|m| m.strip_suffix('"')) {
+        Some(inner) => unescape(inner),
+        None => msg.to_string(),
+    };
+    Some((cond, msg))
+}
+
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some(o) => out.push(o),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// ZING's view of the path: every state dumped, the erring process's stack and, for a failed
+/// assertion, its expression and comment.
+fn zing_trace(
+    m: &Machine,
+    path: &Path,
+    replayed: &Replayed,
+    end_thread: Option<u32>,
+    names: &[Vec<ProcName>],
+    dumps: bool,
+) -> ZingTrace {
+    let p = m.program;
+    let id_of = |state: usize, tid: u32| {
+        names
+            .get(state)
+            .and_then(|n| n.get(tid as usize))
+            .map_or(tid, |q| q.id)
+    };
+    let mut states: Vec<ZingState> = replayed
+        .states
+        .iter()
+        .enumerate()
+        .map(|(j, s)| ZingState {
+            ran: j
+                .checked_sub(1)
+                .and_then(|i| path.choices.get(i))
+                .map(|c| id_of(j - 1, c.thread)),
+            dump: if dumps {
+                dump(m, s, names.get(j).map_or(&[], |n| n.as_slice()))
+            } else {
+                Vec::new()
+            },
+        })
+        .collect();
+    // the erring process: the one whose step failed, or the one at the target label
+    let erring = match (replayed.violation, end_thread) {
+        (Some(_), _) => path.choices.last().map(|c| c.thread),
+        (None, t) => t,
+    };
+    let last = replayed.states.len().saturating_sub(1);
+    if replayed.violation.is_some() {
+        // the failing step has no successor: ZING's error state is where the error stopped the
+        // step, the state before it with the process at the failing statement
+        if let (Some(t), Some(s)) = (erring, states.last()) {
+            let dump = s.dump.clone();
+            states.push(ZingState {
+                ran: Some(id_of(last, t)),
+                dump,
+            });
+        }
+    }
+    let thread = erring.and_then(|t| replayed.states.last()?.threads.get(t as usize));
+    let stack = thread.map_or_else(Vec::new, |t| {
+        t.stack
+            .iter()
+            .map(|f| {
+                (
+                    p.procs[f.proc as usize].name.clone(),
+                    p.line_of(f.proc, f.pc),
+                )
+            })
+            .collect()
+    });
+    let assertion = match (replayed.violation, thread.and_then(|t| t.stack.top())) {
+        (Some(Violation::Assertion), Some(f)) => {
+            let span = p.node(f.proc, f.pc).span;
+            let text = p
+                .source
+                .text
+                .get(span.start as usize..span.end as usize)
+                .unwrap_or("");
+            Some(assert_parts(text).unwrap_or_else(|| (p.describe(f.proc, f.pc), String::new())))
+        }
+        _ => None,
+    };
+    let file = p.source.name.rsplit('/').next().unwrap_or(&p.source.name);
+    ZingTrace {
+        file: file.to_string(),
+        states,
+        stack,
+        assertion,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::assert_parts;
+
+    #[test]
+    fn assert_parts_reads_condition_and_message() {
+        assert_eq!(
+            assert_parts("assert(x == 1, \"x must be one\");"),
+            Some(("x == 1".into(), "x must be one".into()))
+        );
+        assert_eq!(
+            assert_parts("assert(f(a, b) && c[1] ==\n   2);"),
+            Some(("f(a, b) && c[1] == 2".into(), String::new()))
+        );
+        assert_eq!(
+            assert_parts("assert (ok, \"a \\\"quoted\\\", comma)\");"),
+            Some(("ok".into(), "a \"quoted\", comma)".into()))
+        );
+        assert_eq!(assert_parts("skip;"), None);
+    }
 }
