@@ -275,6 +275,7 @@ fn comparator_reports_contradicting_verdicts() {
         seconds: 0.0,
         detail: verdict.into(),
         has_trace: code == 3,
+        zing_states: None,
     };
     let contradiction = [
         run("explicit", "passed", 0),

@@ -12,6 +12,8 @@ struct Expectation {
     message: Option<String>,
     code: Option<String>,
     errors: Option<usize>,
+    /// ZING's "distinct states explored" (§6.7), checked on the explicit engine's runs.
+    zing_states: Option<u64>,
 }
 
 fn header(text: &str) -> Option<Expectation> {
@@ -21,6 +23,7 @@ fn header(text: &str) -> Option<Expectation> {
         message: None,
         code: None,
         errors: None,
+        zing_states: None,
     };
     for line in text.lines() {
         let Some(rest) = line.trim().strip_prefix("//") else {
@@ -40,6 +43,8 @@ fn header(text: &str) -> Option<Expectation> {
             e.code = Some(v.trim().to_string());
         } else if let Some(v) = rest.strip_prefix("errors:") {
             e.errors = v.trim().parse().ok();
+        } else if let Some(v) = rest.strip_prefix("zing-states:") {
+            e.zing_states = v.trim().parse().ok();
         }
     }
     (!e.verdict.is_empty()).then_some(e)
@@ -140,6 +145,12 @@ fn run(path: &Path, e: &Expectation, mode: &[&str]) -> Option<String> {
             .is_none_or(|s| s.is_empty())
     {
         return Some("an error verdict without a trace".into());
+    }
+    if let (Some(n), true) = (e.zing_states, json["engine"] == "explicit") {
+        let got = json["stats"]["zing_states"].as_u64();
+        if got != Some(n) {
+            return Some(format!("{mode:?}: ZING's count {got:?}, expected {n}"));
+        }
     }
     None
 }

@@ -122,10 +122,12 @@ pub fn run(a: &CheckArgs) -> i32 {
     let report = match a.engine {
         Engine::All => check_all(&program, &name, semantics, &opts, dumps),
         e => {
-            let e = if e == Engine::Auto {
-                auto_engine(&program)
-            } else {
-                e
+            let e = match e {
+                // ZING's layout ends with ZING's state count, which only the plain search of
+                // a Zing model keeps
+                Engine::Auto if dumps && program.keep_completed => Engine::Explicit,
+                Engine::Auto => auto_engine(&program),
+                e => e,
             };
             match run_engine(e, &program, semantics, &opts) {
                 Ok(result) => {
@@ -365,7 +367,7 @@ fn report_with(
     let s = &result.stats;
     r.stats = report::Stats {
         states: s.states,
-        zing_states: None,
+        zing_states: s.zing_states,
         transitions: s.transitions,
         initial_states: s.initial_states,
         max_stack_depth: s.max_stack,
@@ -380,11 +382,9 @@ fn report_with(
         counters: s
             .counters
             .iter()
-            .copied()
-            .chain(s.zing_states.map(|n| ("ZING distinct states (§6.7)", n)))
             .map(|(n, v)| report::Counter {
                 name: n.to_string(),
-                value: v,
+                value: *v,
             })
             .collect(),
         summaries: s

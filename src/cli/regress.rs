@@ -133,6 +133,9 @@ pub struct Run {
     /// An error verdict came with a non-empty counterexample.
     #[serde(skip)]
     pub has_trace: bool,
+    /// ZING's state count, from the plain search of a Zing model.
+    #[serde(skip)]
+    pub zing_states: Option<u64>,
 }
 
 /// Parses `zingrs check` options (as written in a header or manifest) into [`CheckArgs`].
@@ -210,6 +213,7 @@ fn run_config(
                 seconds,
                 detail: format!("the engine panicked: {msg}"),
                 has_trace: false,
+                zing_states: None,
             })
         }
     }
@@ -227,6 +231,7 @@ fn run_of(engine: &str, r: &Report, seconds: f64) -> Run {
         seconds,
         detail: r.verdict.headline(),
         has_trace: r.trace.as_ref().is_some_and(|t| !t.steps.is_empty()),
+        zing_states: r.stats.zing_states,
     }
 }
 
@@ -334,6 +339,8 @@ struct Case {
     problem: Option<String>,
     /// Why the case is not run (the row is skipped).
     skip: Option<String>,
+    /// ZING's "distinct states explored" for the model (`zing-states:`).
+    zing_states: Option<u64>,
 }
 
 /// The `// key: value` header of a model (regressions/README.md).
@@ -344,6 +351,7 @@ struct Header {
     message: Option<String>,
     code: Option<String>,
     errors: Option<usize>,
+    zing_states: Option<u64>,
 }
 
 fn header(text: &str) -> Header {
@@ -368,6 +376,8 @@ fn header(text: &str) -> Header {
             h.code = Some(v);
         } else if let Some(v) = value("errors:") {
             h.errors = v.parse().ok();
+        } else if let Some(v) = value("zing-states:") {
+            h.zing_states = v.parse().ok();
         }
     }
     h
@@ -432,6 +442,7 @@ fn header_case(model: &Path, text: &str) -> Case {
         expected: None,
         problem: None,
         skip: None,
+        zing_states: h.zing_states,
     };
     if let Some(e) = &h.expect {
         match parse_want(e) {
@@ -490,6 +501,7 @@ fn desc_case(desc: &Path, ignored: &Mutex<BTreeSet<String>>) -> Case {
         expected: None,
         problem: None,
         skip: None,
+        zing_states: None,
     };
     if file.is_empty() {
         case.model = desc.to_path_buf();
@@ -610,6 +622,7 @@ fn manifest_cases(path: &Path) -> Vec<Case> {
             expected: None,
             problem: None,
             skip: None,
+            zing_states: None,
         };
         match expected {
             None => {
@@ -853,6 +866,7 @@ fn run_case(case: &Case, configs: &[Config], budget: Duration) -> Row {
                 seconds: start.elapsed().as_secs_f64(),
                 detail: first.clone(),
                 has_trace: false,
+                zing_states: None,
             });
             let problem = match want {
                 Want::Invalid {
@@ -936,6 +950,24 @@ fn run_case(case: &Case, configs: &[Config], budget: Duration) -> Row {
             }
         })
         .collect();
+    let mut wrong = wrong;
+    if let Some(n) = case.zing_states {
+        let counted: Vec<&Run> = row
+            .results
+            .iter()
+            .filter(|r| r.zing_states.is_some())
+            .collect();
+        if counted.is_empty() {
+            wrong.push("no run counted ZING's states (run the explicit engine)".into());
+        }
+        for r in counted.into_iter().filter(|r| r.zing_states != Some(n)) {
+            wrong.push(format!(
+                "{}: {} states by ZING's count, expected {n}",
+                r.engine,
+                r.zing_states.unwrap_or(0)
+            ));
+        }
+    }
     if wrong.is_empty() {
         finish(row, Status::Passed, None)
     } else {
@@ -1195,6 +1227,7 @@ mod tests {
             seconds: 0.0,
             detail: String::new(),
             has_trace: code == 3,
+            zing_states: None,
         };
         assert!(disagreement(&[run("a", 0), run("b", 3)]).is_some());
         assert!(disagreement(&[run("a", 3), run("b", 3), run("c", 8)]).is_none());

@@ -110,6 +110,9 @@ fn stats_line(r: &Report) -> String {
     if let Some(b) = s.peak_memory_bytes {
         let _ = write!(line, ", {:.1} MB peak", b as f64 / 1e6);
     }
+    if let Some(z) = s.zing_states {
+        let _ = write!(line, ", {z} states by ZING's count");
+    }
     for c in &s.counters {
         let _ = write!(line, ", {} {}", c.value, c.name);
     }

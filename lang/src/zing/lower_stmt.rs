@@ -563,6 +563,7 @@ impl<'a, 'm> Body<'a, 'm> {
         for st in rest {
             self.stmt(st);
         }
+        self.reset_block_locals(b);
         let close = Span::new(b.span.end.saturating_sub(1) as usize, b.span.end as usize);
         self.simple(Stmt::AtomicEnd, close);
         self.atomic_labels = saved;
