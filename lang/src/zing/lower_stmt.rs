@@ -258,11 +258,13 @@ impl<'a, 'm> Body<'a, 'm> {
     fn stmt(&mut self, s: &ast::Stmt) {
         let span = s.span;
         match &s.kind {
-            StmtKind::Empty | StmtKind::Accept(_) => self.simple(Stmt::Skip, span),
-            StmtKind::Trace(_)
-            | StmtKind::Event(_)
-            | StmtKind::InvokePlugin(_)
-            | StmtKind::InvokeScheduler(_) => self.simple(Stmt::Skip, span),
+            StmtKind::Empty => self.simple(Stmt::Skip, span),
+            // no effect on the state, but the arguments are evaluated and may fail (§4.15)
+            StmtKind::Accept(e) => self.evaluate(std::slice::from_ref(e), span),
+            StmtKind::Trace(args)
+            | StmtKind::Event(args)
+            | StmtKind::InvokePlugin(args)
+            | StmtKind::InvokeScheduler(args) => self.evaluate(args, span),
             StmtKind::Block(b) => {
                 if b.stmts.is_empty() {
                     self.simple(Stmt::Skip, span);
@@ -390,6 +392,23 @@ impl<'a, 'm> Body<'a, 'm> {
                 self.emit(Stmt::Raise { exception }, span, 0);
             }
         }
+    }
+
+    /// A step that evaluates expressions (string literals aside) and discards their values.
+    fn evaluate(&mut self, args: &[ast::Expr], span: Span) {
+        let values: Vec<Expr> = args
+            .iter()
+            .filter(|a| !matches!(a.kind, ast::ExprKind::Str(_)))
+            .map(|a| self.expr(a))
+            .collect();
+        self.simple(
+            Stmt::Assign {
+                targets: vec![None; values.len()],
+                values,
+                constrain: None,
+            },
+            span,
+        );
     }
 
     /// `s = s + e`, `s = s - e`, `s = s + t`, `s = s - t` (and the swapped `s = t - s`, read
