@@ -267,6 +267,9 @@ pub enum Expr {
     /// A call of a side-effect-free `bool` method inside a Zing `wait` (zing-language.md §5.8):
     /// the callee runs to its return within the evaluation.
     Call(ProcId, Vec<Expr>),
+    /// Whether the reference `e` refers to an object of class `c` (null: a null-dereference
+    /// error): dispatch of a call through an interface.
+    ClassIs(Box<Expr>, u32),
 }
 
 impl Expr {
@@ -298,6 +301,7 @@ impl Expr {
             Expr::Size(e, _) => e.is_nondet(),
             Expr::SelfId => false,
             Expr::Call(_, args) => args.iter().any(Expr::is_nondet),
+            Expr::ClassIs(e, _) => e.is_nondet(),
         }
     }
 }
@@ -765,6 +769,7 @@ impl fmt::Display for ShowExpr<'_> {
             Expr::Size(a, _) => write!(f, "sizeof({})", sub(a)),
             Expr::In(a, b) => write!(f, "({} in {})", sub(a), sub(b)),
             Expr::SelfId => write!(f, "self"),
+            Expr::ClassIs(e, c) => write!(f, "({} is {})", sub(e), p.classes[*c as usize].name),
             Expr::Call(c, args) => {
                 write!(f, "{}(", p.procs[*c as usize].name)?;
                 for (i, a) in args.iter().enumerate() {

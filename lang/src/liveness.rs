@@ -35,7 +35,7 @@ fn uses(e: &Expr, targets: &[u32], out: &mut [bool]) {
             uses(a, targets, out);
             uses(b, targets, out);
         }
-        Expr::Size(a, _) => uses(a, targets, out),
+        Expr::Size(a, _) | Expr::ClassIs(a, _) => uses(a, targets, out),
         Expr::SelfId => {}
         Expr::Call(_, args) => {
             for a in args {

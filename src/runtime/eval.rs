@@ -274,6 +274,10 @@ impl Machine<'_> {
             }
             Expr::SelfId => Value::Int(env.self_id as i64),
             Expr::Call(callee, args) => return self.pure_call(*callee, args, env, rec),
+            Expr::ClassIs(e, c) => {
+                let (a, _) = self.collection(env.heap, self.value(e, env, rec)?)?;
+                Value::Bool(env.heap.get(&a).is_some_and(|o| o.class == *c))
+            }
         })
     }
 

@@ -349,6 +349,37 @@ impl<'m> Ctx<'m> {
         }
     }
 
+    /// The classes implementing interface `iface`, each with its method of the same name as
+    /// the interface's method `index`, in source order.
+    pub(super) fn implementations(&self, iface: DeclId, index: u32) -> Vec<(DeclId, u32)> {
+        let Some(decl) = self.model.decls.get(iface as usize) else {
+            return Vec::new();
+        };
+        let DeclKind::Interface(sigs) = &decl.kind else {
+            return Vec::new();
+        };
+        let Some(sig) = sigs.get(index as usize) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (d, c) in self.model.decls.iter().enumerate() {
+            let DeclKind::Class(class) = &c.kind else {
+                continue;
+            };
+            if !class.interfaces.iter().any(|i| i.name == decl.name.name) {
+                continue;
+            }
+            if let Some(m) = class
+                .methods
+                .iter()
+                .position(|m| m.sig.name.name == sig.name.name)
+            {
+                out.push((d as DeclId, m as u32));
+            }
+        }
+        out
+    }
+
     /// The index of an exception name.
     pub(super) fn exception(&mut self, name: &str) -> u32 {
         match self.exceptions.iter().position(|e| e == name) {

@@ -224,7 +224,14 @@ impl Body<'_, '_> {
             return;
         };
         let special = match &value.kind {
-            ExprKind::Call { .. } => Some(self.call(value, Some((last.clone(), last_ty)), false)),
+            ExprKind::Call { .. } => {
+                let c = self.call_lowered(value, Some((last.clone(), last_ty)), false);
+                self.emit_call(c, span);
+                if targets.len() == 1 {
+                    return;
+                }
+                None
+            }
             ExprKind::ChooseType(_) | ExprKind::Choose(_) => {
                 Some(self.choose(value, last.clone(), last_ty))
             }
@@ -243,12 +250,17 @@ impl Body<'_, '_> {
             }
             _ => None,
         };
+        let called = matches!(value.kind, ExprKind::Call { .. });
         let (mut vs, mut from, rest) = match special {
             Some(st) => {
                 self.simple(st, span);
                 if targets.len() == 1 {
                     return;
                 }
+                let vs: Vec<Expr> = last.into_iter().map(place_expr).collect();
+                (vs, last_ty, &targets[..targets.len() - 1])
+            }
+            None if called => {
                 let vs: Vec<Expr> = last.into_iter().map(place_expr).collect();
                 (vs, last_ty, &targets[..targets.len() - 1])
             }
@@ -343,25 +355,64 @@ impl Body<'_, '_> {
         result: Option<(Vec<LValue>, ZType)>,
         is_async: bool,
     ) -> Stmt {
-        let ExprKind::Call {
-            callee,
-            args,
-            target,
-        } = &e.kind
-        else {
-            return Stmt::Skip;
-        };
-        let (class, index) = match target {
-            Some(CallTarget::Method { class, index }) => (*class, *index),
-            Some(CallTarget::InterfaceMethod { .. }) => {
+        match self.call_lowered(e, result, is_async) {
+            Lowered::One(st) => st,
+            Lowered::Dispatch(..) => {
                 self.cx.unsupported(
-                    callee.span,
+                    e.span,
                     "interface",
-                    "calls through interfaces are not lowered yet",
+                    "calls through interfaces are lowered only as statements",
                 );
-                return Stmt::Skip;
+                Stmt::Skip
             }
-            None => return Stmt::Skip,
+        }
+    }
+
+    /// A call as statements: one, or for a call through an interface one per class that
+    /// implements it (the receiver's class picks, §2.5).
+    pub(super) fn call_lowered(
+        &mut self,
+        e: &ast::Expr,
+        result: Option<(Vec<LValue>, ZType)>,
+        is_async: bool,
+    ) -> Lowered {
+        let ExprKind::Call { callee, target, .. } = &e.kind else {
+            return Lowered::One(Stmt::Skip);
+        };
+        match target {
+            Some(CallTarget::Method { class, index }) => {
+                Lowered::One(self.call_method(e, *class, *index, result, is_async))
+            }
+            Some(CallTarget::InterfaceMethod { iface, index }) => {
+                let receiver = match &callee.kind {
+                    ExprKind::Member { base, .. } => self.expr(base),
+                    _ => Expr::Local(0),
+                };
+                let mut arms = Vec::new();
+                for (class, index) in self.cx.implementations(*iface, *index) {
+                    let Some(c) = self.cx.class_ix(class) else {
+                        continue;
+                    };
+                    let st = self.call_method(e, class, index, result.clone(), is_async);
+                    arms.push((c, st));
+                }
+                Lowered::Dispatch(receiver, arms)
+            }
+            None => Lowered::One(Stmt::Skip),
+        }
+    }
+
+    /// A call of method `index` of class `class` with the arguments of the call `e`.
+    fn call_method(
+        &mut self,
+        e: &ast::Expr,
+        class: super::types::DeclId,
+        index: u32,
+        result: Option<(Vec<LValue>, ZType)>,
+        is_async: bool,
+    ) -> Stmt {
+        let ExprKind::Call { callee, args, .. } = &e.kind else {
+            return Stmt::Skip;
         };
         let (Some(m), Some(proc)) = (self.cx.method(class, index), self.cx.proc_id(class, index))
         else {
@@ -429,6 +480,14 @@ impl Body<'_, '_> {
             );
         }
     }
+}
+
+/// A lowered call statement.
+pub(super) enum Lowered {
+    One(Stmt),
+    /// A call through an interface: the receiver, and per implementing class (IR class
+    /// number) the call of its method.
+    Dispatch(Expr, Vec<(u32, Stmt)>),
 }
 
 /// Where a place's leaves live.

@@ -7,6 +7,7 @@
 
 use super::ast::{self, Block, Method, Select, StmtKind};
 use super::lower::{default_const, Ctx};
+use super::lower_expr::Lowered;
 use super::types::{DeclId, Type as ZType};
 use crate::ir::{self, Const, Expr, Init, LValue, Node, Pc, Proc, Span, Stmt, Var};
 
@@ -300,12 +301,12 @@ impl<'a, 'm> Body<'a, 'm> {
                 self.assign(targets, value, span);
             }
             StmtKind::Expr(e) => {
-                let st = self.call(e, None, false);
-                self.simple(st, span);
+                let c = self.call_lowered(e, None, false);
+                self.emit_call(c, span);
             }
             StmtKind::Async(e) => {
-                let st = self.call(e, None, true);
-                self.simple(st, span);
+                let c = self.call_lowered(e, None, true);
+                self.emit_call(c, span);
             }
             StmtKind::Atomic(b) => self.atomic(span, b),
             StmtKind::Assert { cond, .. } => {
@@ -394,6 +395,38 @@ impl<'a, 'm> Body<'a, 'm> {
         }
     }
 
+    /// Emits a lowered call. A call through an interface tests the receiver's class against
+    /// each implementing class in turn (tests glued into the call step; a null receiver is a
+    /// null dereference at the call) and calls that class's method.
+    pub(super) fn emit_call(&mut self, c: Lowered, span: Span) {
+        let (receiver, arms) = match c {
+            Lowered::One(st) => return self.simple(st, span),
+            Lowered::Dispatch(r, arms) => (r, arms),
+        };
+        if arms.is_empty() {
+            // no class implements the interface: only null can be the receiver
+            return self.evaluate_exprs(vec![Expr::ClassIs(Box::new(receiver), 0)], span);
+        }
+        let n = arms.len();
+        let mut exits = Vec::new();
+        for (i, (class, st)) in arms.into_iter().enumerate() {
+            let cond = Expr::ClassIs(Box::new(receiver.clone()), class);
+            let b = self.emit(Stmt::Branch { cond }, span, 2);
+            self.nodes[b as usize].glue = ir::Glue::ToNext;
+            self.pending.push((b, 0));
+            if i + 1 == n {
+                // the last class also takes references of other classes (object conversions)
+                self.pending.push((b, 1));
+            }
+            let pc = self.emit(st, span, 1);
+            exits.push((pc, 0));
+            if i + 1 < n {
+                self.pending.push((b, 1));
+            }
+        }
+        self.pending.extend(exits);
+    }
+
     /// A step that evaluates expressions (string literals aside) and discards their values.
     fn evaluate(&mut self, args: &[ast::Expr], span: Span) {
         let values: Vec<Expr> = args
@@ -401,6 +434,10 @@ impl<'a, 'm> Body<'a, 'm> {
             .filter(|a| !matches!(a.kind, ast::ExprKind::Str(_)))
             .map(|a| self.expr(a))
             .collect();
+        self.evaluate_exprs(values, span);
+    }
+
+    fn evaluate_exprs(&mut self, values: Vec<Expr>, span: Span) {
         self.simple(
             Stmt::Assign {
                 targets: vec![None; values.len()],
