@@ -129,7 +129,6 @@ pub struct Oxidd {
     t: BCDDFunction,
     oom: Cell<bool>,
     count_memo: std::cell::RefCell<ahash::AHashMap<BCDDFunction, f64>>,
-    rename_memo: Cell<ahash::AHashMap<BCDDFunction, BCDDFunction>>,
 }
 
 impl Oxidd {
@@ -175,7 +174,6 @@ impl Oxidd {
             t,
             oom: Cell::new(false),
             count_memo: Default::default(),
-            rename_memo: Default::default(),
         }
     }
 }
@@ -194,90 +192,228 @@ impl Drop for Oxidd {
     }
 }
 
+/// The manager and edge types of oxidd's index-based complement-edge BDDs, for the passes below
+/// that work on raw edges inside one manager access (no function handle, no reference-count
+/// traffic per visited node, and a node whose cofactors come back unchanged is reused as it
+/// is instead of being looked up again in the unique table).
+type Mgr<'id> = <BCDDFunction as Function>::Manager<'id>;
+type Ed<'id> = <Mgr<'id> as Manager>::Edge;
+/// Results per visited edge (node and complement tag).
+type Memo<'id> = ahash::AHashMap<(oxidd::NodeID, bool), Ed<'id>>;
+
+#[inline]
+fn key<'id>(e: &Ed<'id>) -> (oxidd::NodeID, bool) {
+    (e.node_id(), e.tag() != Default::default())
+}
+
+#[inline]
+fn level_of<'id>(m: &Mgr<'id>, e: &Ed<'id>) -> u32 {
+    m.get_node(e).level()
+}
+
+fn drop_memo<'id>(m: &Mgr<'id>, memo: &mut Memo<'id>) {
+    for (_, e) in memo.drain() {
+        m.drop_edge(e);
+    }
+}
+
 impl Oxidd {
-    /// Renames below the root of `f`; nodes under the deepest renamed variable stay shared.
+    /// `level ? hi : lo` (consumes `hi` and `lo`); `orig` if those are its cofactors.
+    fn node_e<'id>(
+        &self,
+        m: &Mgr<'id>,
+        orig: &Ed<'id>,
+        level: u32,
+        hi: Ed<'id>,
+        lo: Ed<'id>,
+    ) -> oxidd::util::AllocResult<Ed<'id>> {
+        let same = BCDDFunction::cofactors_edge(m, orig)
+            .is_some_and(|(h, l)| level_of(m, orig) == level && *h == hi && *l == lo);
+        let out = if same {
+            Ok(m.clone_edge(orig))
+        } else {
+            BCDDFunction::ite_edge(m, self.vars[level as usize].as_edge(m), &hi, &lo)
+        };
+        m.drop_edge(hi);
+        m.drop_edge(lo);
+        out
+    }
+
+    /// Renames below the root of `e`; nodes under the deepest renamed variable stay shared.
     /// (oxidd's `substitute` prepares a table over every level above the deepest renamed one
     /// at each call and was measured quadratic on long BDDs; this walk touches only the
     /// nodes above that variable.)
-    fn rename_rec(
+    fn rename_e<'id>(
         &self,
-        f: &BCDDFunction,
+        m: &Mgr<'id>,
+        e: &Ed<'id>,
         r: &Renaming,
-        memo: &mut ahash::AHashMap<BCDDFunction, BCDDFunction>,
-    ) -> BCDDFunction {
-        if *f == self.f || *f == self.t {
-            return f.clone();
-        }
-        let level = self.level(f);
+        memo: &mut Memo<'id>,
+    ) -> oxidd::util::AllocResult<Ed<'id>> {
+        let level = level_of(m, e);
         if level >= r.end {
-            return f.clone();
+            return Ok(m.clone_edge(e));
         }
-        if let Some(x) = memo.get(f) {
-            return x.clone();
+        if let Some(x) = memo.get(&key(e)) {
+            return Ok(m.clone_edge(x));
         }
-        let (hi, lo) = f.cofactors().expect("an inner node");
-        let hi = self.rename_rec(&hi, r, memo);
-        let lo = self.rename_rec(&lo, r, memo);
-        let v = self.renamed(r, level);
-        let out = self.ite(&self.vars[v as usize], &hi, &lo);
-        memo.insert(f.clone(), out.clone());
-        out
+        let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
+        let h = self.rename_e(m, &hi, r, memo)?;
+        let l = match self.rename_e(m, &lo, r, memo) {
+            Ok(l) => l,
+            Err(x) => {
+                m.drop_edge(h);
+                return Err(x);
+            }
+        };
+        let out = self.node_e(m, e, self.renamed(r, level), h, l)?;
+        memo.insert(key(e), m.clone_edge(&out));
+        Ok(out)
     }
 
-    fn project_rec(
+    /// `∃ (every variable but keep). e`, `keep` sorted.
+    fn project_e<'id>(
         &self,
-        f: &BCDDFunction,
+        m: &Mgr<'id>,
+        e: &Ed<'id>,
         keep: &[u32],
-        memo: &mut ahash::AHashMap<BCDDFunction, BCDDFunction>,
-    ) -> BCDDFunction {
-        if self.is_false(f) {
-            return f.clone();
+        memo: &mut Memo<'id>,
+    ) -> oxidd::util::AllocResult<Ed<'id>> {
+        let level = level_of(m, e);
+        if level == u32::MAX {
+            return Ok(m.clone_edge(e));
         }
-        let level = self.level(f);
         // below the last kept variable, a satisfiable function projects to true
         if keep.last().is_none_or(|&k| level > k) {
-            return self.t.clone();
+            return Ok(m.clone_edge(self.t.as_edge(m)));
         }
-        if let Some(x) = memo.get(f) {
-            return x.clone();
+        if let Some(x) = memo.get(&key(e)) {
+            return Ok(m.clone_edge(x));
         }
-        let (hi, lo) = f.cofactors().expect("an inner node");
-        let h = self.project_rec(&hi, keep, memo);
+        let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
+        let h = self.project_e(m, &hi, keep, memo)?;
         let out = if keep.binary_search(&level).is_ok() {
-            let l = self.project_rec(&lo, keep, memo);
-            self.ite(&self.vars[level as usize], &h, &l)
-        } else if self.is_true(&h) {
+            let l = match self.project_e(m, &lo, keep, memo) {
+                Ok(l) => l,
+                Err(x) => {
+                    m.drop_edge(h);
+                    return Err(x);
+                }
+            };
+            self.node_e(m, e, level, h, l)?
+        } else if h == *self.t.as_edge(m) {
             h
         } else {
-            let l = self.project_rec(&lo, keep, memo);
-            self.or(&h, &l)
+            let l = match self.project_e(m, &lo, keep, memo) {
+                Ok(l) => l,
+                Err(x) => {
+                    m.drop_edge(h);
+                    return Err(x);
+                }
+            };
+            let o = BCDDFunction::or_edge(m, &h, &l);
+            m.drop_edge(h);
+            m.drop_edge(l);
+            o?
         };
-        memo.insert(f.clone(), out.clone());
-        out
+        memo.insert(key(e), m.clone_edge(&out));
+        Ok(out)
     }
 
-    /// `f` with `op` applied to each maximal sub-function whose root is at or below `top`,
-    /// for an `op` that commutes with the Shannon expansion on the variables above `top`.
-    fn above_rec(
+    /// `∃ vars. f ∧ g` on edges, with the same shortcuts as [`Bdds::and_exists`].
+    fn and_exists_e<'id>(
         &self,
-        f: &BCDDFunction,
+        m: &Mgr<'id>,
+        f: &Ed<'id>,
+        g: &Ed<'id>,
+        vars: &Ed<'id>,
+    ) -> oxidd::util::AllocResult<Ed<'id>> {
+        let (t, fl) = (self.t.as_edge(m), self.f.as_edge(m));
+        if f == fl || g == fl {
+            return Ok(m.clone_edge(fl));
+        }
+        if vars == t {
+            return BCDDFunction::and_edge(m, f, g);
+        }
+        if g == t {
+            return if f == t {
+                Ok(m.clone_edge(f))
+            } else {
+                BCDDFunction::exists_edge(m, f, vars)
+            };
+        }
+        if f == t {
+            return BCDDFunction::exists_edge(m, g, vars);
+        }
+        BCDDFunction::apply_exists_edge(m, BooleanOperator::And, f, g, vars)
+    }
+
+    /// [`Bdds::and_exists_rename`] inside one manager access.
+    fn and_exists_rename_e<'id>(
+        &self,
+        m: &Mgr<'id>,
+        f: &Ed<'id>,
+        g: &BCDDFunction,
+        vars: &BCDDFunction,
+        r: &Renaming,
+    ) -> oxidd::util::AllocResult<BCDDFunction> {
+        let (g, vars) = (g.as_edge(m), vars.as_edge(m));
+        let top = level_of(m, g).min(level_of(m, vars)).min(r.top);
+        // one renaming memo for every sub-function: renaming a node does not depend on
+        // where it was reached from
+        let mut rmemo = Memo::default();
+        let mut op = |h: &Ed<'id>| {
+            let x = self.and_exists_e(m, h, g, vars)?;
+            if r.pairs.is_empty() {
+                return Ok(x);
+            }
+            let out = self.rename_e(m, &x, r, &mut rmemo);
+            m.drop_edge(x);
+            out
+        };
+        let out = if level_of(m, f) >= top {
+            op(f)
+        } else {
+            let mut memo = Memo::default();
+            let out = self.above_e(m, f, top, &mut memo, &mut op);
+            drop_memo(m, &mut memo);
+            out
+        };
+        drop_memo(m, &mut rmemo);
+        Ok(BCDDFunction::from_edge(m, out?))
+    }
+
+    /// `e` with `op` applied to each maximal sub-function whose root is at or below `top`,
+    /// for an `op` that commutes with the Shannon expansion on the variables above `top`.
+    /// The part above `top` is walked once per node and rebuilt only where a sub-function
+    /// changed.
+    fn above_e<'id>(
+        &self,
+        m: &Mgr<'id>,
+        e: &Ed<'id>,
         top: u32,
-        memo: &mut ahash::AHashMap<BCDDFunction, BCDDFunction>,
-        op: &dyn Fn(&BCDDFunction) -> BCDDFunction,
-    ) -> BCDDFunction {
-        let level = self.level(f);
+        memo: &mut Memo<'id>,
+        op: &mut dyn FnMut(&Ed<'id>) -> oxidd::util::AllocResult<Ed<'id>>,
+    ) -> oxidd::util::AllocResult<Ed<'id>> {
+        let level = level_of(m, e);
         if level >= top {
-            return op(f);
+            return op(e);
         }
-        if let Some(x) = memo.get(f) {
-            return x.clone();
+        if let Some(x) = memo.get(&key(e)) {
+            return Ok(m.clone_edge(x));
         }
-        let (hi, lo) = f.cofactors().expect("an inner node");
-        let hi = self.above_rec(&hi, top, memo, op);
-        let lo = self.above_rec(&lo, top, memo, op);
-        let out = self.ite(&self.vars[level as usize], &hi, &lo);
-        memo.insert(f.clone(), out.clone());
-        out
+        let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
+        let h = self.above_e(m, &hi, top, memo, op)?;
+        let l = match self.above_e(m, &lo, top, memo, op) {
+            Ok(l) => l,
+            Err(x) => {
+                m.drop_edge(h);
+                return Err(x);
+            }
+        };
+        let out = self.node_e(m, e, level, h, l)?;
+        memo.insert(key(e), m.clone_edge(&out));
+        Ok(out)
     }
 
     /// log2 of the number of assignments to the levels from `f`'s top level down that satisfy
@@ -448,8 +584,13 @@ impl Bdds for Oxidd {
         if self.is_false(f) || self.is_true(f) {
             return f.clone();
         }
-        let mut memo = ahash::AHashMap::new();
-        self.project_rec(f, keep, &mut memo)
+        let r = f.with_manager_shared(|m, e| {
+            let mut memo = Memo::default();
+            let out = self.project_e(m, e, keep, &mut memo);
+            drop_memo(m, &mut memo);
+            Ok(BCDDFunction::from_edge(m, out?))
+        });
+        self.ok(r)
     }
     fn and_exists_rename(
         &self,
@@ -458,26 +599,20 @@ impl Bdds for Oxidd {
         vars: &BCDDFunction,
         r: &Renaming,
     ) -> BCDDFunction {
-        let top = self.level(g).min(self.level(vars)).min(r.top);
-        if self.level(f) >= top {
-            return self.rename(&self.and_exists(f, g, vars), r);
-        }
-        let mut memo = ahash::AHashMap::new();
-        self.above_rec(f, top, &mut memo, &|h| {
-            self.rename(&self.and_exists(h, g, vars), r)
-        })
+        let res = f.with_manager_shared(|m, f| self.and_exists_rename_e(m, f, g, vars, r));
+        self.ok(res)
     }
     fn rename(&self, f: &BCDDFunction, r: &Renaming) -> BCDDFunction {
         if *f == self.f || *f == self.t || r.pairs.is_empty() {
             return f.clone();
         }
-        // one memo for every call (cleared, not reallocated)
-        let mut memo = self.rename_memo.take();
-        memo.clear();
-        let out = self.rename_rec(f, r, &mut memo);
-        memo.clear();
-        self.rename_memo.set(memo);
-        out
+        let res = f.with_manager_shared(|m, e| {
+            let mut memo = Memo::default();
+            let out = self.rename_e(m, e, r, &mut memo);
+            drop_memo(m, &mut memo);
+            Ok(BCDDFunction::from_edge(m, out?))
+        });
+        self.ok(res)
     }
     fn renamed(&self, r: &Renaming, v: u32) -> u32 {
         match r.pairs.binary_search_by_key(&v, |p| p.0) {

@@ -153,10 +153,10 @@ fn stats<B: bdd::Bdds>(e: &reach::Engine<B>, start: Instant) -> SearchStats {
             }
         }
         for cs in &e.callsites {
-            // pairs of the caller's current valuation (its scope at the call) and the values
-            // the call writes (next copies of the touched globals and receivers)
-            let before = e.scope(cs.c).into_iter().filter(|&x| x % 3 == 1).count() as u32;
-            summary_edges += e.bdd.count(&cs.sum, before + cs.ret_slots.len() as u32);
+            // pairs of a valuation of what the callee reads of the caller (touched globals,
+            // variables of the arguments) and of the values the call writes (next copies of
+            // the touched globals and receivers); `sum` depends on no other variable
+            summary_edges += e.bdd.count(&cs.sum, cs.inputs + cs.ret_slots.len() as u32);
         }
         counters.push(("path_edges", sat_u64(path_edges)));
         counters.push(("summary_edges", sat_u64(summary_edges)));

@@ -101,6 +101,13 @@ impl Bits {
         }
         changed
     }
+    /// Makes room for members below `n`.
+    pub fn grow(&mut self, n: usize) {
+        let w = n.div_ceil(64);
+        if self.0.len() < w {
+            self.0.resize(w, 0);
+        }
+    }
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.0.iter().enumerate().flat_map(|(w, &bits)| {
             (0..64u32)
@@ -136,6 +143,18 @@ fn reads(e: &Expr, r: &mut Reads) {
         }
         // not boolean-program expressions: `applies` rejects programs that use them
         _ => {}
+    }
+}
+
+/// Adds the slots `e` reads (globals `i`, locals `g + j`) to `slots`.
+pub fn read_slots(e: &Expr, g: u32, slots: &mut Bits) {
+    let mut r = Reads::default();
+    reads(e, &mut r);
+    for i in r.globals {
+        slots.insert(i);
+    }
+    for j in r.locals.into_iter().chain(r.primed_locals) {
+        slots.insert(g + j);
     }
 }
 

@@ -77,6 +77,10 @@ pub struct CallSite<B: Bdds> {
     pub ret_slots: Vec<u32>,
     /// The receiver slot of each result (`None`: discarded).
     pub recv: Vec<Option<u32>>,
+    /// The number of caller slots a summary edge reads: the callee's touched globals and the
+    /// variables its arguments read (a summary edge is a pair of a valuation of these and of
+    /// the next copies of `ret_slots`).
+    pub inputs: u32,
     /// The summary edges found so far (caller current → caller next).
     pub sum: B::F,
 }
@@ -857,7 +861,14 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             .filter(|&&s| self.lives_at(w, s))
             .map(|&s| (self.layout.nv(s), self.layout.cv(s)))
             .collect();
+        let mut inputs = qi.touched.clone();
+        inputs.grow(self.nslots as usize);
+        for a in args {
+            model::read_slots(a, g, &mut inputs);
+        }
+        let inputs = inputs.iter().count() as u32;
         let mut cs = CallSite {
+            inputs,
             c,
             w,
             callee,
