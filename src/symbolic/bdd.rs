@@ -129,6 +129,11 @@ pub struct Oxidd {
     t: BCDDFunction,
     oom: Cell<bool>,
     count_memo: std::cell::RefCell<ahash::AHashMap<BCDDFunction, f64>>,
+    /// Index tables for the walks on raw edges (see `Memo`).
+    memo_pool: std::cell::RefCell<Vec<IndexTable>>,
+    /// The last boundary computed (see `deep_boundary`): the function, the level, the
+    /// sub-functions.
+    boundary_cache: std::cell::RefCell<Option<(BCDDFunction, u32, Vec<BCDDFunction>)>>,
 }
 
 impl Oxidd {
@@ -174,6 +179,8 @@ impl Oxidd {
             t,
             oom: Cell::new(false),
             count_memo: Default::default(),
+            memo_pool: Default::default(),
+            boundary_cache: Default::default(),
         }
     }
 }
@@ -181,6 +188,7 @@ impl Oxidd {
 impl Drop for Oxidd {
     fn drop(&mut self) {
         self.count_memo.get_mut().clear();
+        *self.boundary_cache.get_mut() = None;
         let pooled = Pooled {
             manager: self.manager.clone(),
             vars: std::mem::take(&mut self.all_vars),
@@ -198,12 +206,66 @@ impl Drop for Oxidd {
 /// is instead of being looked up again in the unique table).
 type Mgr<'id> = <BCDDFunction as Function>::Manager<'id>;
 type Ed<'id> = <Mgr<'id> as Manager>::Edge;
-/// Results per visited edge (node and complement tag).
-type Memo<'id> = ahash::AHashMap<(oxidd::NodeID, bool), Ed<'id>>;
+/// Results per visited edge (node and complement tag): an index into `out`, or [`SAME`] when
+/// the result is the visited edge itself. The index table is taken from a pool and given back
+/// with its capacity (growing a table from empty at each call was a large part of long walks).
+struct Memo<'id> {
+    ix: IndexTable,
+    out: Vec<Ed<'id>>,
+}
+
+/// Keys are node indices with the complement bit: Fx hashing (one multiplication) suffices.
+type IndexTable =
+    std::collections::HashMap<u64, u32, std::hash::BuildHasherDefault<oxidd::util::FxHasher>>;
+
+/// The result is the visited edge.
+const SAME: u32 = u32::MAX;
+
+impl<'id> Memo<'id> {
+    fn new(o: &Oxidd) -> Memo<'id> {
+        Memo {
+            ix: o.memo_pool.borrow_mut().pop().unwrap_or_default(),
+            out: Vec::new(),
+        }
+    }
+    #[inline]
+    fn get(&self, m: &Mgr<'id>, e: &Ed<'id>) -> Option<Ed<'id>> {
+        self.ix.get(&key(e)).map(|&i| {
+            if i == SAME {
+                m.clone_edge(e)
+            } else {
+                m.clone_edge(&self.out[i as usize])
+            }
+        })
+    }
+    /// Records `out` as the result for `e` (`same`: `out` is `e`).
+    #[inline]
+    fn put(&mut self, m: &Mgr<'id>, e: &Ed<'id>, out: &Ed<'id>, same: bool) {
+        let i = if same {
+            SAME
+        } else {
+            self.out.push(m.clone_edge(out));
+            self.out.len() as u32 - 1
+        };
+        self.ix.insert(key(e), i);
+    }
+    /// Drops the recorded edges and gives the table back to the pool.
+    fn finish(mut self, m: &Mgr<'id>, o: &Oxidd) {
+        for e in self.out.drain(..) {
+            m.drop_edge(e);
+        }
+        // clearing costs the table's capacity: do not keep a huge table for small walks
+        if self.ix.capacity() > 1 << 16 && self.ix.len() * 8 < self.ix.capacity() {
+            self.ix = Default::default();
+        }
+        self.ix.clear();
+        o.memo_pool.borrow_mut().push(self.ix);
+    }
+}
 
 #[inline]
-fn key<'id>(e: &Ed<'id>) -> (oxidd::NodeID, bool) {
-    (e.node_id(), e.tag() != Default::default())
+fn key<'id>(e: &Ed<'id>) -> u64 {
+    ((e.node_id() as u64) << 1) | (e.tag() != Default::default()) as u64
 }
 
 #[inline]
@@ -211,24 +273,18 @@ fn level_of<'id>(m: &Mgr<'id>, e: &Ed<'id>) -> u32 {
     m.get_node(e).level()
 }
 
-fn drop_memo<'id>(m: &Mgr<'id>, memo: &mut Memo<'id>) {
-    for (_, e) in memo.drain() {
-        m.drop_edge(e);
-    }
-}
-
 impl Oxidd {
-    /// `level ? hi : lo` (consumes `hi` and `lo`); `orig` if those are its cofactors.
+    /// `level ? hi : lo` (consumes `hi` and `lo`); `orig` if `same` (the caller found that
+    /// these are `orig`'s level and cofactors).
     fn node_e<'id>(
         &self,
         m: &Mgr<'id>,
         orig: &Ed<'id>,
+        same: bool,
         level: u32,
         hi: Ed<'id>,
         lo: Ed<'id>,
     ) -> oxidd::util::AllocResult<Ed<'id>> {
-        let same = BCDDFunction::cofactors_edge(m, orig)
-            .is_some_and(|(h, l)| level_of(m, orig) == level && *h == hi && *l == lo);
         let out = if same {
             Ok(m.clone_edge(orig))
         } else {
@@ -254,8 +310,8 @@ impl Oxidd {
         if level >= r.end {
             return Ok(m.clone_edge(e));
         }
-        if let Some(x) = memo.get(&key(e)) {
-            return Ok(m.clone_edge(x));
+        if let Some(x) = memo.get(m, e) {
+            return Ok(x);
         }
         let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
         let h = self.rename_e(m, &hi, r, memo)?;
@@ -266,8 +322,10 @@ impl Oxidd {
                 return Err(x);
             }
         };
-        let out = self.node_e(m, e, self.renamed(r, level), h, l)?;
-        memo.insert(key(e), m.clone_edge(&out));
+        let to = self.renamed(r, level);
+        let same = to == level && h == *hi && l == *lo;
+        let out = self.node_e(m, e, same, to, h, l)?;
+        memo.put(m, e, &out, same);
         Ok(out)
     }
 
@@ -287,8 +345,8 @@ impl Oxidd {
         if keep.last().is_none_or(|&k| level > k) {
             return Ok(m.clone_edge(self.t.as_edge(m)));
         }
-        if let Some(x) = memo.get(&key(e)) {
-            return Ok(m.clone_edge(x));
+        if let Some(x) = memo.get(m, e) {
+            return Ok(x);
         }
         let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
         let h = self.project_e(m, &hi, keep, memo)?;
@@ -300,7 +358,8 @@ impl Oxidd {
                     return Err(x);
                 }
             };
-            self.node_e(m, e, level, h, l)?
+            let same = h == *hi && l == *lo;
+            self.node_e(m, e, same, level, h, l)?
         } else if h == *self.t.as_edge(m) {
             h
         } else {
@@ -316,7 +375,8 @@ impl Oxidd {
             m.drop_edge(l);
             o?
         };
-        memo.insert(key(e), m.clone_edge(&out));
+        let same = out == *e;
+        memo.put(m, e, &out, same);
         Ok(out)
     }
 
@@ -361,7 +421,7 @@ impl Oxidd {
         let top = level_of(m, g).min(level_of(m, vars)).min(r.top);
         // one renaming memo for every sub-function: renaming a node does not depend on
         // where it was reached from
-        let mut rmemo = Memo::default();
+        let mut rmemo = Memo::new(self);
         let mut op = |h: &Ed<'id>| {
             let x = self.and_exists_e(m, h, g, vars)?;
             if r.pairs.is_empty() {
@@ -374,12 +434,12 @@ impl Oxidd {
         let out = if level_of(m, f) >= top {
             op(f)
         } else {
-            let mut memo = Memo::default();
+            let mut memo = Memo::new(self);
             let out = self.above_e(m, f, top, &mut memo, &mut op);
-            drop_memo(m, &mut memo);
+            memo.finish(m, self);
             out
         };
-        drop_memo(m, &mut rmemo);
+        rmemo.finish(m, self);
         Ok(BCDDFunction::from_edge(m, out?))
     }
 
@@ -399,8 +459,8 @@ impl Oxidd {
         if level >= top {
             return op(e);
         }
-        if let Some(x) = memo.get(&key(e)) {
-            return Ok(m.clone_edge(x));
+        if let Some(x) = memo.get(m, e) {
+            return Ok(x);
         }
         let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
         let h = self.above_e(m, &hi, top, memo, op)?;
@@ -411,9 +471,45 @@ impl Oxidd {
                 return Err(x);
             }
         };
-        let out = self.node_e(m, e, level, h, l)?;
-        memo.insert(key(e), m.clone_edge(&out));
+        let same = h == *hi && l == *lo;
+        let out = self.node_e(m, e, same, level, h, l)?;
+        memo.put(m, e, &out, same);
         Ok(out)
+    }
+
+    /// The maximal sub-functions of `f` whose roots are at or below level `top` (terminals
+    /// included), when `top` lies deep below `f`'s root; `None` otherwise. The last answer is
+    /// kept: a caller's path edges are passed to call after call whose callees touch deeper
+    /// and deeper variables (bp-parity), and extending the boundary from the last one instead
+    /// of walking down from the root each time keeps such a sequence linear.
+    fn deep_boundary(&self, f: &BCDDFunction, top: u32) -> Option<Vec<BCDDFunction>> {
+        /// Fewer levels than this above `top`: walking from the root is cheap enough.
+        const DEEP: u32 = 96;
+        let level = self.level(f);
+        if top == u32::MAX || level >= top || top - level < DEEP {
+            return None;
+        }
+        let mut cache = self.boundary_cache.borrow_mut();
+        let mut stack = match &*cache {
+            Some((root, t, bs)) if root == f && *t <= top => bs.clone(),
+            _ => vec![f.clone()],
+        };
+        let mut seen = ahash::AHashSet::new();
+        let mut out = Vec::new();
+        while let Some(e) = stack.pop() {
+            if !seen.insert(e.clone()) {
+                continue;
+            }
+            if self.level(&e) >= top {
+                out.push(e);
+            } else {
+                let (hi, lo) = e.cofactors().expect("an inner node");
+                stack.push(lo);
+                stack.push(hi);
+            }
+        }
+        *cache = Some((f.clone(), top, out.clone()));
+        Some(out)
     }
 
     /// log2 of the number of assignments to the levels from `f`'s top level down that satisfy
@@ -584,10 +680,24 @@ impl Bdds for Oxidd {
         if self.is_false(f) || self.is_true(f) {
             return f.clone();
         }
+        if let Some(&top) = keep.first() {
+            if let Some(bs) = self.deep_boundary(f, top) {
+                // no kept variable above `top`: quantifying those variables is the
+                // disjunction of the sub-functions the paths through them end in
+                let mut acc = self.constant(false);
+                for b in &bs {
+                    acc = self.or(&acc, &self.project(b, keep));
+                    if self.is_true(&acc) {
+                        break;
+                    }
+                }
+                return acc;
+            }
+        }
         let r = f.with_manager_shared(|m, e| {
-            let mut memo = Memo::default();
+            let mut memo = Memo::new(self);
             let out = self.project_e(m, e, keep, &mut memo);
-            drop_memo(m, &mut memo);
+            memo.finish(m, self);
             Ok(BCDDFunction::from_edge(m, out?))
         });
         self.ok(r)
@@ -599,6 +709,20 @@ impl Bdds for Oxidd {
         vars: &BCDDFunction,
         r: &Renaming,
     ) -> BCDDFunction {
+        let top = self.level(g).min(self.level(vars)).min(r.top);
+        if let Some(bs) = self.deep_boundary(f, top) {
+            // the operation commutes with the Shannon expansion above `top`: when it leaves
+            // every sub-function at the boundary unchanged, it leaves `f` unchanged
+            let same = bs.iter().all(|b| {
+                let x = f.with_manager_shared(|m, _| {
+                    self.and_exists_rename_e(m, b.as_edge(m), g, vars, r)
+                });
+                self.ok(x) == *b
+            });
+            if same {
+                return f.clone();
+            }
+        }
         let res = f.with_manager_shared(|m, f| self.and_exists_rename_e(m, f, g, vars, r));
         self.ok(res)
     }
@@ -607,9 +731,9 @@ impl Bdds for Oxidd {
             return f.clone();
         }
         let res = f.with_manager_shared(|m, e| {
-            let mut memo = Memo::default();
+            let mut memo = Memo::new(self);
             let out = self.rename_e(m, e, r, &mut memo);
-            drop_memo(m, &mut memo);
+            memo.finish(m, self);
             Ok(BCDDFunction::from_edge(m, out?))
         });
         self.ok(res)

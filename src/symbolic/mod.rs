@@ -149,7 +149,7 @@ fn stats<B: bdd::Bdds>(e: &reach::Engine<B>, start: Instant) -> SearchStats {
         let mut summary_edges = 0.0f64;
         for (v, f) in e.reached.iter().enumerate() {
             if !e.bdd.is_false(f) {
-                path_edges += e.bdd.count(f, e.scope(v as u32).len() as u32);
+                path_edges += e.bdd.count(f, e.scope_len(v as u32));
             }
         }
         for cs in &e.callsites {

@@ -108,12 +108,26 @@ impl Bits {
             self.0.resize(w, 0);
         }
     }
+    /// The members, in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            (0..64u32)
-                .filter(move |b| bits & (1u64 << b) != 0)
-                .map(move |b| w as u32 * 64 + b)
+            let mut rest = bits;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let b = rest.trailing_zeros();
+                rest &= rest - 1;
+                Some(w as u32 * 64 + b)
+            })
         })
+    }
+    /// The number of members.
+    pub fn len(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
     }
 }
 

@@ -866,7 +866,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         for a in args {
             model::read_slots(a, g, &mut inputs);
         }
-        let inputs = inputs.iter().count() as u32;
+        let inputs = inputs.len();
         let mut cs = CallSite {
             inputs,
             c,
@@ -890,6 +890,16 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             cs.sum = self.lift(&cs, &qi.exits);
         }
         cs
+    }
+
+    /// The number of variables of [`Engine::scope`] (without building it).
+    pub fn scope_len(&self, v: u32) -> u32 {
+        let info = &self.procs[self.proc_of[v as usize] as usize];
+        let mut n = info.touched.len() + info.live[self.pc(v) as usize].len();
+        if info.called {
+            n += info.touched.len() + info.live[0].len();
+        }
+        n
     }
 
     /// The variables a path edge at `v` can mention: touched globals (entry and current),
