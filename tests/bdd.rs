@@ -274,7 +274,10 @@ fn long_parity_broken_anywhere_fails() {
     assert_eq!(kind, "passed", "exit {code:?}\n{err}");
     for i in [3, 75, 148] {
         let broken = bp_parity(k).replace(
-            &format!("void flip{i}() begin g{i}, g{j} := !g{i}, !g{j}; end", j = i + 1),
+            &format!(
+                "void flip{i}() begin g{i}, g{j} := !g{i}, !g{j}; end",
+                j = i + 1
+            ),
             &format!("void flip{i}() begin g{j} := !g{j}; end", j = i + 1),
         );
         assert_ne!(broken, bp_parity(k));

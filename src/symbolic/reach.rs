@@ -908,23 +908,36 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
     pub fn scope(&self, v: u32) -> Vec<u32> {
         let q = self.proc_of[v as usize] as usize;
         let info = &self.procs[q];
-        let pc = self.pc(v) as usize;
-        let mut vars = Vec::new();
+        let live = &info.live[self.pc(v) as usize];
+        let mut vars = Vec::with_capacity(self.scope_len(v) as usize);
+        // in variable order: the local slots come first, then the globals, and each slot's
+        // entry copy right before its current copy
+        let (mut a, mut b) = (info.live[0].iter().peekable(), live.iter().peekable());
+        loop {
+            let j = match (a.peek(), b.peek()) {
+                (Some(&x), Some(&y)) => x.min(y),
+                (Some(&x), None) => x,
+                (None, Some(&y)) => y,
+                (None, None) => break,
+            };
+            if a.peek() == Some(&j) {
+                a.next();
+                if info.called {
+                    vars.push(self.layout.ev(self.g + j));
+                }
+            }
+            if b.peek() == Some(&j) {
+                b.next();
+                vars.push(self.layout.cv(self.g + j));
+            }
+        }
         for i in info.touched.iter() {
             if info.called {
                 vars.push(self.layout.ev(i));
             }
             vars.push(self.layout.cv(i));
         }
-        if info.called {
-            for j in info.live[0].iter() {
-                vars.push(self.layout.ev(self.g + j));
-            }
-        }
-        for j in info.live[pc].iter() {
-            vars.push(self.layout.cv(self.g + j));
-        }
-        vars.sort_unstable();
+        debug_assert!(vars.windows(2).all(|w| w[0] < w[1]));
         vars
     }
 }

@@ -23,13 +23,18 @@ use zingrs_lang::ir::Stmt;
 /// A valuation of the scope of a vertex, found in the batch with stamp `stamp`.
 struct Point<F> {
     v: u32,
-    cube: F,
+    /// The conjunction of `vals`, built when first needed (most steps of a walk never need it).
+    cube: std::cell::OnceCell<F>,
     /// `(variable, value)` for the scope's variables.
     vals: Vec<(u32, bool)>,
     stamp: u32,
 }
 
 impl<F> Point<F> {
+    fn cube<B: Bdds<F = F>>(&self, b: &B) -> &F {
+        self.cube.get_or_init(|| b.literals(&self.vals))
+    }
+
     fn get(&self, var: u32) -> Option<bool> {
         self.vals
             .binary_search_by_key(&var, |p| p.0)
@@ -98,7 +103,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
             .collect();
         Point {
             v,
-            cube: self.bdd.literals(&vals),
+            cube: Default::default(),
             vals,
             stamp,
         }
@@ -157,7 +162,11 @@ impl<B: Bdds> Engine<'_, '_, B> {
             if v == self.entry(q) {
                 let info = &self.procs[q as usize];
                 let start = if info.called {
-                    b.is_false(&b.and_not(&at.cube, &info.selfloop))
+                    // the point satisfies E = C (the self-loop mentions only its scope)
+                    match b.eval(&info.selfloop, &at.vals) {
+                        Some(x) => x,
+                        None => b.is_false(&b.and_not(at.cube(b), &info.selfloop)),
+                    }
                 } else {
                     at.stamp == 0
                 };
@@ -208,7 +217,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     continue;
                 }
                 let pre = match x {
-                    Xfer::Jump { .. } => at.cube.clone(),
+                    Xfer::Jump { .. } => at.cube(b).clone(),
                     Xfer::Branch { t, f, .. } => {
                         let s = self.succs(u);
                         let mut g = b.constant(false);
@@ -218,9 +227,9 @@ impl<B: Bdds> Engine<'_, '_, B> {
                         if s[1] == v {
                             g = b.or(&g, f);
                         }
-                        b.and(&at.cube, &g)
+                        b.and(at.cube(b), &g)
                     }
-                    Xfer::Assume { t, .. } | Xfer::Assert { t, .. } => b.and(&at.cube, t),
+                    Xfer::Assume { t, .. } | Xfer::Assert { t, .. } => b.and(at.cube(b), t),
                     Xfer::Update {
                         rel, back, ncube, ..
                     } => {
@@ -340,7 +349,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 .map(|&s| self.layout.nv(s))
                 .collect::<Vec<_>>(),
         );
-        b.and_exists(&b.rename(&at.cube, &b.renaming(&back)), &lifted, &ncube)
+        b.and_exists(&b.rename(at.cube(b), &b.renaming(&back)), &lifted, &ncube)
     }
 
     /// A point at an exit of the callee of call site `i` that the caller point `pc` enters and
@@ -367,8 +376,8 @@ impl<B: Bdds> Engine<'_, '_, B> {
             }
         }
         for (j, s) in self.arg_sets(cs.c).into_iter().enumerate() {
-            let can_t = !b.is_false(&b.restrict(&s.t, &pc.cube));
-            let can_f = !b.is_false(&b.restrict(&s.f, &pc.cube));
+            let can_t = !b.is_false(&b.restrict(&s.t, pc.cube(b)));
+            let can_f = !b.is_false(&b.restrict(&s.f, pc.cube(b)));
             if can_t != can_f {
                 lits.push((self.layout.ev(self.g + j as u32), can_t));
             }
@@ -493,10 +502,17 @@ impl<B: Bdds> Engine<'_, '_, B> {
         for (k, next) in points.iter().enumerate().skip(1) {
             outs.clear();
             m.step(&state, 0, &mut (), &mut outs);
-            let hit = outs.iter().position(|o| match o {
-                Outcome::Next { state, .. } => self.agrees(state, next),
-                _ => false,
-            });
+            // a step with one outcome takes it (the walk's point is checked at the next step
+            // with a choice, and at the end)
+            let last = k + 1 == points.len();
+            let hit = if outs.len() == 1 && !last {
+                matches!(outs[0], Outcome::Next { .. }).then_some(0)
+            } else {
+                outs.iter().position(|o| match o {
+                    Outcome::Next { state, .. } => self.agrees(state, next),
+                    _ => false,
+                })
+            };
             let Some(i) = hit else {
                 return Err(format!(
                     "step {k}: no outcome reaches {} pc {}",
