@@ -912,23 +912,25 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         let mut vars = Vec::with_capacity(self.scope_len(v) as usize);
         // in variable order: the local slots come first, then the globals, and each slot's
         // entry copy right before its current copy
-        let (mut a, mut b) = (info.live[0].iter().peekable(), live.iter().peekable());
-        loop {
-            let j = match (a.peek(), b.peek()) {
-                (Some(&x), Some(&y)) => x.min(y),
-                (Some(&x), None) => x,
-                (None, Some(&y)) => y,
-                (None, None) => break,
+        let entry = &info.live[0];
+        for w in 0..entry.words().len().max(live.words().len()) {
+            let e = if info.called {
+                entry.words().get(w).copied().unwrap_or(0)
+            } else {
+                0
             };
-            if a.peek() == Some(&j) {
-                a.next();
-                if info.called {
+            let c = live.words().get(w).copied().unwrap_or(0);
+            let mut rest = e | c;
+            while rest != 0 {
+                let b = rest.trailing_zeros();
+                rest &= rest - 1;
+                let j = w as u32 * 64 + b;
+                if e & (1 << b) != 0 {
                     vars.push(self.layout.ev(self.g + j));
                 }
-            }
-            if b.peek() == Some(&j) {
-                b.next();
-                vars.push(self.layout.cv(self.g + j));
+                if c & (1 << b) != 0 {
+                    vars.push(self.layout.cv(self.g + j));
+                }
             }
         }
         for i in info.touched.iter() {

@@ -26,7 +26,7 @@ struct Point<F> {
     /// The conjunction of `vals`, built when first needed (most steps of a walk never need it).
     cube: std::cell::OnceCell<F>,
     /// `(variable, value)` for the scope's variables.
-    vals: Vec<(u32, bool)>,
+    vals: std::rc::Rc<[(u32, bool)]>,
     stamp: u32,
 }
 
@@ -41,6 +41,14 @@ impl<F> Point<F> {
             .ok()
             .map(|i| self.vals[i].1)
     }
+}
+
+/// How a predecessor point was found: the same valuation (the step changes nothing), a set
+/// to pick from, or a valuation found by evaluation.
+enum Pre<F> {
+    Kept,
+    Meet(F),
+    Vals(Vec<(u32, bool)>),
 }
 
 /// A frame of the backward walk: the current point. A nested frame walks inside a callee
@@ -104,7 +112,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
         Point {
             v,
             cube: Default::default(),
-            vals,
+            vals: vals.into(),
             stamp,
         }
     }
@@ -202,7 +210,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 }
             }
             // a predecessor inside the procedure, possibly over a summary
-            let mut best: Option<(u32, u32, Option<B::F>)> = None;
+            let mut best: Option<(u32, u32, Pre<B::F>)> = None;
             for &u in &preds[v as usize] {
                 let Some(x) = &self.xfer[u as usize] else {
                     continue;
@@ -211,10 +219,20 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     // the step keeps the point: no BDD operation, no new pick
                     if let Some(s) = s {
                         if best.as_ref().is_none_or(|x| s < x.0) {
-                            best = Some((s, u, None));
+                            best = Some((s, u, Pre::Kept));
                         }
                     }
                     continue;
+                }
+                if let Xfer::Update { rel, back, .. } = x {
+                    if let Some(found) = self.update_pre_by_eval(u, rel, back, at) {
+                        if let Some((s, vals)) = found {
+                            if best.as_ref().is_none_or(|x| s < x.0) {
+                                best = Some((s, u, Pre::Vals(vals)));
+                            }
+                        }
+                        continue;
+                    }
                 }
                 let pre = match x {
                     Xfer::Jump { .. } => at.cube(b).clone(),
@@ -246,7 +264,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 };
                 if let Some((s, meet)) = self.first_meet(u, &pre, at.stamp) {
                     if best.as_ref().is_none_or(|x| s < x.0) {
-                        best = Some((s, u, Some(meet)));
+                        best = Some((s, u, Pre::Meet(meet)));
                     }
                 }
             }
@@ -257,11 +275,17 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 ));
             };
             let p = match meet {
-                Some(meet) => self.point(u, &meet, s),
-                None => Point {
+                Pre::Meet(meet) => self.point(u, &meet, s),
+                Pre::Kept => Point {
                     v: u,
                     cube: at.cube.clone(),
                     vals: at.vals.clone(),
+                    stamp: s,
+                },
+                Pre::Vals(vals) => Point {
+                    v: u,
+                    cube: Default::default(),
+                    vals: vals.into(),
                     stamp: s,
                 },
             };
@@ -322,6 +346,89 @@ impl<B: Bdds> Engine<'_, '_, B> {
             i = self.log[i as usize].1;
         }
         Some(found)
+    }
+
+    /// For an assignment `u` (relation `rel` over current and next copies, `back` renaming the
+    /// live targets' current copies to next): the oldest batch of `u` older than `at` holding
+    /// a valuation of `u`'s scope that steps to `at`, and that valuation, found by enumerating
+    /// the few valuations that agree with `at` off the targets and evaluating `rel` and the
+    /// batches on them (no BDD is built). `Some(None)` if there is none; `None` when this does
+    /// not apply (too many free variables, or a function reads a variable the valuations do
+    /// not assign), and the caller computes the pre-image with BDDs.
+    fn update_pre_by_eval(
+        &self,
+        u: u32,
+        rel: &B::F,
+        back: &B::Renaming,
+        at: &Point<B::F>,
+    ) -> Option<Option<(u32, Vec<(u32, bool)>)>> {
+        /// At most 2^MAX_FREE valuations are tried.
+        const MAX_FREE: usize = 4;
+        let b = &self.bdd;
+        let scope = self.scope(u);
+        // the point's variables: next copies of the live targets, and the rest, which a
+        // valuation at `u` must agree with
+        let mut next: Vec<(u32, bool)> = Vec::new();
+        let mut fixed: Vec<(u32, bool)> = Vec::with_capacity(at.vals.len());
+        for &(x, val) in at.vals.iter() {
+            let y = b.renamed(back, x);
+            if y != x {
+                next.push((y, val));
+            } else {
+                fixed.push((x, val));
+            }
+        }
+        // every fixed variable must be in u's scope (then `fixed` is a sub-list of `scope`)
+        let mut free: Vec<u32> = Vec::new();
+        let mut k = 0;
+        for &x in &scope {
+            if k < fixed.len() && fixed[k].0 == x {
+                k += 1;
+            } else {
+                free.push(x);
+            }
+        }
+        if k < fixed.len() || free.len() > MAX_FREE {
+            return None;
+        }
+        let mut best: Option<(u32, Vec<(u32, bool)>)> = None;
+        let mut vals: Vec<(u32, bool)> = Vec::with_capacity(scope.len());
+        let mut full: Vec<(u32, bool)> = Vec::with_capacity(scope.len() + next.len());
+        for bits in 0u32..(1 << free.len()) {
+            vals.clear();
+            let (mut i, mut j) = (0, 0);
+            for &x in &scope {
+                if i < fixed.len() && fixed[i].0 == x {
+                    vals.push(fixed[i]);
+                    i += 1;
+                } else {
+                    vals.push((x, bits & (1 << j) != 0));
+                    j += 1;
+                }
+            }
+            full.clear();
+            full.extend_from_slice(&vals);
+            full.extend_from_slice(&next);
+            full.sort_unstable_by_key(|p| p.0);
+            if !b.eval(rel, &full)? {
+                continue;
+            }
+            // the oldest batch older than `at` holding the valuation
+            let mut found = None;
+            let mut h = self.head[u as usize];
+            while h != NONE {
+                if h < at.stamp && b.eval(&self.log[h as usize].0, &vals)? {
+                    found = Some(h);
+                }
+                h = self.log[h as usize].1;
+            }
+            if let Some(s) = found {
+                if best.as_ref().is_none_or(|x| s < x.0) {
+                    best = Some((s, vals.clone()));
+                }
+            }
+        }
+        Some(best)
     }
 
     /// Points at call vertex `i.c` whose summary edges (from exits older than the point `at`
