@@ -18,7 +18,7 @@ pub trait Bdds {
     /// A boolean function (a handle; cloning is cheap).
     type F: Clone + PartialEq + Eq + std::hash::Hash;
     /// A prepared renaming of variables (built once, applied many times).
-    type Renaming;
+    type Renaming: Clone;
 
     /// The number of variables (levels); variable `i` is at level `i` and never moves.
     fn num_vars(&self) -> u32;
@@ -92,6 +92,7 @@ pub trait Bdds {
 }
 
 /// A prepared renaming: the new variable of each renamed one, indexed by variable.
+#[derive(Clone)]
 pub struct Renaming {
     /// `(from, to)`, sorted by `from` (sparse: the order can have thousands of variables and
     /// a program thousands of renamings).

@@ -13,7 +13,7 @@ use crate::explore::{self, Limit};
 use crate::runtime::Machine;
 use std::collections::VecDeque;
 use std::time::Instant;
-use zingrs_lang::ir::{LValue, Pc, ProcId, Stmt};
+use zingrs_lang::ir::{Expr, LValue, Pc, ProcId, Stmt};
 
 /// No index.
 pub const NONE: u32 = u32::MAX;
@@ -47,6 +47,65 @@ pub enum Xfer<B: Bdds> {
     Call(u32),
     /// A return: `rel` binds the result values to the next copies of local slots 0..k.
     Return { rel: B::F },
+}
+
+impl<B: Bdds> Clone for Xfer<B> {
+    fn clone(&self) -> Self {
+        match self {
+            Xfer::Jump { kill } => Xfer::Jump { kill: kill.clone() },
+            Xfer::Branch { t, f, kt, kf } => Xfer::Branch {
+                t: t.clone(),
+                f: f.clone(),
+                kt: kt.clone(),
+                kf: kf.clone(),
+            },
+            Xfer::Assume { t, kill } => Xfer::Assume {
+                t: t.clone(),
+                kill: kill.clone(),
+            },
+            Xfer::Assert { t, bad, kill } => Xfer::Assert {
+                t: t.clone(),
+                bad: bad.clone(),
+                kill: kill.clone(),
+            },
+            Xfer::Update {
+                rel,
+                cube,
+                ren,
+                back,
+                ncube,
+            } => Xfer::Update {
+                rel: rel.clone(),
+                cube: cube.clone(),
+                ren: ren.clone(),
+                back: back.clone(),
+                ncube: ncube.clone(),
+            },
+            Xfer::Call(i) => Xfer::Call(*i),
+            Xfer::Return { rel } => Xfer::Return { rel: rel.clone() },
+        }
+    }
+}
+
+/// What a transfer relation depends on besides the layout: the statement, and the live
+/// locals at the vertex and at each successor. Vertices with equal keys (the same statement
+/// in procedures with the same shape, as in bebop-t) share one built relation.
+#[derive(Hash, PartialEq, Eq)]
+pub struct XferKey {
+    stmt: StmtKey,
+    live: Vec<u64>,
+}
+
+#[derive(Hash, PartialEq, Eq)]
+enum StmtKey {
+    Jump,
+    Branch(Expr),
+    Assume(Expr),
+    Assert(Expr),
+    Assign(Vec<Option<LValue>>, Vec<Expr>, Option<Expr>),
+    Havoc(Vec<LValue>),
+    Constrain(Expr, u32),
+    Return(Option<Vec<Expr>>),
 }
 
 /// One call site, with the relations used to enter the callee and to apply its summary.
@@ -148,6 +207,8 @@ pub struct Engine<'m, 'p, B: Bdds> {
     pub steps: u64,
     pub summaries: u64,
     pub peak_nodes: usize,
+    /// Transfer relations already built, by what they depend on.
+    pub xfer_cache: ahash::AHashMap<XferKey, Xfer<B>>,
 }
 
 impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
@@ -248,6 +309,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             steps: 0,
             summaries: 0,
             peak_nodes: 0,
+            xfer_cache: Default::default(),
             procs,
             bdd,
         };
@@ -468,7 +530,17 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
 
     fn process(&mut self, v: u32, d: B::F) {
         if self.xfer[v as usize].is_none() {
-            let x = self.build_xfer(v);
+            let x = match self.xfer_key(v) {
+                Some(k) => match self.xfer_cache.get(&k) {
+                    Some(x) => x.clone(),
+                    None => {
+                        let x = self.build_xfer(v);
+                        self.xfer_cache.insert(k, x.clone());
+                        x
+                    }
+                },
+                None => self.build_xfer(v),
+            };
             self.xfer[v as usize] = Some(x);
         }
         let x = self.xfer[v as usize].as_ref().expect("built");
@@ -569,6 +641,39 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         let b = &self.bdd;
         let lifted = b.rename(&b.exists(ex, &cs.lift_pre), &cs.lift_ren);
         b.and_exists(&lifted, &cs.argrel_e, &cs.formals_e)
+    }
+
+    /// The key under which vertex `v`'s transfer relation can be shared (`None` for calls,
+    /// whose call sites are per vertex).
+    fn xfer_key(&self, v: u32) -> Option<XferKey> {
+        let p = self.m.program;
+        let q = self.proc_of[v as usize];
+        let node = p.node(q, self.pc(v));
+        let stmt = match &node.stmt {
+            Stmt::Skip | Stmt::Goto => StmtKey::Jump,
+            Stmt::Branch { cond } => StmtKey::Branch(cond.clone()),
+            Stmt::Assume { cond } => StmtKey::Assume(cond.clone()),
+            Stmt::Assert { cond } => StmtKey::Assert(cond.clone()),
+            Stmt::Assign {
+                targets,
+                values,
+                constrain,
+            } => StmtKey::Assign(targets.clone(), values.clone(), constrain.clone()),
+            Stmt::Havoc { targets } => StmtKey::Havoc(targets.clone()),
+            Stmt::Constrain { expr } => {
+                StmtKey::Constrain(expr.clone(), p.procs[q as usize].locals.len() as u32)
+            }
+            Stmt::Return { values } => StmtKey::Return(values.clone()),
+            _ => return None,
+        };
+        let live = &self.procs[q as usize].live;
+        let mut words = Vec::new();
+        for &w in std::iter::once(&v).chain(self.succs(v)) {
+            let b = live[self.pc(w) as usize].words();
+            words.push(b.len() as u64);
+            words.extend_from_slice(b);
+        }
+        Some(XferKey { stmt, live: words })
     }
 
     fn build_xfer(&mut self, v: u32) -> Xfer<B> {
