@@ -336,16 +336,22 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 return Some(None);
             }
         }
+        Some(self.batch_holding(u, &at.vals, at.stamp)?)
+    }
+
+    /// The batch of `u` older than `below` that holds the valuation `vals` (the batches of a
+    /// vertex are disjoint: each holds only edges new at that vertex), `Some(None)` if none
+    /// does; `None` if a batch reads a variable `vals` does not assign.
+    fn batch_holding(&self, u: u32, vals: &[(u32, bool)], below: u32) -> Option<Option<u32>> {
+        let b = &self.bdd;
         let mut i = self.head[u as usize];
-        let mut found = None;
-        // newest to oldest: the last batch that holds the point is the oldest
         while i != NONE {
-            if i < at.stamp && b.eval(&self.log[i as usize].0, &at.vals)? {
-                found = Some(i);
+            if i < below && b.eval(&self.log[i as usize].0, vals)? {
+                return Some(Some(i));
             }
             i = self.log[i as usize].1;
         }
-        Some(found)
+        Some(None)
     }
 
     /// For an assignment `u` (relation `rel` over current and next copies, `back` renaming the
@@ -413,16 +419,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
             if !b.eval(rel, &full)? {
                 continue;
             }
-            // the oldest batch older than `at` holding the valuation
-            let mut found = None;
-            let mut h = self.head[u as usize];
-            while h != NONE {
-                if h < at.stamp && b.eval(&self.log[h as usize].0, &vals)? {
-                    found = Some(h);
-                }
-                h = self.log[h as usize].1;
-            }
-            if let Some(s) = found {
+            if let Some(s) = self.batch_holding(u, &vals, at.stamp)? {
                 if best.as_ref().is_none_or(|x| s < x.0) {
                     best = Some((s, vals.clone()));
                 }
