@@ -18,7 +18,7 @@ pub trait Bdds {
     /// A boolean function (a handle; cloning is cheap).
     type F: Clone + PartialEq + Eq + std::hash::Hash;
     /// A prepared renaming of variables (built once, applied many times).
-    type Renaming: Clone;
+    type Renaming;
 
     /// The number of variables (levels); variable `i` is at level `i` and never moves.
     fn num_vars(&self) -> u32;

@@ -49,44 +49,6 @@ pub enum Xfer<B: Bdds> {
     Return { rel: B::F },
 }
 
-impl<B: Bdds> Clone for Xfer<B> {
-    fn clone(&self) -> Self {
-        match self {
-            Xfer::Jump { kill } => Xfer::Jump { kill: kill.clone() },
-            Xfer::Branch { t, f, kt, kf } => Xfer::Branch {
-                t: t.clone(),
-                f: f.clone(),
-                kt: kt.clone(),
-                kf: kf.clone(),
-            },
-            Xfer::Assume { t, kill } => Xfer::Assume {
-                t: t.clone(),
-                kill: kill.clone(),
-            },
-            Xfer::Assert { t, bad, kill } => Xfer::Assert {
-                t: t.clone(),
-                bad: bad.clone(),
-                kill: kill.clone(),
-            },
-            Xfer::Update {
-                rel,
-                cube,
-                ren,
-                back,
-                ncube,
-            } => Xfer::Update {
-                rel: rel.clone(),
-                cube: cube.clone(),
-                ren: ren.clone(),
-                back: back.clone(),
-                ncube: ncube.clone(),
-            },
-            Xfer::Call(i) => Xfer::Call(*i),
-            Xfer::Return { rel } => Xfer::Return { rel: rel.clone() },
-        }
-    }
-}
-
 /// What a transfer relation depends on besides the layout: the statement, and the live
 /// locals at the vertex and at each successor. Vertices with equal keys (the same statement
 /// in procedures with the same shape, as in bebop-t) share one built relation.
@@ -186,7 +148,9 @@ pub struct Engine<'m, 'p, B: Bdds> {
     pub succ: Vec<u32>,
     pub inv: Vec<Option<B::F>>,
     pub target: Vec<u32>,
-    pub xfer: Vec<Option<Xfer<B>>>,
+    /// The transfer relation of each vertex, built when the vertex is first processed
+    /// (shared between vertices with equal [`XferKey`]s).
+    pub xfer: Vec<Option<std::rc::Rc<Xfer<B>>>>,
     pub callsite_of: Vec<u32>,
     pub callsites: Vec<CallSite<B>>,
     pub reached: Vec<B::F>,
@@ -208,7 +172,7 @@ pub struct Engine<'m, 'p, B: Bdds> {
     pub summaries: u64,
     pub peak_nodes: usize,
     /// Transfer relations already built, by what they depend on.
-    pub xfer_cache: ahash::AHashMap<XferKey, Xfer<B>>,
+    pub xfer_cache: ahash::AHashMap<XferKey, std::rc::Rc<Xfer<B>>>,
 }
 
 impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
@@ -534,16 +498,16 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
                 Some(k) => match self.xfer_cache.get(&k) {
                     Some(x) => x.clone(),
                     None => {
-                        let x = self.build_xfer(v);
+                        let x = std::rc::Rc::new(self.build_xfer(v));
                         self.xfer_cache.insert(k, x.clone());
                         x
                     }
                 },
-                None => self.build_xfer(v),
+                None => std::rc::Rc::new(self.build_xfer(v)),
             };
             self.xfer[v as usize] = Some(x);
         }
-        let x = self.xfer[v as usize].as_ref().expect("built");
+        let x = self.xfer[v as usize].as_deref().expect("built");
         let b = &self.bdd;
         let s0 = self.succ_start[v as usize] as usize;
         let s1 = self.succ_start[v as usize + 1] as usize;

@@ -212,7 +212,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
             // a predecessor inside the procedure, possibly over a summary
             let mut best: Option<(u32, u32, Pre<B::F>)> = None;
             for &u in &preds[v as usize] {
-                let Some(x) = &self.xfer[u as usize] else {
+                let Some(x) = self.xfer[u as usize].as_deref() else {
                     continue;
                 };
                 if let Some(s) = self.kept_point(u, v, x, at) {
@@ -289,7 +289,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     stamp: s,
                 },
             };
-            if let Some(Xfer::Call(i)) = &self.xfer[u as usize] {
+            if let Some(Xfer::Call(i)) = self.xfer[u as usize].as_deref() {
                 // over the summary: the callee runs from its entry to an exit in a nested frame
                 let exit = self.exit_point(*i as usize, &p, at)?;
                 let top = frames.last_mut().expect("frame");
@@ -436,7 +436,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
         let q = cs.callee as usize;
         let mut ex = b.constant(false);
         for &r in &self.procs[q].returns {
-            if let Some(Xfer::Return { rel }) = &self.xfer[r as usize] {
+            if let Some(Xfer::Return { rel }) = self.xfer[r as usize].as_deref() {
                 let pe = self.before(r, at.stamp);
                 ex = b.or(&ex, &b.and_exists(&pe, rel, &self.procs[q].exit_cube));
             }
@@ -499,7 +499,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
         let ncube = b.cube(&self.ret_vars(q));
         let mut best: Option<(u32, u32, B::F)> = None;
         for &r in &self.procs[q].returns {
-            let Some(Xfer::Return { rel }) = &self.xfer[r as usize] else {
+            let Some(Xfer::Return { rel }) = self.xfer[r as usize].as_deref() else {
                 continue;
             };
             let outs = b.exists(&b.and(rel, &nlink), &ncube);
@@ -527,7 +527,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
         let b = &self.bdd;
         let (v, set) = match f {
             Found::Target { v, .. } => (v, b.constant(true)),
-            Found::Assertion { v } => match &self.xfer[v as usize] {
+            Found::Assertion { v } => match self.xfer[v as usize].as_deref() {
                 Some(Xfer::Assert { bad, .. }) => (v, bad.clone()),
                 _ => return Err("not an assertion".into()),
             },
