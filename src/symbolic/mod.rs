@@ -100,7 +100,9 @@ pub fn search(m: &Machine, opts: &explore::Options, sym: &SymbolicOptions) -> Se
     let memory = opts.limits.memory.unwrap_or(8 << 30);
     let node_capacity = (memory / 40).clamp(1 << 20, 1 << 30) as usize;
     // a direct-mapped apply cache; too small a cache makes operations on shared BDDs redo work
-    let cache = (nodes * 4).next_power_of_two().clamp(1 << 18, 1 << 22);
+    // (one entry per vertex: four made the cache alone a tenth of the memory of bebop-t, whose
+    // BDDs have a dozen variables)
+    let cache = nodes.next_power_of_two().clamp(1 << 18, 1 << 22);
     let bdd = bdd::Oxidd::new(3 * slots, node_capacity, cache);
     // dropped after the engine and all its functions: see `Oxidd::manager_guard`
     let _gc = bdd.manager_guard();
