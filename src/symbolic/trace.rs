@@ -43,6 +43,9 @@ impl<F> Point<F> {
     }
 }
 
+/// A valuation and the stamp of the batch holding it.
+type Stamped = (u32, Vec<(u32, bool)>);
+
 /// How a predecessor point was found: the same valuation (the step changes nothing), a set
 /// to pick from, or a valuation found by evaluation.
 enum Pre<F> {
@@ -151,14 +154,34 @@ impl<B: Bdds> Engine<'_, '_, B> {
     /// Walks back from the error point to the initial state; the points in forward order.
     fn walk(&self, start: Point<B::F>) -> Result<Vec<Point<B::F>>, String> {
         let b = &self.bdd;
-        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); self.proc_of.len()];
-        for u in 0..self.proc_of.len() as u32 {
-            for &w in self.succs(u) {
-                if !preds[w as usize].contains(&u) {
-                    preds[w as usize].push(u);
+        // the predecessors of each vertex, in increasing order, in one flat array
+        let n = self.proc_of.len();
+        let mut pred_start = vec![0u32; n + 1];
+        for u in 0..n as u32 {
+            let ss = self.succs(u);
+            for (k, &w) in ss.iter().enumerate() {
+                if !ss[..k].contains(&w) {
+                    pred_start[w as usize + 1] += 1;
                 }
             }
         }
+        for i in 0..n {
+            pred_start[i + 1] += pred_start[i];
+        }
+        let mut fill = pred_start.clone();
+        let mut pred_list = vec![0u32; pred_start[n] as usize];
+        for u in 0..n as u32 {
+            let ss = self.succs(u);
+            for (k, &w) in ss.iter().enumerate() {
+                if !ss[..k].contains(&w) {
+                    pred_list[fill[w as usize] as usize] = u;
+                    fill[w as usize] += 1;
+                }
+            }
+        }
+        let preds = |v: u32| {
+            &pred_list[pred_start[v as usize] as usize..pred_start[v as usize + 1] as usize]
+        };
         let main_entry = self.entry(self.main);
         let mut out: Vec<Point<B::F>> = Vec::new();
         let mut frames: Vec<WalkFrame<B::F>> = vec![WalkFrame { at: start }];
@@ -211,7 +234,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
             }
             // a predecessor inside the procedure, possibly over a summary
             let mut best: Option<(u32, u32, Pre<B::F>)> = None;
-            for &u in &preds[v as usize] {
+            for &u in preds(v) {
                 let Some(x) = self.xfer[u as usize].as_deref() else {
                     continue;
                 };
@@ -336,7 +359,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 return Some(None);
             }
         }
-        Some(self.batch_holding(u, &at.vals, at.stamp)?)
+        self.batch_holding(u, &at.vals, at.stamp)
     }
 
     /// The batch of `u` older than `below` that holds the valuation `vals` (the batches of a
@@ -367,7 +390,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
         rel: &B::F,
         back: &B::Renaming,
         at: &Point<B::F>,
-    ) -> Option<Option<(u32, Vec<(u32, bool)>)>> {
+    ) -> Option<Option<Stamped>> {
         /// At most 2^MAX_FREE valuations are tried.
         const MAX_FREE: usize = 4;
         let b = &self.bdd;
@@ -397,7 +420,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
         if k < fixed.len() || free.len() > MAX_FREE {
             return None;
         }
-        let mut best: Option<(u32, Vec<(u32, bool)>)> = None;
+        let mut best: Option<Stamped> = None;
         let mut vals: Vec<(u32, bool)> = Vec::with_capacity(scope.len());
         let mut full: Vec<(u32, bool)> = Vec::with_capacity(scope.len() + next.len());
         for bits in 0u32..(1 << free.len()) {
