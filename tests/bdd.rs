@@ -264,6 +264,39 @@ fn parity_passes_and_a_broken_parity_fails() {
 }
 
 #[test]
+fn long_parity_broken_anywhere_fails() {
+    // with many globals, calls deep in the variable order take the engine's shortcuts that
+    // reuse the caller's path edges above the callee's variables (and extend the boundary of
+    // the last call): a single broken flip, early, in the middle or late, must still be found
+    let k = 150;
+    let p = temp_model("parity-long.bp", &bp_parity(k));
+    let (code, kind, _, err) = check(&p, &bdd_args(&[]));
+    assert_eq!(kind, "passed", "exit {code:?}\n{err}");
+    for i in [3, 75, 148] {
+        let broken = bp_parity(k).replace(
+            &format!(
+                "void flip{i}() begin g{i}, g{j} := !g{i}, !g{j}; end",
+                j = i + 1
+            ),
+            &format!("void flip{i}() begin g{j} := !g{j}; end", j = i + 1),
+        );
+        assert_ne!(broken, bp_parity(k));
+        let p = temp_model(&format!("parity-long-broken-{i}.bp"), &broken);
+        let (code, kind, steps, err) = check(&p, &bdd_args(&[]));
+        assert_eq!(kind, "assertion-failed", "flip{i}: exit {code:?}\n{err}");
+        assert!(steps > 0);
+    }
+    // a flip that keeps the parity but swaps the pair's values differently still passes
+    let swapped = bp_parity(k).replace(
+        "void flip100() begin g100, g101 := !g100, !g101; end",
+        "void flip100() begin g100, g101 := !g101, !g100; end",
+    );
+    let p = temp_model("parity-long-swapped.bp", &swapped);
+    let (code, kind, _, err) = check(&p, &bdd_args(&[]));
+    assert_eq!(kind, "passed", "exit {code:?}\n{err}");
+}
+
+#[test]
 fn reductions_do_not_change_verdicts() {
     // the engine's result must not depend on the live-variable and MOD/REF reductions; run the
     // library directly with every combination

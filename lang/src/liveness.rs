@@ -196,27 +196,33 @@ pub fn live_in(p: &Proc) -> Vec<Vec<bool>> {
     let ud: Vec<(Vec<bool>, Vec<bool>)> = (0..p.nodes.len()).map(|pc| use_def(p, pc)).collect();
     // a call's receivers are written on return, before the node after the call runs
     let mut live: Vec<Vec<bool>> = vec![vec![false; n]; p.nodes.len()];
+    // one buffer for every node and round (this runs for every procedure of every model)
+    let mut out = vec![false; n];
     let mut changed = true;
     while changed {
         changed = false;
         for pc in (0..p.nodes.len()).rev() {
             let node = &p.nodes[pc];
-            let mut out = vec![false; n];
+            out.fill(false);
             for &s in &node.succ {
                 for (o, l) in out.iter_mut().zip(&live[s as usize]) {
                     *o |= *l;
                 }
             }
             if let Stmt::Call { results, .. } = &node.stmt {
-                for i in local_targets(results.iter().flatten()) {
-                    out[i as usize] = false;
+                for lv in results.iter().flatten() {
+                    if let LValue::Local(i) = lv {
+                        out[*i as usize] = false;
+                    }
                 }
             }
             let (used, defs) = &ud[pc];
-            let new: Vec<bool> = (0..n).map(|i| used[i] || (out[i] && !defs[i])).collect();
-            if new != live[pc] {
-                live[pc] = new;
-                changed = true;
+            for (i, l) in live[pc].iter_mut().enumerate() {
+                let new = used[i] || (out[i] && !defs[i]);
+                if new != *l {
+                    *l = new;
+                    changed = true;
+                }
             }
         }
     }

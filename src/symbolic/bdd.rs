@@ -92,6 +92,7 @@ pub trait Bdds {
 }
 
 /// A prepared renaming: the new variable of each renamed one, indexed by variable.
+#[derive(Clone)]
 pub struct Renaming {
     /// `(from, to)`, sorted by `from` (sparse: the order can have thousands of variables and
     /// a program thousands of renamings).
@@ -129,7 +130,11 @@ pub struct Oxidd {
     t: BCDDFunction,
     oom: Cell<bool>,
     count_memo: std::cell::RefCell<ahash::AHashMap<BCDDFunction, f64>>,
-    rename_memo: Cell<ahash::AHashMap<BCDDFunction, BCDDFunction>>,
+    /// Index tables for the walks on raw edges (see `Memo`).
+    memo_pool: std::cell::RefCell<Vec<IndexTable>>,
+    /// The last boundary computed (see `deep_boundary`): the function, the level, the
+    /// sub-functions.
+    boundary_cache: std::cell::RefCell<Option<(BCDDFunction, u32, Vec<BCDDFunction>)>>,
 }
 
 impl Oxidd {
@@ -175,7 +180,8 @@ impl Oxidd {
             t,
             oom: Cell::new(false),
             count_memo: Default::default(),
-            rename_memo: Default::default(),
+            memo_pool: Default::default(),
+            boundary_cache: Default::default(),
         }
     }
 }
@@ -183,6 +189,7 @@ impl Oxidd {
 impl Drop for Oxidd {
     fn drop(&mut self) {
         self.count_memo.get_mut().clear();
+        *self.boundary_cache.get_mut() = None;
         let pooled = Pooled {
             manager: self.manager.clone(),
             vars: std::mem::take(&mut self.all_vars),
@@ -194,90 +201,316 @@ impl Drop for Oxidd {
     }
 }
 
+/// The manager and edge types of oxidd's index-based complement-edge BDDs, for the passes below
+/// that work on raw edges inside one manager access (no function handle, no reference-count
+/// traffic per visited node, and a node whose cofactors come back unchanged is reused as it
+/// is instead of being looked up again in the unique table).
+type Mgr<'id> = <BCDDFunction as Function>::Manager<'id>;
+type Ed<'id> = <Mgr<'id> as Manager>::Edge;
+/// Results per visited edge (node and complement tag): an index into `out`, or [`SAME`] when
+/// the result is the visited edge itself. The index table is taken from a pool and given back
+/// with its capacity (growing a table from empty at each call was a large part of long walks).
+struct Memo<'id> {
+    ix: IndexTable,
+    out: Vec<Ed<'id>>,
+}
+
+/// Keys are node indices with the complement bit: Fx hashing (one multiplication) suffices.
+type IndexTable =
+    std::collections::HashMap<u64, u32, std::hash::BuildHasherDefault<oxidd::util::FxHasher>>;
+
+/// The result is the visited edge.
+const SAME: u32 = u32::MAX;
+
+impl<'id> Memo<'id> {
+    fn new(o: &Oxidd) -> Memo<'id> {
+        Memo {
+            ix: o.memo_pool.borrow_mut().pop().unwrap_or_default(),
+            out: Vec::new(),
+        }
+    }
+    #[inline]
+    fn get(&self, m: &Mgr<'id>, e: &Ed<'id>) -> Option<Ed<'id>> {
+        self.ix.get(&key(e)).map(|&i| {
+            if i == SAME {
+                m.clone_edge(e)
+            } else {
+                m.clone_edge(&self.out[i as usize])
+            }
+        })
+    }
+    /// Records `out` as the result for `e` (`same`: `out` is `e`).
+    #[inline]
+    fn put(&mut self, m: &Mgr<'id>, e: &Ed<'id>, out: &Ed<'id>, same: bool) {
+        let i = if same {
+            SAME
+        } else {
+            self.out.push(m.clone_edge(out));
+            self.out.len() as u32 - 1
+        };
+        self.ix.insert(key(e), i);
+    }
+    /// Drops the recorded edges and gives the table back to the pool.
+    fn finish(mut self, m: &Mgr<'id>, o: &Oxidd) {
+        for e in self.out.drain(..) {
+            m.drop_edge(e);
+        }
+        // clearing costs the table's capacity: do not keep a huge table for small walks
+        if self.ix.capacity() > 1 << 16 && self.ix.len() * 8 < self.ix.capacity() {
+            self.ix = Default::default();
+        }
+        self.ix.clear();
+        o.memo_pool.borrow_mut().push(self.ix);
+    }
+}
+
+#[inline]
+fn key<'id>(e: &Ed<'id>) -> u64 {
+    ((e.node_id() as u64) << 1) | (e.tag() != Default::default()) as u64
+}
+
+#[inline]
+fn level_of<'id>(m: &Mgr<'id>, e: &Ed<'id>) -> u32 {
+    m.get_node(e).level()
+}
+
 impl Oxidd {
-    /// Renames below the root of `f`; nodes under the deepest renamed variable stay shared.
+    /// `level ? hi : lo` (consumes `hi` and `lo`); `orig` if `same` (the caller found that
+    /// these are `orig`'s level and cofactors).
+    fn node_e<'id>(
+        &self,
+        m: &Mgr<'id>,
+        orig: &Ed<'id>,
+        same: bool,
+        level: u32,
+        hi: Ed<'id>,
+        lo: Ed<'id>,
+    ) -> oxidd::util::AllocResult<Ed<'id>> {
+        let out = if same {
+            Ok(m.clone_edge(orig))
+        } else {
+            BCDDFunction::ite_edge(m, self.vars[level as usize].as_edge(m), &hi, &lo)
+        };
+        m.drop_edge(hi);
+        m.drop_edge(lo);
+        out
+    }
+
+    /// Renames below the root of `e`; nodes under the deepest renamed variable stay shared.
     /// (oxidd's `substitute` prepares a table over every level above the deepest renamed one
     /// at each call and was measured quadratic on long BDDs; this walk touches only the
     /// nodes above that variable.)
-    fn rename_rec(
+    fn rename_e<'id>(
         &self,
-        f: &BCDDFunction,
+        m: &Mgr<'id>,
+        e: &Ed<'id>,
         r: &Renaming,
-        memo: &mut ahash::AHashMap<BCDDFunction, BCDDFunction>,
-    ) -> BCDDFunction {
-        if *f == self.f || *f == self.t {
-            return f.clone();
-        }
-        let level = self.level(f);
+        memo: &mut Memo<'id>,
+    ) -> oxidd::util::AllocResult<Ed<'id>> {
+        let level = level_of(m, e);
         if level >= r.end {
-            return f.clone();
+            return Ok(m.clone_edge(e));
         }
-        if let Some(x) = memo.get(f) {
-            return x.clone();
+        if let Some(x) = memo.get(m, e) {
+            return Ok(x);
         }
-        let (hi, lo) = f.cofactors().expect("an inner node");
-        let hi = self.rename_rec(&hi, r, memo);
-        let lo = self.rename_rec(&lo, r, memo);
-        let v = self.renamed(r, level);
-        let out = self.ite(&self.vars[v as usize], &hi, &lo);
-        memo.insert(f.clone(), out.clone());
-        out
+        let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
+        let h = self.rename_e(m, &hi, r, memo)?;
+        let l = match self.rename_e(m, &lo, r, memo) {
+            Ok(l) => l,
+            Err(x) => {
+                m.drop_edge(h);
+                return Err(x);
+            }
+        };
+        let to = self.renamed(r, level);
+        let same = to == level && h == *hi && l == *lo;
+        let out = self.node_e(m, e, same, to, h, l)?;
+        memo.put(m, e, &out, same);
+        Ok(out)
     }
 
-    fn project_rec(
+    /// `∃ (every variable but keep). e`, `keep` sorted.
+    fn project_e<'id>(
         &self,
-        f: &BCDDFunction,
+        m: &Mgr<'id>,
+        e: &Ed<'id>,
         keep: &[u32],
-        memo: &mut ahash::AHashMap<BCDDFunction, BCDDFunction>,
-    ) -> BCDDFunction {
-        if self.is_false(f) {
-            return f.clone();
+        memo: &mut Memo<'id>,
+    ) -> oxidd::util::AllocResult<Ed<'id>> {
+        let level = level_of(m, e);
+        if level == u32::MAX {
+            return Ok(m.clone_edge(e));
         }
-        let level = self.level(f);
         // below the last kept variable, a satisfiable function projects to true
         if keep.last().is_none_or(|&k| level > k) {
-            return self.t.clone();
+            return Ok(m.clone_edge(self.t.as_edge(m)));
         }
-        if let Some(x) = memo.get(f) {
-            return x.clone();
+        if let Some(x) = memo.get(m, e) {
+            return Ok(x);
         }
-        let (hi, lo) = f.cofactors().expect("an inner node");
-        let h = self.project_rec(&hi, keep, memo);
+        let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
+        let h = self.project_e(m, &hi, keep, memo)?;
         let out = if keep.binary_search(&level).is_ok() {
-            let l = self.project_rec(&lo, keep, memo);
-            self.ite(&self.vars[level as usize], &h, &l)
-        } else if self.is_true(&h) {
+            let l = match self.project_e(m, &lo, keep, memo) {
+                Ok(l) => l,
+                Err(x) => {
+                    m.drop_edge(h);
+                    return Err(x);
+                }
+            };
+            let same = h == *hi && l == *lo;
+            self.node_e(m, e, same, level, h, l)?
+        } else if h == *self.t.as_edge(m) {
             h
         } else {
-            let l = self.project_rec(&lo, keep, memo);
-            self.or(&h, &l)
+            let l = match self.project_e(m, &lo, keep, memo) {
+                Ok(l) => l,
+                Err(x) => {
+                    m.drop_edge(h);
+                    return Err(x);
+                }
+            };
+            let o = BCDDFunction::or_edge(m, &h, &l);
+            m.drop_edge(h);
+            m.drop_edge(l);
+            o?
         };
-        memo.insert(f.clone(), out.clone());
-        out
+        let same = out == *e;
+        memo.put(m, e, &out, same);
+        Ok(out)
     }
 
-    /// `f` with `op` applied to each maximal sub-function whose root is at or below `top`,
-    /// for an `op` that commutes with the Shannon expansion on the variables above `top`.
-    fn above_rec(
+    /// `∃ vars. f ∧ g` on edges, with the same shortcuts as [`Bdds::and_exists`].
+    fn and_exists_e<'id>(
         &self,
-        f: &BCDDFunction,
+        m: &Mgr<'id>,
+        f: &Ed<'id>,
+        g: &Ed<'id>,
+        vars: &Ed<'id>,
+    ) -> oxidd::util::AllocResult<Ed<'id>> {
+        let (t, fl) = (self.t.as_edge(m), self.f.as_edge(m));
+        if f == fl || g == fl {
+            return Ok(m.clone_edge(fl));
+        }
+        if vars == t {
+            return BCDDFunction::and_edge(m, f, g);
+        }
+        if g == t {
+            return if f == t {
+                Ok(m.clone_edge(f))
+            } else {
+                BCDDFunction::exists_edge(m, f, vars)
+            };
+        }
+        if f == t {
+            return BCDDFunction::exists_edge(m, g, vars);
+        }
+        BCDDFunction::apply_exists_edge(m, BooleanOperator::And, f, g, vars)
+    }
+
+    /// [`Bdds::and_exists_rename`] inside one manager access.
+    fn and_exists_rename_e<'id>(
+        &self,
+        m: &Mgr<'id>,
+        f: &Ed<'id>,
+        g: &BCDDFunction,
+        vars: &BCDDFunction,
+        r: &Renaming,
+    ) -> oxidd::util::AllocResult<BCDDFunction> {
+        let (g, vars) = (g.as_edge(m), vars.as_edge(m));
+        let top = level_of(m, g).min(level_of(m, vars)).min(r.top);
+        // one renaming memo for every sub-function: renaming a node does not depend on
+        // where it was reached from
+        let mut rmemo = Memo::new(self);
+        let mut op = |h: &Ed<'id>| {
+            let x = self.and_exists_e(m, h, g, vars)?;
+            if r.pairs.is_empty() {
+                return Ok(x);
+            }
+            let out = self.rename_e(m, &x, r, &mut rmemo);
+            m.drop_edge(x);
+            out
+        };
+        let out = if level_of(m, f) >= top {
+            op(f)
+        } else {
+            let mut memo = Memo::new(self);
+            let out = self.above_e(m, f, top, &mut memo, &mut op);
+            memo.finish(m, self);
+            out
+        };
+        rmemo.finish(m, self);
+        Ok(BCDDFunction::from_edge(m, out?))
+    }
+
+    /// `e` with `op` applied to each maximal sub-function whose root is at or below `top`,
+    /// for an `op` that commutes with the Shannon expansion on the variables above `top`.
+    /// The part above `top` is walked once per node and rebuilt only where a sub-function
+    /// changed.
+    fn above_e<'id>(
+        &self,
+        m: &Mgr<'id>,
+        e: &Ed<'id>,
         top: u32,
-        memo: &mut ahash::AHashMap<BCDDFunction, BCDDFunction>,
-        op: &dyn Fn(&BCDDFunction) -> BCDDFunction,
-    ) -> BCDDFunction {
-        let level = self.level(f);
+        memo: &mut Memo<'id>,
+        op: &mut dyn FnMut(&Ed<'id>) -> oxidd::util::AllocResult<Ed<'id>>,
+    ) -> oxidd::util::AllocResult<Ed<'id>> {
+        let level = level_of(m, e);
         if level >= top {
-            return op(f);
+            return op(e);
         }
-        if let Some(x) = memo.get(f) {
-            return x.clone();
+        if let Some(x) = memo.get(m, e) {
+            return Ok(x);
         }
-        let (hi, lo) = f.cofactors().expect("an inner node");
-        let hi = self.above_rec(&hi, top, memo, op);
-        let lo = self.above_rec(&lo, top, memo, op);
-        let out = self.ite(&self.vars[level as usize], &hi, &lo);
-        memo.insert(f.clone(), out.clone());
-        out
+        let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
+        let h = self.above_e(m, &hi, top, memo, op)?;
+        let l = match self.above_e(m, &lo, top, memo, op) {
+            Ok(l) => l,
+            Err(x) => {
+                m.drop_edge(h);
+                return Err(x);
+            }
+        };
+        let same = h == *hi && l == *lo;
+        let out = self.node_e(m, e, same, level, h, l)?;
+        memo.put(m, e, &out, same);
+        Ok(out)
+    }
+
+    /// The maximal sub-functions of `f` whose roots are at or below level `top` (terminals
+    /// included), when `top` lies deep below `f`'s root; `None` otherwise. The last answer is
+    /// kept: a caller's path edges are passed to call after call whose callees touch deeper
+    /// and deeper variables (bp-parity), and extending the boundary from the last one instead
+    /// of walking down from the root each time keeps such a sequence linear.
+    fn deep_boundary(&self, f: &BCDDFunction, top: u32) -> Option<Vec<BCDDFunction>> {
+        /// Fewer levels than this above `top`: walking from the root is cheap enough.
+        const DEEP: u32 = 96;
+        let level = self.level(f);
+        if top == u32::MAX || level >= top || top - level < DEEP {
+            return None;
+        }
+        let mut cache = self.boundary_cache.borrow_mut();
+        let mut stack = match &*cache {
+            Some((root, t, bs)) if root == f && *t <= top => bs.clone(),
+            _ => vec![f.clone()],
+        };
+        let mut seen = ahash::AHashSet::new();
+        let mut out = Vec::new();
+        while let Some(e) = stack.pop() {
+            if !seen.insert(e.clone()) {
+                continue;
+            }
+            if self.level(&e) >= top {
+                out.push(e);
+            } else {
+                let (hi, lo) = e.cofactors().expect("an inner node");
+                stack.push(lo);
+                stack.push(hi);
+            }
+        }
+        *cache = Some((f.clone(), top, out.clone()));
+        Some(out)
     }
 
     /// log2 of the number of assignments to the levels from `f`'s top level down that satisfy
@@ -448,8 +681,27 @@ impl Bdds for Oxidd {
         if self.is_false(f) || self.is_true(f) {
             return f.clone();
         }
-        let mut memo = ahash::AHashMap::new();
-        self.project_rec(f, keep, &mut memo)
+        if let Some(&top) = keep.first() {
+            if let Some(bs) = self.deep_boundary(f, top) {
+                // no kept variable above `top`: quantifying those variables is the
+                // disjunction of the sub-functions the paths through them end in
+                let mut acc = self.constant(false);
+                for b in &bs {
+                    acc = self.or(&acc, &self.project(b, keep));
+                    if self.is_true(&acc) {
+                        break;
+                    }
+                }
+                return acc;
+            }
+        }
+        let r = f.with_manager_shared(|m, e| {
+            let mut memo = Memo::new(self);
+            let out = self.project_e(m, e, keep, &mut memo);
+            memo.finish(m, self);
+            Ok(BCDDFunction::from_edge(m, out?))
+        });
+        self.ok(r)
     }
     fn and_exists_rename(
         &self,
@@ -459,25 +711,33 @@ impl Bdds for Oxidd {
         r: &Renaming,
     ) -> BCDDFunction {
         let top = self.level(g).min(self.level(vars)).min(r.top);
-        if self.level(f) >= top {
-            return self.rename(&self.and_exists(f, g, vars), r);
+        if let Some(bs) = self.deep_boundary(f, top) {
+            // the operation commutes with the Shannon expansion above `top`: when it leaves
+            // every sub-function at the boundary unchanged, it leaves `f` unchanged
+            let same = bs.iter().all(|b| {
+                let x = f.with_manager_shared(|m, _| {
+                    self.and_exists_rename_e(m, b.as_edge(m), g, vars, r)
+                });
+                self.ok(x) == *b
+            });
+            if same {
+                return f.clone();
+            }
         }
-        let mut memo = ahash::AHashMap::new();
-        self.above_rec(f, top, &mut memo, &|h| {
-            self.rename(&self.and_exists(h, g, vars), r)
-        })
+        let res = f.with_manager_shared(|m, f| self.and_exists_rename_e(m, f, g, vars, r));
+        self.ok(res)
     }
     fn rename(&self, f: &BCDDFunction, r: &Renaming) -> BCDDFunction {
         if *f == self.f || *f == self.t || r.pairs.is_empty() {
             return f.clone();
         }
-        // one memo for every call (cleared, not reallocated)
-        let mut memo = self.rename_memo.take();
-        memo.clear();
-        let out = self.rename_rec(f, r, &mut memo);
-        memo.clear();
-        self.rename_memo.set(memo);
-        out
+        let res = f.with_manager_shared(|m, e| {
+            let mut memo = Memo::new(self);
+            let out = self.rename_e(m, e, r, &mut memo);
+            memo.finish(m, self);
+            Ok(BCDDFunction::from_edge(m, out?))
+        });
+        self.ok(res)
     }
     fn renamed(&self, r: &Renaming, v: u32) -> u32 {
         match r.pairs.binary_search_by_key(&v, |p| p.0) {

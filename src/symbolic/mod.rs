@@ -100,7 +100,9 @@ pub fn search(m: &Machine, opts: &explore::Options, sym: &SymbolicOptions) -> Se
     let memory = opts.limits.memory.unwrap_or(8 << 30);
     let node_capacity = (memory / 40).clamp(1 << 20, 1 << 30) as usize;
     // a direct-mapped apply cache; too small a cache makes operations on shared BDDs redo work
-    let cache = (nodes * 4).next_power_of_two().clamp(1 << 18, 1 << 22);
+    // (one entry per vertex: four made the cache alone a tenth of the memory of bebop-t, whose
+    // BDDs have a dozen variables)
+    let cache = nodes.next_power_of_two().clamp(1 << 18, 1 << 22);
     let bdd = bdd::Oxidd::new(3 * slots, node_capacity, cache);
     // dropped after the engine and all its functions: see `Oxidd::manager_guard`
     let _gc = bdd.manager_guard();
@@ -149,14 +151,14 @@ fn stats<B: bdd::Bdds>(e: &reach::Engine<B>, start: Instant) -> SearchStats {
         let mut summary_edges = 0.0f64;
         for (v, f) in e.reached.iter().enumerate() {
             if !e.bdd.is_false(f) {
-                path_edges += e.bdd.count(f, e.scope(v as u32).len() as u32);
+                path_edges += e.bdd.count(f, e.scope_len(v as u32));
             }
         }
         for cs in &e.callsites {
-            // pairs of the caller's current valuation (its scope at the call) and the values
-            // the call writes (next copies of the touched globals and receivers)
-            let before = e.scope(cs.c).into_iter().filter(|&x| x % 3 == 1).count() as u32;
-            summary_edges += e.bdd.count(&cs.sum, before + cs.ret_slots.len() as u32);
+            // pairs of a valuation of what the callee reads of the caller (touched globals,
+            // variables of the arguments) and of the values the call writes (next copies of
+            // the touched globals and receivers); `sum` depends on no other variable
+            summary_edges += e.bdd.count(&cs.sum, cs.inputs + cs.ret_slots.len() as u32);
         }
         counters.push(("path_edges", sat_u64(path_edges)));
         counters.push(("summary_edges", sat_u64(summary_edges)));

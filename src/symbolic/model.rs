@@ -101,12 +101,47 @@ impl Bits {
         }
         changed
     }
+    /// The members as bit words (bit `i % 64` of word `i / 64`).
+    pub fn words(&self) -> &[u64] {
+        &self.0
+    }
+    /// Removes every member.
+    pub fn clear(&mut self) {
+        self.0.fill(0);
+    }
+    /// Removes every member of `other`.
+    pub fn remove_all(&mut self, other: &Bits) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a &= !*b;
+        }
+    }
+    /// Makes room for members below `n`.
+    pub fn grow(&mut self, n: usize) {
+        let w = n.div_ceil(64);
+        if self.0.len() < w {
+            self.0.resize(w, 0);
+        }
+    }
+    /// The members, in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            (0..64u32)
-                .filter(move |b| bits & (1u64 << b) != 0)
-                .map(move |b| w as u32 * 64 + b)
+            let mut rest = bits;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let b = rest.trailing_zeros();
+                rest &= rest - 1;
+                Some(w as u32 * 64 + b)
+            })
         })
+    }
+    /// The number of members.
+    pub fn len(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
     }
 }
 
@@ -136,6 +171,18 @@ fn reads(e: &Expr, r: &mut Reads) {
         }
         // not boolean-program expressions: `applies` rejects programs that use them
         _ => {}
+    }
+}
+
+/// Adds the slots `e` reads (globals `i`, locals `g + j`) to `slots`.
+pub fn read_slots(e: &Expr, g: u32, slots: &mut Bits) {
+    let mut r = Reads::default();
+    reads(e, &mut r);
+    for i in r.globals {
+        slots.insert(i);
+    }
+    for j in r.locals.into_iter().chain(r.primed_locals) {
+        slots.insert(g + j);
     }
 }
 
@@ -273,23 +320,25 @@ pub fn live_locals(program: &Program, p: ProcId) -> Vec<Bits> {
             b
         })
         .collect();
+    let succs: Vec<Vec<Pc>> = (0..proc.nodes.len() as Pc)
+        .map(|pc| successors(program, p, pc))
+        .collect();
     let mut preds: Vec<Vec<Pc>> = vec![Vec::new(); proc.nodes.len()];
-    for pc in 0..proc.nodes.len() as Pc {
-        for s in successors(program, p, pc) {
-            preds[s as usize].push(pc);
+    for (pc, ss) in succs.iter().enumerate() {
+        for &s in ss {
+            preds[s as usize].push(pc as Pc);
         }
     }
     let mut work: Vec<Pc> = (0..proc.nodes.len() as Pc).rev().collect();
     let mut queued = vec![true; proc.nodes.len()];
+    let mut out = Bits::new(n);
     while let Some(v) = work.pop() {
         queued[v as usize] = false;
-        let mut out = Bits::new(n);
-        for s in successors(program, p, v) {
+        out.clear();
+        for &s in &succs[v as usize] {
             out.union_with(&live[s as usize]);
         }
-        for d in defs[v as usize].iter() {
-            out.remove(d);
-        }
+        out.remove_all(&defs[v as usize]);
         if live[v as usize].union_with(&out) {
             for &u in &preds[v as usize] {
                 if !queued[u as usize] {

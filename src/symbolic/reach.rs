@@ -13,7 +13,7 @@ use crate::explore::{self, Limit};
 use crate::runtime::Machine;
 use std::collections::VecDeque;
 use std::time::Instant;
-use zingrs_lang::ir::{LValue, Pc, ProcId, Stmt};
+use zingrs_lang::ir::{Expr, LValue, Pc, ProcId, Stmt};
 
 /// No index.
 pub const NONE: u32 = u32::MAX;
@@ -49,6 +49,27 @@ pub enum Xfer<B: Bdds> {
     Return { rel: B::F },
 }
 
+/// What a transfer relation depends on besides the layout: the statement, and the live
+/// locals at the vertex and at each successor. Vertices with equal keys (the same statement
+/// in procedures with the same shape, as in bebop-t) share one built relation.
+#[derive(Hash, PartialEq, Eq)]
+pub struct XferKey {
+    stmt: StmtKey,
+    live: Vec<u64>,
+}
+
+#[derive(Hash, PartialEq, Eq)]
+enum StmtKey {
+    Jump,
+    Branch(Expr),
+    Assume(Expr),
+    Assert(Expr),
+    Assign(Vec<Option<LValue>>, Vec<Expr>, Option<Expr>),
+    Havoc(Vec<LValue>),
+    Constrain(Expr, u32),
+    Return(Option<Vec<Expr>>),
+}
+
 /// One call site, with the relations used to enter the callee and to apply its summary.
 pub struct CallSite<B: Bdds> {
     pub c: u32,
@@ -77,6 +98,10 @@ pub struct CallSite<B: Bdds> {
     pub ret_slots: Vec<u32>,
     /// The receiver slot of each result (`None`: discarded).
     pub recv: Vec<Option<u32>>,
+    /// The number of caller slots a summary edge reads: the callee's touched globals and the
+    /// variables its arguments read (a summary edge is a pair of a valuation of these and of
+    /// the next copies of `ret_slots`).
+    pub inputs: u32,
     /// The summary edges found so far (caller current → caller next).
     pub sum: B::F,
 }
@@ -123,7 +148,9 @@ pub struct Engine<'m, 'p, B: Bdds> {
     pub succ: Vec<u32>,
     pub inv: Vec<Option<B::F>>,
     pub target: Vec<u32>,
-    pub xfer: Vec<Option<Xfer<B>>>,
+    /// The transfer relation of each vertex, built when the vertex is first processed
+    /// (shared between vertices with equal [`XferKey`]s).
+    pub xfer: Vec<Option<std::rc::Rc<Xfer<B>>>>,
     pub callsite_of: Vec<u32>,
     pub callsites: Vec<CallSite<B>>,
     pub reached: Vec<B::F>,
@@ -144,6 +171,8 @@ pub struct Engine<'m, 'p, B: Bdds> {
     pub steps: u64,
     pub summaries: u64,
     pub peak_nodes: usize,
+    /// Transfer relations already built, by what they depend on.
+    pub xfer_cache: ahash::AHashMap<XferKey, std::rc::Rc<Xfer<B>>>,
 }
 
 impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
@@ -244,6 +273,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             steps: 0,
             summaries: 0,
             peak_nodes: 0,
+            xfer_cache: Default::default(),
             procs,
             bdd,
         };
@@ -464,10 +494,20 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
 
     fn process(&mut self, v: u32, d: B::F) {
         if self.xfer[v as usize].is_none() {
-            let x = self.build_xfer(v);
+            let x = match self.xfer_key(v) {
+                Some(k) => match self.xfer_cache.get(&k) {
+                    Some(x) => x.clone(),
+                    None => {
+                        let x = std::rc::Rc::new(self.build_xfer(v));
+                        self.xfer_cache.insert(k, x.clone());
+                        x
+                    }
+                },
+                None => std::rc::Rc::new(self.build_xfer(v)),
+            };
             self.xfer[v as usize] = Some(x);
         }
-        let x = self.xfer[v as usize].as_ref().expect("built");
+        let x = self.xfer[v as usize].as_deref().expect("built");
         let b = &self.bdd;
         let s0 = self.succ_start[v as usize] as usize;
         let s1 = self.succ_start[v as usize + 1] as usize;
@@ -565,6 +605,39 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         let b = &self.bdd;
         let lifted = b.rename(&b.exists(ex, &cs.lift_pre), &cs.lift_ren);
         b.and_exists(&lifted, &cs.argrel_e, &cs.formals_e)
+    }
+
+    /// The key under which vertex `v`'s transfer relation can be shared (`None` for calls,
+    /// whose call sites are per vertex).
+    fn xfer_key(&self, v: u32) -> Option<XferKey> {
+        let p = self.m.program;
+        let q = self.proc_of[v as usize];
+        let node = p.node(q, self.pc(v));
+        let stmt = match &node.stmt {
+            Stmt::Skip | Stmt::Goto => StmtKey::Jump,
+            Stmt::Branch { cond } => StmtKey::Branch(cond.clone()),
+            Stmt::Assume { cond } => StmtKey::Assume(cond.clone()),
+            Stmt::Assert { cond } => StmtKey::Assert(cond.clone()),
+            Stmt::Assign {
+                targets,
+                values,
+                constrain,
+            } => StmtKey::Assign(targets.clone(), values.clone(), constrain.clone()),
+            Stmt::Havoc { targets } => StmtKey::Havoc(targets.clone()),
+            Stmt::Constrain { expr } => {
+                StmtKey::Constrain(expr.clone(), p.procs[q as usize].locals.len() as u32)
+            }
+            Stmt::Return { values } => StmtKey::Return(values.clone()),
+            _ => return None,
+        };
+        let live = &self.procs[q as usize].live;
+        let mut words = Vec::new();
+        for &w in std::iter::once(&v).chain(self.succs(v)) {
+            let b = live[self.pc(w) as usize].words();
+            words.push(b.len() as u64);
+            words.extend_from_slice(b);
+        }
+        Some(XferKey { stmt, live: words })
     }
 
     fn build_xfer(&mut self, v: u32) -> Xfer<B> {
@@ -857,7 +930,14 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             .filter(|&&s| self.lives_at(w, s))
             .map(|&s| (self.layout.nv(s), self.layout.cv(s)))
             .collect();
+        let mut inputs = qi.touched.clone();
+        inputs.grow(self.nslots as usize);
+        for a in args {
+            model::read_slots(a, g, &mut inputs);
+        }
+        let inputs = inputs.len();
         let mut cs = CallSite {
+            inputs,
             c,
             w,
             callee,
@@ -881,29 +961,54 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         cs
     }
 
+    /// The number of variables of [`Engine::scope`] (without building it).
+    pub fn scope_len(&self, v: u32) -> u32 {
+        let info = &self.procs[self.proc_of[v as usize] as usize];
+        let mut n = info.touched.len() + info.live[self.pc(v) as usize].len();
+        if info.called {
+            n += info.touched.len() + info.live[0].len();
+        }
+        n
+    }
+
     /// The variables a path edge at `v` can mention: touched globals (entry and current),
     /// locals live at the entry (entry copy) and at `v` (current copy); no entry copies in a
     /// procedure nobody calls.
     pub fn scope(&self, v: u32) -> Vec<u32> {
         let q = self.proc_of[v as usize] as usize;
         let info = &self.procs[q];
-        let pc = self.pc(v) as usize;
-        let mut vars = Vec::new();
+        let live = &info.live[self.pc(v) as usize];
+        let mut vars = Vec::with_capacity(self.scope_len(v) as usize);
+        // in variable order: the local slots come first, then the globals, and each slot's
+        // entry copy right before its current copy
+        let entry = &info.live[0];
+        for w in 0..entry.words().len().max(live.words().len()) {
+            let e = if info.called {
+                entry.words().get(w).copied().unwrap_or(0)
+            } else {
+                0
+            };
+            let c = live.words().get(w).copied().unwrap_or(0);
+            let mut rest = e | c;
+            while rest != 0 {
+                let b = rest.trailing_zeros();
+                rest &= rest - 1;
+                let j = w as u32 * 64 + b;
+                if e & (1 << b) != 0 {
+                    vars.push(self.layout.ev(self.g + j));
+                }
+                if c & (1 << b) != 0 {
+                    vars.push(self.layout.cv(self.g + j));
+                }
+            }
+        }
         for i in info.touched.iter() {
             if info.called {
                 vars.push(self.layout.ev(i));
             }
             vars.push(self.layout.cv(i));
         }
-        if info.called {
-            for j in info.live[0].iter() {
-                vars.push(self.layout.ev(self.g + j));
-            }
-        }
-        for j in info.live[pc].iter() {
-            vars.push(self.layout.cv(self.g + j));
-        }
-        vars.sort_unstable();
+        debug_assert!(vars.windows(2).all(|w| w[0] < w[1]));
         vars
     }
 }

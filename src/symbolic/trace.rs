@@ -23,19 +23,35 @@ use zingrs_lang::ir::Stmt;
 /// A valuation of the scope of a vertex, found in the batch with stamp `stamp`.
 struct Point<F> {
     v: u32,
-    cube: F,
+    /// The conjunction of `vals`, built when first needed (most steps of a walk never need it).
+    cube: std::cell::OnceCell<F>,
     /// `(variable, value)` for the scope's variables.
-    vals: Vec<(u32, bool)>,
+    vals: std::rc::Rc<[(u32, bool)]>,
     stamp: u32,
 }
 
 impl<F> Point<F> {
+    fn cube<B: Bdds<F = F>>(&self, b: &B) -> &F {
+        self.cube.get_or_init(|| b.literals(&self.vals))
+    }
+
     fn get(&self, var: u32) -> Option<bool> {
         self.vals
             .binary_search_by_key(&var, |p| p.0)
             .ok()
             .map(|i| self.vals[i].1)
     }
+}
+
+/// A valuation and the stamp of the batch holding it.
+type Stamped = (u32, Vec<(u32, bool)>);
+
+/// How a predecessor point was found: the same valuation (the step changes nothing), a set
+/// to pick from, or a valuation found by evaluation.
+enum Pre<F> {
+    Kept,
+    Meet(F),
+    Vals(Vec<(u32, bool)>),
 }
 
 /// A frame of the backward walk: the current point. A nested frame walks inside a callee
@@ -98,8 +114,8 @@ impl<B: Bdds> Engine<'_, '_, B> {
             .collect();
         Point {
             v,
-            cube: self.bdd.literals(&vals),
-            vals,
+            cube: Default::default(),
+            vals: vals.into(),
             stamp,
         }
     }
@@ -138,14 +154,34 @@ impl<B: Bdds> Engine<'_, '_, B> {
     /// Walks back from the error point to the initial state; the points in forward order.
     fn walk(&self, start: Point<B::F>) -> Result<Vec<Point<B::F>>, String> {
         let b = &self.bdd;
-        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); self.proc_of.len()];
-        for u in 0..self.proc_of.len() as u32 {
-            for &w in self.succs(u) {
-                if !preds[w as usize].contains(&u) {
-                    preds[w as usize].push(u);
+        // the predecessors of each vertex, in increasing order, in one flat array
+        let n = self.proc_of.len();
+        let mut pred_start = vec![0u32; n + 1];
+        for u in 0..n as u32 {
+            let ss = self.succs(u);
+            for (k, &w) in ss.iter().enumerate() {
+                if !ss[..k].contains(&w) {
+                    pred_start[w as usize + 1] += 1;
                 }
             }
         }
+        for i in 0..n {
+            pred_start[i + 1] += pred_start[i];
+        }
+        let mut fill = pred_start.clone();
+        let mut pred_list = vec![0u32; pred_start[n] as usize];
+        for u in 0..n as u32 {
+            let ss = self.succs(u);
+            for (k, &w) in ss.iter().enumerate() {
+                if !ss[..k].contains(&w) {
+                    pred_list[fill[w as usize] as usize] = u;
+                    fill[w as usize] += 1;
+                }
+            }
+        }
+        let preds = |v: u32| {
+            &pred_list[pred_start[v as usize] as usize..pred_start[v as usize + 1] as usize]
+        };
         let main_entry = self.entry(self.main);
         let mut out: Vec<Point<B::F>> = Vec::new();
         let mut frames: Vec<WalkFrame<B::F>> = vec![WalkFrame { at: start }];
@@ -157,7 +193,11 @@ impl<B: Bdds> Engine<'_, '_, B> {
             if v == self.entry(q) {
                 let info = &self.procs[q as usize];
                 let start = if info.called {
-                    b.is_false(&b.and_not(&at.cube, &info.selfloop))
+                    // the point satisfies E = C (the self-loop mentions only its scope)
+                    match b.eval(&info.selfloop, &at.vals) {
+                        Some(x) => x,
+                        None => b.is_false(&b.and_not(at.cube(b), &info.selfloop)),
+                    }
                 } else {
                     at.stamp == 0
                 };
@@ -193,22 +233,32 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 }
             }
             // a predecessor inside the procedure, possibly over a summary
-            let mut best: Option<(u32, u32, Option<B::F>)> = None;
-            for &u in &preds[v as usize] {
-                let Some(x) = &self.xfer[u as usize] else {
+            let mut best: Option<(u32, u32, Pre<B::F>)> = None;
+            for &u in preds(v) {
+                let Some(x) = self.xfer[u as usize].as_deref() else {
                     continue;
                 };
                 if let Some(s) = self.kept_point(u, v, x, at) {
                     // the step keeps the point: no BDD operation, no new pick
                     if let Some(s) = s {
                         if best.as_ref().is_none_or(|x| s < x.0) {
-                            best = Some((s, u, None));
+                            best = Some((s, u, Pre::Kept));
                         }
                     }
                     continue;
                 }
+                if let Xfer::Update { rel, back, .. } = x {
+                    if let Some(found) = self.update_pre_by_eval(u, rel, back, at) {
+                        if let Some((s, vals)) = found {
+                            if best.as_ref().is_none_or(|x| s < x.0) {
+                                best = Some((s, u, Pre::Vals(vals)));
+                            }
+                        }
+                        continue;
+                    }
+                }
                 let pre = match x {
-                    Xfer::Jump { .. } => at.cube.clone(),
+                    Xfer::Jump { .. } => at.cube(b).clone(),
                     Xfer::Branch { t, f, .. } => {
                         let s = self.succs(u);
                         let mut g = b.constant(false);
@@ -218,9 +268,9 @@ impl<B: Bdds> Engine<'_, '_, B> {
                         if s[1] == v {
                             g = b.or(&g, f);
                         }
-                        b.and(&at.cube, &g)
+                        b.and(at.cube(b), &g)
                     }
-                    Xfer::Assume { t, .. } | Xfer::Assert { t, .. } => b.and(&at.cube, t),
+                    Xfer::Assume { t, .. } | Xfer::Assert { t, .. } => b.and(at.cube(b), t),
                     Xfer::Update {
                         rel, back, ncube, ..
                     } => {
@@ -237,7 +287,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 };
                 if let Some((s, meet)) = self.first_meet(u, &pre, at.stamp) {
                     if best.as_ref().is_none_or(|x| s < x.0) {
-                        best = Some((s, u, Some(meet)));
+                        best = Some((s, u, Pre::Meet(meet)));
                     }
                 }
             }
@@ -248,15 +298,21 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 ));
             };
             let p = match meet {
-                Some(meet) => self.point(u, &meet, s),
-                None => Point {
+                Pre::Meet(meet) => self.point(u, &meet, s),
+                Pre::Kept => Point {
                     v: u,
                     cube: at.cube.clone(),
                     vals: at.vals.clone(),
                     stamp: s,
                 },
+                Pre::Vals(vals) => Point {
+                    v: u,
+                    cube: Default::default(),
+                    vals: vals.into(),
+                    stamp: s,
+                },
             };
-            if let Some(Xfer::Call(i)) = &self.xfer[u as usize] {
+            if let Some(Xfer::Call(i)) = self.xfer[u as usize].as_deref() {
                 // over the summary: the callee runs from its entry to an exit in a nested frame
                 let exit = self.exit_point(*i as usize, &p, at)?;
                 let top = frames.last_mut().expect("frame");
@@ -303,16 +359,96 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 return Some(None);
             }
         }
+        self.batch_holding(u, &at.vals, at.stamp)
+    }
+
+    /// The batch of `u` older than `below` that holds the valuation `vals` (the batches of a
+    /// vertex are disjoint: each holds only edges new at that vertex), `Some(None)` if none
+    /// does; `None` if a batch reads a variable `vals` does not assign.
+    fn batch_holding(&self, u: u32, vals: &[(u32, bool)], below: u32) -> Option<Option<u32>> {
+        let b = &self.bdd;
         let mut i = self.head[u as usize];
-        let mut found = None;
-        // newest to oldest: the last batch that holds the point is the oldest
         while i != NONE {
-            if i < at.stamp && b.eval(&self.log[i as usize].0, &at.vals)? {
-                found = Some(i);
+            if i < below && b.eval(&self.log[i as usize].0, vals)? {
+                return Some(Some(i));
             }
             i = self.log[i as usize].1;
         }
-        Some(found)
+        Some(None)
+    }
+
+    /// For an assignment `u` (relation `rel` over current and next copies, `back` renaming the
+    /// live targets' current copies to next): the oldest batch of `u` older than `at` holding
+    /// a valuation of `u`'s scope that steps to `at`, and that valuation, found by enumerating
+    /// the few valuations that agree with `at` off the targets and evaluating `rel` and the
+    /// batches on them (no BDD is built). `Some(None)` if there is none; `None` when this does
+    /// not apply (too many free variables, or a function reads a variable the valuations do
+    /// not assign), and the caller computes the pre-image with BDDs.
+    fn update_pre_by_eval(
+        &self,
+        u: u32,
+        rel: &B::F,
+        back: &B::Renaming,
+        at: &Point<B::F>,
+    ) -> Option<Option<Stamped>> {
+        /// At most 2^MAX_FREE valuations are tried.
+        const MAX_FREE: usize = 4;
+        let b = &self.bdd;
+        let scope = self.scope(u);
+        // the point's variables: next copies of the live targets, and the rest, which a
+        // valuation at `u` must agree with
+        let mut next: Vec<(u32, bool)> = Vec::new();
+        let mut fixed: Vec<(u32, bool)> = Vec::with_capacity(at.vals.len());
+        for &(x, val) in at.vals.iter() {
+            let y = b.renamed(back, x);
+            if y != x {
+                next.push((y, val));
+            } else {
+                fixed.push((x, val));
+            }
+        }
+        // every fixed variable must be in u's scope (then `fixed` is a sub-list of `scope`)
+        let mut free: Vec<u32> = Vec::new();
+        let mut k = 0;
+        for &x in &scope {
+            if k < fixed.len() && fixed[k].0 == x {
+                k += 1;
+            } else {
+                free.push(x);
+            }
+        }
+        if k < fixed.len() || free.len() > MAX_FREE {
+            return None;
+        }
+        let mut best: Option<Stamped> = None;
+        let mut vals: Vec<(u32, bool)> = Vec::with_capacity(scope.len());
+        let mut full: Vec<(u32, bool)> = Vec::with_capacity(scope.len() + next.len());
+        for bits in 0u32..(1 << free.len()) {
+            vals.clear();
+            let (mut i, mut j) = (0, 0);
+            for &x in &scope {
+                if i < fixed.len() && fixed[i].0 == x {
+                    vals.push(fixed[i]);
+                    i += 1;
+                } else {
+                    vals.push((x, bits & (1 << j) != 0));
+                    j += 1;
+                }
+            }
+            full.clear();
+            full.extend_from_slice(&vals);
+            full.extend_from_slice(&next);
+            full.sort_unstable_by_key(|p| p.0);
+            if !b.eval(rel, &full)? {
+                continue;
+            }
+            if let Some(s) = self.batch_holding(u, &vals, at.stamp)? {
+                if best.as_ref().is_none_or(|x| s < x.0) {
+                    best = Some((s, vals.clone()));
+                }
+            }
+        }
+        Some(best)
     }
 
     /// Points at call vertex `i.c` whose summary edges (from exits older than the point `at`
@@ -323,7 +459,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
         let q = cs.callee as usize;
         let mut ex = b.constant(false);
         for &r in &self.procs[q].returns {
-            if let Some(Xfer::Return { rel }) = &self.xfer[r as usize] {
+            if let Some(Xfer::Return { rel }) = self.xfer[r as usize].as_deref() {
                 let pe = self.before(r, at.stamp);
                 ex = b.or(&ex, &b.and_exists(&pe, rel, &self.procs[q].exit_cube));
             }
@@ -340,7 +476,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 .map(|&s| self.layout.nv(s))
                 .collect::<Vec<_>>(),
         );
-        b.and_exists(&b.rename(&at.cube, &b.renaming(&back)), &lifted, &ncube)
+        b.and_exists(&b.rename(at.cube(b), &b.renaming(&back)), &lifted, &ncube)
     }
 
     /// A point at an exit of the callee of call site `i` that the caller point `pc` enters and
@@ -367,8 +503,8 @@ impl<B: Bdds> Engine<'_, '_, B> {
             }
         }
         for (j, s) in self.arg_sets(cs.c).into_iter().enumerate() {
-            let can_t = !b.is_false(&b.restrict(&s.t, &pc.cube));
-            let can_f = !b.is_false(&b.restrict(&s.f, &pc.cube));
+            let can_t = !b.is_false(&b.restrict(&s.t, pc.cube(b)));
+            let can_f = !b.is_false(&b.restrict(&s.f, pc.cube(b)));
             if can_t != can_f {
                 lits.push((self.layout.ev(self.g + j as u32), can_t));
             }
@@ -386,7 +522,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
         let ncube = b.cube(&self.ret_vars(q));
         let mut best: Option<(u32, u32, B::F)> = None;
         for &r in &self.procs[q].returns {
-            let Some(Xfer::Return { rel }) = &self.xfer[r as usize] else {
+            let Some(Xfer::Return { rel }) = self.xfer[r as usize].as_deref() else {
                 continue;
             };
             let outs = b.exists(&b.and(rel, &nlink), &ncube);
@@ -414,7 +550,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
         let b = &self.bdd;
         let (v, set) = match f {
             Found::Target { v, .. } => (v, b.constant(true)),
-            Found::Assertion { v } => match &self.xfer[v as usize] {
+            Found::Assertion { v } => match self.xfer[v as usize].as_deref() {
                 Some(Xfer::Assert { bad, .. }) => (v, bad.clone()),
                 _ => return Err("not an assertion".into()),
             },
@@ -493,10 +629,17 @@ impl<B: Bdds> Engine<'_, '_, B> {
         for (k, next) in points.iter().enumerate().skip(1) {
             outs.clear();
             m.step(&state, 0, &mut (), &mut outs);
-            let hit = outs.iter().position(|o| match o {
-                Outcome::Next { state, .. } => self.agrees(state, next),
-                _ => false,
-            });
+            // a step with one outcome takes it (the walk's point is checked at the next step
+            // with a choice, and at the end)
+            let last = k + 1 == points.len();
+            let hit = if outs.len() == 1 && !last {
+                matches!(outs[0], Outcome::Next { .. }).then_some(0)
+            } else {
+                outs.iter().position(|o| match o {
+                    Outcome::Next { state, .. } => self.agrees(state, next),
+                    _ => false,
+                })
+            };
             let Some(i) = hit else {
                 return Err(format!(
                     "step {k}: no outcome reaches {} pc {}",
