@@ -271,6 +271,12 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
             ("roots in transactions", ex.tx.roots),
         ];
     }
+    if let Some(b) = ex.visited.table_bytes() {
+        ex.result
+            .stats
+            .counters
+            .push(("visited-table bytes", b as u64));
+    }
     ex.result
 }
 
