@@ -18,7 +18,7 @@ pub use limits::{
 };
 pub use replay::{replay, Replayed};
 
-use crate::canon::{encode, Visited};
+use crate::canon::{Encoder, Visited};
 use crate::runtime::{InitialStates, Kind, Machine, Outcome, RtError, State, Value, Violation};
 use crate::summary::Transaction;
 use serde::{Deserialize, Serialize};
@@ -135,6 +135,7 @@ struct Explorer<'m, 'p> {
     /// For each procedure and pc, the index in `opts.targets` of a target label there.
     target_at: Vec<Vec<Option<u32>>>,
     visited: Visited,
+    encoder: Encoder,
     buf: Vec<u8>,
     scratch: Vec<Outcome>,
     result: SearchResult,
@@ -227,6 +228,7 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         opts,
         target_at,
         visited: Visited::new(opts.exact),
+        encoder: Encoder::default(),
         buf: Vec::with_capacity(256),
         scratch: Vec::new(),
         result: SearchResult::default(),
@@ -319,6 +321,29 @@ pub fn deadlocked(m: &Machine, s: &State) -> bool {
     invalid
 }
 
+/// A state on the depth-first stack, with the outcomes of the thread being stepped.
+struct Entry {
+    state: State,
+    ctx: Ctx,
+    /// The next thread to step once `outs` is used up.
+    turn: Turn,
+    outs: Succs,
+    next: usize,
+    via: Option<Choice>,
+}
+
+/// Which thread of a stack entry steps next.
+#[derive(Clone, Copy)]
+enum Turn {
+    /// Cooperative: the process that must go on (then every thread if it is blocked).
+    Hold,
+    /// The owner of the atomic section, alone.
+    Owner(usize),
+    /// Every thread from this one on.
+    All(usize),
+    Done,
+}
+
 /// What to do with a newly stored state.
 enum Arrive {
     Expand,
@@ -330,7 +355,7 @@ impl Explorer<'_, '_> {
     /// Stores a state (with its context bookkeeping under a context bound); true if new.
     fn visit(&mut self, s: &State, ctx: Ctx) -> bool {
         self.buf.clear();
-        encode(s, &mut self.buf);
+        self.encoder.encode(s, &mut self.buf);
         if self.opts.contexts.is_some() {
             self.buf.extend_from_slice(&ctx.last.to_le_bytes());
             self.buf.extend_from_slice(&ctx.used.to_le_bytes());
@@ -659,15 +684,58 @@ impl Explorer<'_, '_> {
         (0, f.map_or(0, |f| f.proc), f.map_or(0, |f| f.pc))
     }
 
-    fn dfs(&mut self) {
-        struct Entry {
-            state: State,
-            ctx: Ctx,
-            succs: Succs,
-            next: usize,
-            via: Option<Choice>,
+    /// The first thread to step in `s` (see [`Explorer::successors`]).
+    fn first_turn(s: &State, ctx: Ctx) -> Turn {
+        match s.atomic_owner() {
+            None if (ctx.hold as usize) < s.threads.len() => Turn::Hold,
+            None => Turn::All(0),
+            Some(o) => Turn::Owner(o),
         }
+    }
+
+    /// Fills `e.outs` with the outcomes of the next thread that has any, in the order of
+    /// [`Explorer::successors`]; false when no thread is left.
+    fn refill(&mut self, e: &mut Entry) -> bool {
+        e.outs.clear();
+        e.next = 0;
+        loop {
+            match e.turn {
+                Turn::Hold => {
+                    // cooperative: the running process goes on unless it is blocked
+                    self.steps_of(&e.state, e.ctx.hold as usize, &mut e.outs);
+                    if !e.outs.is_empty() {
+                        e.turn = Turn::Done;
+                        return true;
+                    }
+                    e.turn = Turn::All(0);
+                }
+                Turn::Owner(o) => {
+                    self.steps_of(&e.state, o, &mut e.outs);
+                    e.turn = Turn::Done;
+                    return !e.outs.is_empty();
+                }
+                Turn::All(t) if t < e.state.threads.len() => {
+                    self.steps_of(&e.state, t, &mut e.outs);
+                    e.turn = Turn::All(t + 1);
+                    if !e.outs.is_empty() {
+                        return true;
+                    }
+                }
+                Turn::All(_) | Turn::Done => {
+                    e.turn = Turn::Done;
+                    return false;
+                }
+            }
+        }
+    }
+
+    /// Depth-first search. A stack entry holds its state and the outcomes of one thread at a
+    /// time: the next thread is stepped only when those are used up, so the stack holds the
+    /// states of the path and few others.
+    fn dfs(&mut self) {
         let m = self.m;
+        // the outcome lists of popped entries, reused
+        let mut spare: Vec<Succs> = Vec::new();
         for (init, s0) in InitialStates::new(m) {
             if !self.visit(&s0, Ctx::START) {
                 continue;
@@ -682,26 +750,32 @@ impl Explorer<'_, '_> {
                 Arrive::Skip => continue,
                 Arrive::Expand => {}
             }
-            let succs = self.successors(&s0, Ctx::START);
-            if self.result.limit.is_some() {
-                return;
-            }
             let mut stack = vec![Entry {
+                turn: Self::first_turn(&s0, Ctx::START),
                 state: s0,
                 ctx: Ctx::START,
-                succs,
+                outs: spare.pop().unwrap_or_default(),
                 next: 0,
                 via: None,
             }];
             while let Some(top) = stack.last_mut() {
-                if top.next >= top.succs.len() {
-                    stack.pop();
-                    continue;
+                if top.next >= top.outs.len() {
+                    let more = self.refill(top);
+                    if self.result.limit.is_some() {
+                        return;
+                    }
+                    if !more {
+                        if let Some(mut e) = stack.pop() {
+                            e.outs.clear();
+                            spare.push(std::mem::take(&mut e.outs));
+                        }
+                        continue;
+                    }
                 }
                 let i = top.next;
                 top.next += 1;
                 let (choice, outcome) = std::mem::replace(
-                    &mut top.succs[i],
+                    &mut top.outs[i],
                     (
                         Choice {
                             thread: 0,
@@ -742,14 +816,11 @@ impl Explorer<'_, '_> {
                             Arrive::Skip => continue,
                             Arrive::Expand => {}
                         }
-                        let succs = self.successors(&state, ctx);
-                        if self.result.limit.is_some() {
-                            return;
-                        }
                         stack.push(Entry {
+                            turn: Self::first_turn(&state, ctx),
                             state,
                             ctx,
-                            succs,
+                            outs: spare.pop().unwrap_or_default(),
                             next: 0,
                             via: Some(choice),
                         });
