@@ -17,7 +17,7 @@ use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 pub type Fingerprint = u128;
 
 /// Renames heap addresses in the order the walk first meets them, and remembers which objects
-/// still have to be written.
+/// have to be written, in that order.
 #[derive(Default)]
 struct Renaming {
     numbers: Numbers,
@@ -68,7 +68,17 @@ impl Numbers {
     }
 }
 
-impl Renaming {
+/// How the walk numbers heap addresses: [`Renaming`] keeps the numbers for the caller,
+/// [`Encoder`] reuses its tables from state to state.
+trait Rename {
+    /// The canonical number of `a`, numbering it (and queueing it to be written) if new.
+    fn number(&mut self, a: Addr) -> u32;
+    /// The `i`-th numbered address, if there are that many.
+    fn numbered(&self, i: usize) -> Option<Addr>;
+}
+
+impl Rename for Renaming {
+    #[inline]
     fn number(&mut self, a: Addr) -> u32 {
         if let Some(n) = self.numbers.get(a) {
             return n;
@@ -78,10 +88,70 @@ impl Renaming {
         self.pending.push(a);
         n
     }
+    #[inline]
+    fn numbered(&self, i: usize) -> Option<Addr> {
+        self.pending.get(i).copied()
+    }
 }
 
-#[inline]
-fn value(buf: &mut Vec<u8>, v: Value, ren: &mut Renaming) {
+/// Addresses below this are numbered through a direct table in [`Encoder`].
+const DENSE: usize = 1 << 16;
+
+/// A reusable canonical encoder: the same bytes as [`encode`], without allocating per state.
+/// Addresses are numbered through a table indexed by address (cleared after each state), and
+/// a hash map for the rare large ones.
+#[derive(Default)]
+pub struct Encoder {
+    /// Per address below [`DENSE`]: its canonical number, 0 if not numbered yet.
+    dense: Vec<u32>,
+    sparse: ahash::AHashMap<Addr, u32>,
+    /// The numbered addresses in order (number i + 1 is `order[i]`).
+    order: Vec<Addr>,
+}
+
+impl Rename for Encoder {
+    #[inline]
+    fn number(&mut self, a: Addr) -> u32 {
+        let next = self.order.len() as u32 + 1;
+        let slot = if (a as usize) < DENSE {
+            if self.dense.len() <= a as usize {
+                self.dense
+                    .resize((a as usize + 1).next_power_of_two().min(DENSE), 0);
+            }
+            &mut self.dense[a as usize]
+        } else {
+            self.sparse.entry(a).or_insert(0)
+        };
+        if *slot == 0 {
+            *slot = next;
+            self.order.push(a);
+        }
+        *slot
+    }
+    #[inline]
+    fn numbered(&self, i: usize) -> Option<Addr> {
+        self.order.get(i).copied()
+    }
+}
+
+impl Encoder {
+    /// Appends the canonical bytes of `state` to `buf` (see [`encode`]).
+    pub fn encode(&mut self, state: &State, buf: &mut Vec<u8>) {
+        walk(state, &[], buf, self);
+        for &a in &self.order {
+            if (a as usize) < DENSE {
+                self.dense[a as usize] = 0;
+            }
+        }
+        self.order.clear();
+        if !self.sparse.is_empty() {
+            self.sparse.clear();
+        }
+    }
+}
+
+#[inline(always)]
+fn value<R: Rename>(buf: &mut Vec<u8>, v: Value, ren: &mut R) {
     match v {
         Value::Bool(b) => buf.push(b as u8),
         Value::Int(i) => {
@@ -98,9 +168,10 @@ fn value(buf: &mut Vec<u8>, v: Value, ren: &mut Renaming) {
 
 /// Appends the canonical bytes of `state` to `buf`: the roots (globals, then each thread's
 /// atomic flag, thread-local globals and frames bottom to top), then every reachable object in
-/// the order the walk first met it, with addresses replaced by those numbers. Unreachable
-/// objects (garbage) are not written, so states that differ only in garbage or in the choice
-/// of addresses encode equally (seed 004 §4).
+/// the order the walk first met it — its class, its number of fields, and the fields — with
+/// addresses replaced by those numbers. Unreachable objects (garbage) are not written, so
+/// states that differ only in garbage or in the choice of addresses encode equally (seed 004
+/// §4).
 pub fn encode(state: &State, buf: &mut Vec<u8>) {
     encode_with_roots(state, &[], buf);
 }
@@ -110,42 +181,49 @@ pub fn encode(state: &State, buf: &mut Vec<u8>) {
 /// number of every reachable address.
 pub fn encode_with_roots(state: &State, extra: &[Addr], buf: &mut Vec<u8>) -> Numbers {
     let mut ren = Renaming::default();
+    walk(state, extra, buf, &mut ren);
+    ren.numbers
+}
+
+#[inline]
+fn walk<R: Rename>(state: &State, extra: &[Addr], buf: &mut Vec<u8>, ren: &mut R) {
     for &v in state.globals.iter() {
-        value(buf, v, &mut ren);
+        value(buf, v, ren);
     }
     buf.extend_from_slice(&(state.threads.len() as u32).to_le_bytes());
     for t in state.threads.iter() {
         buf.push(t.atomic as u8);
         for &v in t.thread_locals.iter() {
-            value(buf, v, &mut ren);
+            value(buf, v, ren);
         }
         buf.extend_from_slice(&t.stack.depth().to_le_bytes());
-        for f in t.stack.frames_bottom_up() {
+        t.stack.for_each_bottom_up(|f| {
             buf.extend_from_slice(&f.proc.to_le_bytes());
             buf.extend_from_slice(&f.pc.to_le_bytes());
             for &v in f.locals.iter() {
-                value(buf, v, &mut ren);
+                value(buf, v, ren);
             }
-        }
+        });
     }
     for &a in extra {
-        value(buf, Value::Ref(a), &mut ren);
+        value(buf, Value::Ref(a), ren);
     }
     let mut i = 0;
-    while i < ren.pending.len() {
-        let a = ren.pending[i];
+    while let Some(a) = ren.numbered(i) {
         i += 1;
         match state.heap.get(&a) {
             Some(obj) => {
+                // the class and the number of fields: objects of one class may differ in
+                // length (arrays, sets, channels)
                 buf.extend_from_slice(&obj.class.to_le_bytes());
+                buf.extend_from_slice(&(obj.fields.len() as u32).to_le_bytes());
                 for &v in obj.fields.iter() {
-                    value(buf, v, &mut ren);
+                    value(buf, v, ren);
                 }
             }
             None => buf.extend_from_slice(&u32::MAX.to_le_bytes()),
         }
     }
-    ren.numbers
 }
 
 /// The fingerprint of canonical bytes.
@@ -379,6 +457,67 @@ mod tests {
         // a different shape differs
         let c = with_heap(&[(1, 0, Value::Ref(1))], 1);
         assert_ne!(enc(&a), enc(&c));
+    }
+
+    #[test]
+    fn objects_of_one_class_with_different_lengths_differ() {
+        let enc = |s: &State| {
+            let mut b = Vec::new();
+            encode(s, &mut b);
+            b
+        };
+        let mut a = with_heap(&[(1, 0, Value::Bool(false))], 1);
+        let mut b = a.clone();
+        let two = crate::runtime::Object {
+            class: 0,
+            fields: vec![Value::Bool(false), Value::Bool(false)].into(),
+        };
+        b.heap.insert(1, Arc::new(two));
+        assert_ne!(enc(&a), enc(&b));
+        a.heap.insert(
+            1,
+            Arc::new(crate::runtime::Object {
+                class: 0,
+                fields: Vec::new().into(),
+            }),
+        );
+        assert_ne!(enc(&a), enc(&b));
+    }
+
+    #[test]
+    fn the_reusable_encoder_writes_the_same_bytes() {
+        let states = [
+            state(true, false),
+            with_heap(&[(1, 0, Value::Ref(2)), (2, 0, Value::Null)], 1),
+            with_heap(
+                &[
+                    (7, 0, Value::Ref(3)),
+                    (3, 0, Value::Null),
+                    (9, 1, Value::Int(5)),
+                ],
+                7,
+            ),
+            // addresses past the encoder's direct table
+            with_heap(
+                &[
+                    (70_000, 0, Value::Ref(5)),
+                    (5, 1, Value::Ref(1 << 30)),
+                    (1 << 30, 0, Value::Ref(70_000)),
+                ],
+                70_000,
+            ),
+            with_heap(&[(1, 0, Value::Ref(1))], 1),
+        ];
+        let mut e = Encoder::default();
+        // twice over, so that the encoder's tables are reused
+        for _ in 0..2 {
+            for s in &states {
+                let (mut x, mut y) = (Vec::new(), Vec::new());
+                encode(s, &mut x);
+                e.encode(s, &mut y);
+                assert_eq!(x, y);
+            }
+        }
     }
 
     #[test]
