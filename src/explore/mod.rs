@@ -321,26 +321,46 @@ pub fn deadlocked(m: &Machine, s: &State) -> bool {
     invalid
 }
 
-/// A state on the depth-first stack, with the outcomes of the thread being stepped.
+/// A node of the depth-first path. Its state and the outcomes of the thread being stepped are
+/// kept (`live`) near the top of the stack and at every [`CHECKPOINT`]-th depth; deeper down
+/// they are dropped, and re-executed from the checkpoint below (by the choices `via`) when the
+/// search backs up to them. So a deep search costs a few dozen bytes per path node, not a
+/// state's.
 struct Entry {
-    state: State,
-    ctx: Ctx,
-    /// The next thread to step once `outs` is used up.
-    turn: Turn,
-    outs: Succs,
-    next: usize,
     via: Option<Choice>,
+    ctx: Ctx,
+    /// The next thread to step once the outcomes of `cur` are used up.
+    turn: Turn,
+    /// The thread whose outcomes are being taken (`NO_THREAD` before the first).
+    cur: u32,
+    /// The index of the next outcome of `cur` to take.
+    next: u32,
+    live: Option<Box<Live>>,
 }
 
-/// Which thread of a stack entry steps next.
+/// The part of a path node that can be rebuilt.
+struct Live {
+    state: State,
+    /// The outcomes of thread `cur` (valid if `outs_valid`).
+    outs: Succs,
+    outs_valid: bool,
+}
+
+/// Path nodes whose depth is a multiple of this keep their state.
+const CHECKPOINT: usize = 32;
+/// The top path nodes that keep their state.
+const WINDOW: usize = 32;
+const NO_THREAD: u32 = u32::MAX;
+
+/// Which thread of a path node steps next.
 #[derive(Clone, Copy)]
 enum Turn {
     /// Cooperative: the process that must go on (then every thread if it is blocked).
     Hold,
     /// The owner of the atomic section, alone.
-    Owner(usize),
+    Owner(u32),
     /// Every thread from this one on.
-    All(usize),
+    All(u32),
     Done,
 }
 
@@ -689,52 +709,86 @@ impl Explorer<'_, '_> {
         match s.atomic_owner() {
             None if (ctx.hold as usize) < s.threads.len() => Turn::Hold,
             None => Turn::All(0),
-            Some(o) => Turn::Owner(o),
+            Some(o) => Turn::Owner(o as u32),
         }
     }
 
-    /// Fills `e.outs` with the outcomes of the next thread that has any, in the order of
-    /// [`Explorer::successors`]; false when no thread is left.
+    /// Fills the outcomes of a live path node with those of the next thread that has any, in
+    /// the order of [`Explorer::successors`]; false when no thread is left.
     fn refill(&mut self, e: &mut Entry) -> bool {
-        e.outs.clear();
+        let live = e.live.as_deref_mut().expect("the top of the stack is live");
+        live.outs.clear();
+        live.outs_valid = true;
         e.next = 0;
         loop {
-            match e.turn {
+            let t = match e.turn {
                 Turn::Hold => {
                     // cooperative: the running process goes on unless it is blocked
-                    self.steps_of(&e.state, e.ctx.hold as usize, &mut e.outs);
-                    if !e.outs.is_empty() {
+                    let h = e.ctx.hold;
+                    self.steps_of(&live.state, h as usize, &mut live.outs);
+                    if !live.outs.is_empty() {
                         e.turn = Turn::Done;
+                        e.cur = h;
                         return true;
                     }
                     e.turn = Turn::All(0);
+                    continue;
                 }
                 Turn::Owner(o) => {
-                    self.steps_of(&e.state, o, &mut e.outs);
                     e.turn = Turn::Done;
-                    return !e.outs.is_empty();
+                    o
                 }
-                Turn::All(t) if t < e.state.threads.len() => {
-                    self.steps_of(&e.state, t, &mut e.outs);
+                Turn::All(t) if (t as usize) < live.state.threads.len() => {
                     e.turn = Turn::All(t + 1);
-                    if !e.outs.is_empty() {
-                        return true;
-                    }
+                    t
                 }
                 Turn::All(_) | Turn::Done => {
                     e.turn = Turn::Done;
+                    e.cur = NO_THREAD;
                     return false;
                 }
+            };
+            self.steps_of(&live.state, t as usize, &mut live.outs);
+            if !live.outs.is_empty() {
+                e.cur = t;
+                return true;
+            }
+            if matches!(e.turn, Turn::Done) {
+                e.cur = NO_THREAD;
+                return false;
             }
         }
     }
 
-    /// Depth-first search. A stack entry holds its state and the outcomes of one thread at a
-    /// time: the next thread is stepped only when those are used up, so the stack holds the
-    /// states of the path and few others.
+    /// Rebuilds the states of the path nodes above the last live one, up to the top, by
+    /// re-executing their choices.
+    fn restore(&mut self, stack: &mut [Entry], spare: &mut Vec<Succs>) {
+        let top = stack.len() - 1;
+        let base = (0..top)
+            .rev()
+            .find(|&i| stack[i].live.is_some())
+            .expect("the bottom of the stack is live");
+        for k in base + 1..=top {
+            let c = stack[k].via.expect("only the bottom has no choice");
+            let parent = &stack[k - 1].live.as_ref().expect("restored in order").state;
+            self.scratch.clear();
+            self.m
+                .step(parent, c.thread as usize, &mut (), &mut self.scratch);
+            let Some(Outcome::Next { state, .. }) = self.scratch.drain(..).nth(c.outcome as usize)
+            else {
+                unreachable!("a choice on the stack re-executes to a state");
+            };
+            stack[k].live = Some(Self::live(spare, state, false));
+        }
+    }
+
+    /// Depth-first search. A path node steps one thread at a time, and keeps its state only
+    /// near the top of the stack and at checkpoints (see [`Entry`]).
     fn dfs(&mut self) {
         let m = self.m;
-        // the outcome lists of popped entries, reused
+        // transaction summaries are applied by macro steps that do not re-execute by index
+        let window = if self.tx.enabled { usize::MAX } else { WINDOW };
+        // the outcome lists of popped or dropped path nodes, reused
         let mut spare: Vec<Succs> = Vec::new();
         for (init, s0) in InitialStates::new(m) {
             if !self.visit(&s0, Ctx::START) {
@@ -752,30 +806,48 @@ impl Explorer<'_, '_> {
             }
             let mut stack = vec![Entry {
                 turn: Self::first_turn(&s0, Ctx::START),
-                state: s0,
+                live: Some(Self::live(&mut spare, s0, true)),
                 ctx: Ctx::START,
-                outs: spare.pop().unwrap_or_default(),
+                cur: NO_THREAD,
                 next: 0,
                 via: None,
             }];
             while let Some(top) = stack.last_mut() {
-                if top.next >= top.outs.len() {
+                let live = top
+                    .live
+                    .as_deref_mut()
+                    .expect("the top of the stack is live");
+                if !live.outs_valid {
+                    // a rebuilt node: its thread's outcomes again, from where it was
+                    live.outs.clear();
+                    live.outs_valid = true;
+                    if top.cur != NO_THREAD {
+                        self.steps_of(&live.state, top.cur as usize, &mut live.outs);
+                    }
+                }
+                if top.next as usize >= live.outs.len() {
                     let more = self.refill(top);
                     if self.result.limit.is_some() {
                         return;
                     }
                     if !more {
-                        if let Some(mut e) = stack.pop() {
-                            e.outs.clear();
-                            spare.push(std::mem::take(&mut e.outs));
+                        if let Some(Entry { live: Some(l), .. }) = stack.pop() {
+                            Self::retire(&mut spare, l);
+                        }
+                        if stack.last().is_some_and(|e| e.live.is_none()) {
+                            self.restore(&mut stack, &mut spare);
                         }
                         continue;
                     }
                 }
-                let i = top.next;
+                let live = top
+                    .live
+                    .as_deref_mut()
+                    .expect("the top of the stack is live");
+                let i = top.next as usize;
                 top.next += 1;
                 let (choice, outcome) = std::mem::replace(
-                    &mut top.outs[i],
+                    &mut live.outs[i],
                     (
                         Choice {
                             thread: 0,
@@ -784,16 +856,17 @@ impl Explorer<'_, '_> {
                         Outcome::Pruned,
                     ),
                 );
+                let parent = &live.state;
                 match outcome {
                     Outcome::Pruned => {}
                     Outcome::Violation(v) => {
                         if self
-                            .advance(&top.state, top.ctx, choice, Kind::Internal)
+                            .advance(parent, top.ctx, choice, Kind::Internal)
                             .is_none()
                         {
                             continue;
                         }
-                        let key = Self::assertion_key(&top.state, choice);
+                        let key = Self::assertion_key(parent, choice);
                         let f = self.violation_finding(v, choice, path_of(&stack, Some(choice)));
                         if self.found(f, key) {
                             return;
@@ -801,7 +874,7 @@ impl Explorer<'_, '_> {
                     }
                     Outcome::Next { state, kind } => {
                         self.result.stats.transitions += 1;
-                        let Some(ctx) = self.advance(&top.state, top.ctx, choice, kind) else {
+                        let Some(ctx) = self.advance(parent, top.ctx, choice, kind) else {
                             continue;
                         };
                         if !self.visit(&state, ctx) {
@@ -818,19 +891,42 @@ impl Explorer<'_, '_> {
                         }
                         stack.push(Entry {
                             turn: Self::first_turn(&state, ctx),
-                            state,
+                            live: Some(Self::live(&mut spare, state, true)),
                             ctx,
-                            outs: spare.pop().unwrap_or_default(),
+                            cur: NO_THREAD,
                             next: 0,
                             via: Some(choice),
                         });
-                        let len = stack.len() as u64;
-                        if len > self.result.stats.max_path {
-                            self.result.stats.max_path = len;
+                        let len = stack.len();
+                        if len > window && (len - 1 - window) % CHECKPOINT != 0 {
+                            if let Some(l) = stack[len - 1 - window].live.take() {
+                                Self::retire(&mut spare, l);
+                            }
+                        }
+                        if len as u64 > self.result.stats.max_path {
+                            self.result.stats.max_path = len as u64;
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// A live path node for `state`, with a reused outcome list if there is one.
+    fn live(spare: &mut Vec<Succs>, state: State, outs_valid: bool) -> Box<Live> {
+        Box::new(Live {
+            state,
+            outs: spare.pop().unwrap_or_default(),
+            outs_valid,
+        })
+    }
+
+    /// Drops a path node's live part, keeping its outcome list for reuse.
+    fn retire(spare: &mut Vec<Succs>, live: Box<Live>) {
+        let Live { mut outs, .. } = *live;
+        if spare.len() < 64 {
+            outs.clear();
+            spare.push(outs);
         }
     }
 
@@ -925,5 +1021,56 @@ impl Explorer<'_, '_> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::Semantics;
+
+    fn program(text: &str) -> zingrs_lang::ir::Program {
+        zingrs_lang::compile("t.zing", text, zingrs_lang::Lang::Zing)
+            .expect("the generated model compiles")
+            .program
+    }
+
+    /// Paths far deeper than the window of live path nodes: depth-first search rebuilds the
+    /// dropped states from checkpoints and must find what breadth-first search finds.
+    #[test]
+    fn deep_searches_rebuild_dropped_states_exactly() {
+        let p = program(&crate::gen::families::philosophers(5, true));
+        let m = Machine::new(&p, Semantics::default());
+        let dfs = search(&m, &Options::default());
+        let bfs = search(
+            &m,
+            &Options {
+                bfs: true,
+                ..Default::default()
+            },
+        );
+        assert!(dfs.findings.is_empty() && bfs.findings.is_empty());
+        assert!(dfs.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64);
+        assert_eq!(dfs.stats.states, bfs.stats.states);
+        assert_eq!(dfs.stats.transitions, bfs.stats.transitions);
+    }
+
+    #[test]
+    fn a_deep_deadlock_path_replays() {
+        let p = program(&crate::gen::families::philosophers(5, false));
+        let m = Machine::new(&p, Semantics::default());
+        let r = search(
+            &m,
+            &Options {
+                keep_going: true,
+                ..Default::default()
+            },
+        );
+        let Some(Finding::Deadlock { path }) = r.findings.first() else {
+            panic!("philosophers deadlock: {:?}", r.findings);
+        };
+        assert!(path.choices.len() > WINDOW + CHECKPOINT);
+        let end = replay(&m, path).expect("the path replays");
+        assert!(deadlocked(&m, end.states.last().expect("a state")));
     }
 }
