@@ -150,19 +150,36 @@ impl Encoder {
     }
 }
 
+/// Appends `x` in LEB128: seven bits a byte, low bits first, the top bit set on every byte but
+/// the last. The code is prefix-free, so the encoding of a state stays unambiguous, and the
+/// small numbers that make up most of a state take one byte each.
+#[inline(always)]
+fn varint(buf: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        buf.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    buf.push(x as u8);
+}
+
+/// A value: its tag and payload in one varint (booleans are 0 and 1, null is 2, an integer
+/// 3 + 4·zigzag(i) when that fits, a reference 4 + 4·its canonical number).
 #[inline(always)]
 fn value<R: Rename>(buf: &mut Vec<u8>, v: Value, ren: &mut R) {
     match v {
         Value::Bool(b) => buf.push(b as u8),
+        Value::Null => buf.push(2),
         Value::Int(i) => {
-            buf.push(2);
-            buf.extend_from_slice(&i.to_le_bytes());
+            let z = ((i << 1) ^ (i >> 63)) as u64;
+            if z < 1 << 61 {
+                varint(buf, 3 + 4 * z);
+            } else {
+                // the largest magnitudes: a marker, then all 64 bits
+                buf.push(5);
+                buf.extend_from_slice(&i.to_le_bytes());
+            }
         }
-        Value::Null => buf.push(3),
-        Value::Ref(a) => {
-            buf.push(4);
-            buf.extend_from_slice(&ren.number(a).to_le_bytes());
-        }
+        Value::Ref(a) => varint(buf, 4 + 4 * ren.number(a) as u64),
     }
 }
 
@@ -185,21 +202,22 @@ pub fn encode_with_roots(state: &State, extra: &[Addr], buf: &mut Vec<u8>) -> Nu
     ren.numbers
 }
 
+/// The canonical walk (see [`encode`]). Counts, procedures, pcs and class ids are varints.
 #[inline]
 fn walk<R: Rename>(state: &State, extra: &[Addr], buf: &mut Vec<u8>, ren: &mut R) {
     for &v in state.globals.iter() {
         value(buf, v, ren);
     }
-    buf.extend_from_slice(&(state.threads.len() as u32).to_le_bytes());
+    varint(buf, state.threads.len() as u64);
     for t in state.threads.iter() {
         buf.push(t.atomic as u8);
         for &v in t.thread_locals.iter() {
             value(buf, v, ren);
         }
-        buf.extend_from_slice(&t.stack.depth().to_le_bytes());
+        varint(buf, t.stack.depth() as u64);
         t.stack.for_each_bottom_up(|f| {
-            buf.extend_from_slice(&f.proc.to_le_bytes());
-            buf.extend_from_slice(&f.pc.to_le_bytes());
+            varint(buf, f.proc as u64);
+            varint(buf, f.pc as u64);
             for &v in f.locals.iter() {
                 value(buf, v, ren);
             }
@@ -214,14 +232,15 @@ fn walk<R: Rename>(state: &State, extra: &[Addr], buf: &mut Vec<u8>, ren: &mut R
         match state.heap.get(&a) {
             Some(obj) => {
                 // the class and the number of fields: objects of one class may differ in
-                // length (arrays, sets, channels)
-                buf.extend_from_slice(&obj.class.to_le_bytes());
-                buf.extend_from_slice(&(obj.fields.len() as u32).to_le_bytes());
+                // length (arrays, sets, channels); class ids are shifted past the dangling mark
+                varint(buf, obj.class as u64 + 1);
+                varint(buf, obj.fields.len() as u64);
                 for &v in obj.fields.iter() {
                     value(buf, v, ren);
                 }
             }
-            None => buf.extend_from_slice(&u32::MAX.to_le_bytes()),
+            // a dangling reference
+            None => buf.push(0),
         }
     }
 }
@@ -482,6 +501,45 @@ mod tests {
             }),
         );
         assert_ne!(enc(&a), enc(&b));
+    }
+
+    #[test]
+    fn values_encode_distinctly() {
+        let vals = [
+            Value::Bool(false),
+            Value::Bool(true),
+            Value::Null,
+            Value::Int(0),
+            Value::Int(1),
+            Value::Int(-1),
+            Value::Int(63),
+            Value::Int(64),
+            Value::Int(-65),
+            Value::Int(1 << 59),
+            Value::Int(1 << 60),
+            Value::Int(-(1 << 60)),
+            Value::Int(-(1 << 60) - 1),
+            Value::Int(i64::MAX),
+            Value::Int(i64::MIN),
+            Value::Ref(1),
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for v in vals {
+            let mut s = state(true, false);
+            s.globals = vec![v, Value::Bool(true)].into();
+            if let Value::Ref(a) = v {
+                s.heap.insert(
+                    a,
+                    Arc::new(crate::runtime::Object {
+                        class: 0,
+                        fields: Vec::new().into(),
+                    }),
+                );
+            }
+            let mut b = Vec::new();
+            encode(&s, &mut b);
+            assert!(seen.insert(b), "{v:?}");
+        }
     }
 
     #[test]
