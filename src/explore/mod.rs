@@ -135,6 +135,8 @@ struct Explorer<'m, 'p> {
     /// For each procedure and pc, the index in `opts.targets` of a target label there.
     target_at: Vec<Vec<Option<u32>>>,
     visited: Visited,
+    /// States are keyed by their canonical bytes alone (no context bookkeeping).
+    plain_keys: bool,
     encoder: Encoder,
     buf: Vec<u8>,
     scratch: Vec<Outcome>,
@@ -228,6 +230,7 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         opts,
         target_at,
         visited: Visited::new(opts.exact),
+        plain_keys: opts.contexts.is_none() && !opts.cooperative,
         encoder: Encoder::default(),
         buf: Vec::with_capacity(256),
         scratch: Vec::new(),
@@ -321,39 +324,41 @@ pub fn deadlocked(m: &Machine, s: &State) -> bool {
     invalid
 }
 
-/// A node of the depth-first path. Its state and the outcomes of the thread being stepped are
-/// kept (`live`) near the top of the stack and at every [`CHECKPOINT`]-th depth; deeper down
-/// they are dropped, and re-executed from the checkpoint below (by the choices `via`) when the
-/// search backs up to them. So a deep search costs a few dozen bytes per path node, not a
-/// state's.
+/// A node of the depth-first path. Its state and its pending outcomes are kept (`live`) near
+/// the top of the stack and at every [`CHECKPOINT`]-th depth; deeper down they are dropped, and
+/// re-executed from the checkpoint below (by the choices `via`) when the search backs up to
+/// them. So a deep search costs a few dozen bytes per path node, not a state's.
+///
+/// Threads are stepped lazily, but one outcome ahead: while an outcome's state is looked up in
+/// the visited set, the next one is already computed and its table slot fetched.
 struct Entry {
     via: Option<Choice>,
     ctx: Ctx,
-    /// The next thread to step once the outcomes of `cur` are used up.
+    /// The next thread to step once the pending outcomes run low.
     turn: Turn,
-    /// The thread whose outcomes are being taken (`NO_THREAD` before the first).
-    cur: u32,
-    /// The index of the next outcome of `cur` to take.
-    next: u32,
+    /// When the node is not live: the first pending outcome it had (None: none was pending).
+    resume: Option<Choice>,
     live: Option<Box<Live>>,
 }
 
 /// The part of a path node that can be rebuilt.
 struct Live {
     state: State,
-    /// The outcomes of thread `cur` (valid if `outs_valid`).
+    /// Outcomes computed so far; those before `next` were taken.
     outs: Succs,
-    outs_valid: bool,
+    /// With plain hash compaction, the fingerprint of each outcome's state (0 for the other
+    /// outcomes), computed ahead.
+    fps: Vec<u64>,
+    next: usize,
 }
 
 /// Path nodes whose depth is a multiple of this keep their state.
 const CHECKPOINT: usize = 32;
 /// The top path nodes that keep their state.
 const WINDOW: usize = 32;
-const NO_THREAD: u32 = u32::MAX;
 
 /// Which thread of a path node steps next.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Turn {
     /// Cooperative: the process that must go on (then every thread if it is blocked).
     Hold,
@@ -713,25 +718,37 @@ impl Explorer<'_, '_> {
         }
     }
 
-    /// Fills the outcomes of a live path node with those of the next thread that has any, in
-    /// the order of [`Explorer::successors`]; false when no thread is left.
-    fn refill(&mut self, e: &mut Entry) -> bool {
+    /// The turn after thread `t`'s outcomes, when `t` had some.
+    fn turn_after(s: &State, ctx: Ctx, t: u32) -> Turn {
+        match s.atomic_owner() {
+            Some(_) => Turn::Done,
+            None if (ctx.hold as usize) < s.threads.len() && t == ctx.hold => Turn::Done,
+            None => Turn::All(t + 1),
+        }
+    }
+
+    /// Steps threads of a live path node, in the order of [`Explorer::successors`], until at
+    /// least two outcomes are pending or no thread is left.
+    fn top_up(&mut self, e: &mut Entry) {
         let live = e.live.as_deref_mut().expect("the top of the stack is live");
-        live.outs.clear();
-        live.outs_valid = true;
-        e.next = 0;
-        loop {
+        if live.next == live.outs.len() {
+            live.outs.clear();
+            live.fps.clear();
+            live.next = 0;
+        }
+        while live.outs.len() - live.next < 2 && e.turn != Turn::Done {
+            let first = live.outs.len();
             let t = match e.turn {
                 Turn::Hold => {
                     // cooperative: the running process goes on unless it is blocked
                     let h = e.ctx.hold;
                     self.steps_of(&live.state, h as usize, &mut live.outs);
-                    if !live.outs.is_empty() {
-                        e.turn = Turn::Done;
-                        e.cur = h;
-                        return true;
-                    }
-                    e.turn = Turn::All(0);
+                    e.turn = if live.outs.len() > first {
+                        Turn::Done
+                    } else {
+                        Turn::All(0)
+                    };
+                    self.fingerprints(live, first);
                     continue;
                 }
                 Turn::Owner(o) => {
@@ -744,25 +761,51 @@ impl Explorer<'_, '_> {
                 }
                 Turn::All(_) | Turn::Done => {
                     e.turn = Turn::Done;
-                    e.cur = NO_THREAD;
-                    return false;
+                    break;
                 }
             };
             self.steps_of(&live.state, t as usize, &mut live.outs);
-            if !live.outs.is_empty() {
-                e.cur = t;
-                return true;
-            }
-            if matches!(e.turn, Turn::Done) {
-                e.cur = NO_THREAD;
-                return false;
-            }
+            self.fingerprints(live, first);
         }
     }
 
-    /// Rebuilds the states of the path nodes above the last live one, up to the top, by
-    /// re-executing their choices.
-    fn restore(&mut self, stack: &mut [Entry], spare: &mut Vec<Succs>) {
+    /// Computes the fingerprints of `live.outs[first..]` (with plain hash compaction) and asks
+    /// for their visited-table slots.
+    fn fingerprints(&mut self, live: &mut Live, first: usize) {
+        let Visited::Fingerprints(table) = &self.visited else {
+            return;
+        };
+        if !self.plain_keys {
+            return;
+        }
+        for (_, o) in &live.outs[first..] {
+            let fp = match o {
+                Outcome::Next { state, .. } => {
+                    self.buf.clear();
+                    self.encoder.encode(state, &mut self.buf);
+                    let fp = crate::canon::fingerprint64(&self.buf);
+                    table.prefetch(fp);
+                    fp
+                }
+                _ => 0,
+            };
+            live.fps.push(fp);
+        }
+    }
+
+    /// Stores a successor's state, by its fingerprint computed ahead if there is one; true if
+    /// new.
+    #[inline]
+    fn visit_succ(&mut self, fp: Option<u64>, s: &State, ctx: Ctx) -> bool {
+        match (fp, &mut self.visited) {
+            (Some(fp), Visited::Fingerprints(table)) => table.insert(fp),
+            _ => self.visit(s, ctx),
+        }
+    }
+
+    /// Rebuilds the path nodes above the last live one, up to the top: their states by
+    /// re-executing their choices, and the top's pending outcomes from where it was.
+    fn restore(&mut self, stack: &mut [Entry], spare: &mut Vec<(Succs, Vec<u64>)>) {
         let top = stack.len() - 1;
         let base = (0..top)
             .rev()
@@ -778,18 +821,59 @@ impl Explorer<'_, '_> {
             else {
                 unreachable!("a choice on the stack re-executes to a state");
             };
-            stack[k].live = Some(Self::live(spare, state, false));
+            let mut live = Self::live(spare, state);
+            let e = &mut stack[k];
+            if let Some(r) = e.resume.take() {
+                // the thread of the first pending outcome again, from that outcome on
+                self.steps_of(&live.state, r.thread as usize, &mut live.outs);
+                live.next = r.outcome as usize;
+                let next = live.next;
+                live.fps.resize(next, 0);
+                self.fingerprints(&mut live, next);
+                e.turn = Self::turn_after(&live.state, e.ctx, r.thread);
+            }
+            e.live = Some(live);
         }
     }
 
-    /// Depth-first search. A path node steps one thread at a time, and keeps its state only
-    /// near the top of the stack and at checkpoints (see [`Entry`]).
+    /// A path node's live part for `state`, with reused lists if there are some.
+    fn live(spare: &mut Vec<(Succs, Vec<u64>)>, state: State) -> Box<Live> {
+        let (outs, fps) = spare.pop().unwrap_or_default();
+        Box::new(Live {
+            state,
+            outs,
+            fps,
+            next: 0,
+        })
+    }
+
+    /// Drops a path node's live part, remembering its first pending outcome and keeping its
+    /// lists for reuse.
+    fn retire(spare: &mut Vec<(Succs, Vec<u64>)>, e: &mut Entry) {
+        let Some(live) = e.live.take() else {
+            return;
+        };
+        let Live {
+            mut outs,
+            mut fps,
+            next,
+            ..
+        } = *live;
+        e.resume = outs.get(next).map(|(c, _)| *c);
+        if spare.len() < 64 {
+            outs.clear();
+            fps.clear();
+            spare.push((outs, fps));
+        }
+    }
+
+    /// Depth-first search (see [`Entry`] for what the stack keeps).
     fn dfs(&mut self) {
         let m = self.m;
         // transaction summaries are applied by macro steps that do not re-execute by index
         let window = if self.tx.enabled { usize::MAX } else { WINDOW };
-        // the outcome lists of popped or dropped path nodes, reused
-        let mut spare: Vec<Succs> = Vec::new();
+        // the lists of popped or dropped path nodes, reused
+        let mut spare: Vec<(Succs, Vec<u64>)> = Vec::new();
         for (init, s0) in InitialStates::new(m) {
             if !self.visit(&s0, Ctx::START) {
                 continue;
@@ -806,46 +890,31 @@ impl Explorer<'_, '_> {
             }
             let mut stack = vec![Entry {
                 turn: Self::first_turn(&s0, Ctx::START),
-                live: Some(Self::live(&mut spare, s0, true)),
+                live: Some(Self::live(&mut spare, s0)),
                 ctx: Ctx::START,
-                cur: NO_THREAD,
-                next: 0,
+                resume: None,
                 via: None,
             }];
             while let Some(top) = stack.last_mut() {
-                let live = top
-                    .live
-                    .as_deref_mut()
-                    .expect("the top of the stack is live");
-                if !live.outs_valid {
-                    // a rebuilt node: its thread's outcomes again, from where it was
-                    live.outs.clear();
-                    live.outs_valid = true;
-                    if top.cur != NO_THREAD {
-                        self.steps_of(&live.state, top.cur as usize, &mut live.outs);
-                    }
-                }
-                if top.next as usize >= live.outs.len() {
-                    let more = self.refill(top);
-                    if self.result.limit.is_some() {
-                        return;
-                    }
-                    if !more {
-                        if let Some(Entry { live: Some(l), .. }) = stack.pop() {
-                            Self::retire(&mut spare, l);
-                        }
-                        if stack.last().is_some_and(|e| e.live.is_none()) {
-                            self.restore(&mut stack, &mut spare);
-                        }
-                        continue;
-                    }
+                self.top_up(top);
+                if self.result.limit.is_some() {
+                    return;
                 }
                 let live = top
                     .live
                     .as_deref_mut()
                     .expect("the top of the stack is live");
-                let i = top.next as usize;
-                top.next += 1;
+                let i = live.next;
+                if i >= live.outs.len() {
+                    if let Some(mut e) = stack.pop() {
+                        Self::retire(&mut spare, &mut e);
+                    }
+                    if stack.last().is_some_and(|e| e.live.is_none()) {
+                        self.restore(&mut stack, &mut spare);
+                    }
+                    continue;
+                }
+                live.next += 1;
                 let (choice, outcome) = std::mem::replace(
                     &mut live.outs[i],
                     (
@@ -856,6 +925,7 @@ impl Explorer<'_, '_> {
                         Outcome::Pruned,
                     ),
                 );
+                let fp = live.fps.get(i).copied();
                 let parent = &live.state;
                 match outcome {
                     Outcome::Pruned => {}
@@ -877,7 +947,7 @@ impl Explorer<'_, '_> {
                         let Some(ctx) = self.advance(parent, top.ctx, choice, kind) else {
                             continue;
                         };
-                        if !self.visit(&state, ctx) {
+                        if !self.visit_succ(fp, &state, ctx) {
                             continue;
                         }
                         if let Some(l) = self.watch.check(self.visited.len() as u64) {
@@ -891,17 +961,14 @@ impl Explorer<'_, '_> {
                         }
                         stack.push(Entry {
                             turn: Self::first_turn(&state, ctx),
-                            live: Some(Self::live(&mut spare, state, true)),
+                            live: Some(Self::live(&mut spare, state)),
                             ctx,
-                            cur: NO_THREAD,
-                            next: 0,
+                            resume: None,
                             via: Some(choice),
                         });
                         let len = stack.len();
                         if len > window && (len - 1 - window) % CHECKPOINT != 0 {
-                            if let Some(l) = stack[len - 1 - window].live.take() {
-                                Self::retire(&mut spare, l);
-                            }
+                            Self::retire(&mut spare, &mut stack[len - 1 - window]);
                         }
                         if len as u64 > self.result.stats.max_path {
                             self.result.stats.max_path = len as u64;
@@ -909,24 +976,6 @@ impl Explorer<'_, '_> {
                     }
                 }
             }
-        }
-    }
-
-    /// A live path node for `state`, with a reused outcome list if there is one.
-    fn live(spare: &mut Vec<Succs>, state: State, outs_valid: bool) -> Box<Live> {
-        Box::new(Live {
-            state,
-            outs: spare.pop().unwrap_or_default(),
-            outs_valid,
-        })
-    }
-
-    /// Drops a path node's live part, keeping its outcome list for reuse.
-    fn retire(spare: &mut Vec<Succs>, live: Box<Live>) {
-        let Live { mut outs, .. } = *live;
-        if spare.len() < 64 {
-            outs.clear();
-            spare.push(outs);
         }
     }
 
@@ -1053,6 +1102,25 @@ mod tests {
         assert!(dfs.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64);
         assert_eq!(dfs.stats.states, bfs.stats.states);
         assert_eq!(dfs.stats.transitions, bfs.stats.transitions);
+        // whole canonical forms, and keys with the context bookkeeping: no fingerprints are
+        // computed ahead
+        let exact = search(
+            &m,
+            &Options {
+                exact: true,
+                ..Default::default()
+            },
+        );
+        assert!(exact.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64);
+        assert_eq!(exact.stats.states, bfs.stats.states);
+        let bounded = |bfs| Options {
+            bfs,
+            contexts: Some(3),
+            ..Default::default()
+        };
+        let dfs = search(&m, &bounded(false));
+        let bfs = search(&m, &bounded(true));
+        assert_eq!(dfs.stats.states, bfs.stats.states);
     }
 
     #[test]
