@@ -3,12 +3,9 @@
 //! States are persistent so that a successor costs O(change), not O(state): globals and the
 //! thread vector sit behind `Arc`s and are copied only when written, and each thread's stack is
 //! an immutable linked list whose frames below the top are shared between a state and all its
-//! successors. The stack's nodes are counted with `Rc` (copying the thread vector copies every
-//! thread's stack pointer, and atomic counts made that a visible part of each step), so states
-//! are not `Send`: a search runs on one thread.
+//! successors.
 
 use super::value::Value;
-use std::rc::Rc;
 use std::sync::Arc;
 use zingrs_lang::ir::{Pc, ProcId};
 
@@ -29,14 +26,14 @@ struct StackNode {
 
 /// A persistent call stack; the top frame is the one that runs.
 #[derive(Clone, Debug, Default)]
-pub struct Stack(Option<Rc<StackNode>>);
+pub struct Stack(Option<Arc<StackNode>>);
 
 impl Stack {
     pub fn new(frame: Frame) -> Stack {
         Stack::default().push(frame)
     }
     pub fn push(&self, frame: Frame) -> Stack {
-        Stack(Some(Rc::new(StackNode {
+        Stack(Some(Arc::new(StackNode {
             frame,
             below: self.clone(),
             depth: self.depth() + 1,
