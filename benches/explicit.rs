@@ -1,9 +1,10 @@
 //! Criterion benchmarks of the explicit engine: whole searches over generated boolean programs
-//! and the hot paths (step, canonicalization + fingerprint).
+//! and over `philosophers-ordered` (threads and a heap), and the hot paths (step,
+//! canonicalization + fingerprint).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
-use zingrs::canon::{encode, fingerprint};
+use zingrs::canon::{encode, fingerprint, fingerprint64, Encoder};
 use zingrs::explore::{search, Options};
 use zingrs::runtime::{InitialStates, Machine, Semantics};
 
@@ -54,6 +55,18 @@ fn searches(c: &mut Criterion) {
             })
         });
     }
+    for n in [4u64, 5] {
+        let text = zingrs::gen::families::philosophers(n, true);
+        let p = zingrs_lang::compile("bench.zing", &text, zingrs_lang::Lang::Zing)
+            .expect("the generated model compiles")
+            .program;
+        g.bench_with_input(BenchmarkId::new("philosophers-ordered", n), &p, |b, p| {
+            b.iter(|| {
+                let m = Machine::new(p, Semantics::default());
+                black_box(search(&m, &Options::default()).stats.states)
+            })
+        });
+    }
     g.finish();
 }
 
@@ -75,6 +88,16 @@ fn hot_paths(c: &mut Criterion) {
             buf.clear();
             encode(black_box(&s0), &mut buf);
             black_box(fingerprint(&buf))
+        })
+    });
+    // what the explicit search does per successor: the reusable encoder and 64 bits
+    c.bench_function("encoder+fingerprint64", |b| {
+        let mut buf = Vec::new();
+        let mut e = Encoder::default();
+        b.iter(|| {
+            buf.clear();
+            e.encode(black_box(&s0), &mut buf);
+            black_box(fingerprint64(&buf))
         })
     });
 }

@@ -6,17 +6,18 @@
 //! every part is fixed by the program, so the encoding needs no separators. Heap objects, once
 //! the language has them, are renamed by this same depth-first walk and garbage is dropped.
 //!
-//! The visited set stores a 128-bit fingerprint of the bytes (hash compaction) unless `--exact`
-//! asks for the bytes themselves.
+//! The explicit search's visited set stores a 64-bit fingerprint of the bytes (hash compaction)
+//! in a flat table unless `--exact` asks for the bytes themselves; the summary engine keys its
+//! tables by 128-bit fingerprints.
 
 use crate::runtime::{Addr, State, Value};
-use xxhash_rust::xxh3::xxh3_128;
+use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
-/// A 128-bit hash of a state's canonical bytes.
+/// A 128-bit hash of a state's canonical bytes (the summary engine's keys).
 pub type Fingerprint = u128;
 
 /// Renames heap addresses in the order the walk first meets them, and remembers which objects
-/// still have to be written.
+/// have to be written, in that order.
 #[derive(Default)]
 struct Renaming {
     numbers: Numbers,
@@ -67,7 +68,17 @@ impl Numbers {
     }
 }
 
-impl Renaming {
+/// How the walk numbers heap addresses: [`Renaming`] keeps the numbers for the caller,
+/// [`Encoder`] reuses its tables from state to state.
+trait Rename {
+    /// The canonical number of `a`, numbering it (and queueing it to be written) if new.
+    fn number(&mut self, a: Addr) -> u32;
+    /// The `i`-th numbered address, if there are that many.
+    fn numbered(&self, i: usize) -> Option<Addr>;
+}
+
+impl Rename for Renaming {
+    #[inline]
     fn number(&mut self, a: Addr) -> u32 {
         if let Some(n) = self.numbers.get(a) {
             return n;
@@ -77,29 +88,107 @@ impl Renaming {
         self.pending.push(a);
         n
     }
+    #[inline]
+    fn numbered(&self, i: usize) -> Option<Addr> {
+        self.pending.get(i).copied()
+    }
 }
 
-#[inline]
-fn value(buf: &mut Vec<u8>, v: Value, ren: &mut Renaming) {
+/// Addresses below this are numbered through a direct table in [`Encoder`].
+const DENSE: usize = 1 << 16;
+
+/// A reusable canonical encoder: the same bytes as [`encode`], without allocating per state.
+/// Addresses are numbered through a table indexed by address (cleared after each state), and
+/// a hash map for the rare large ones.
+#[derive(Default)]
+pub struct Encoder {
+    /// Per address below [`DENSE`]: its canonical number, 0 if not numbered yet.
+    dense: Vec<u32>,
+    sparse: ahash::AHashMap<Addr, u32>,
+    /// The numbered addresses in order (number i + 1 is `order[i]`).
+    order: Vec<Addr>,
+}
+
+impl Rename for Encoder {
+    #[inline]
+    fn number(&mut self, a: Addr) -> u32 {
+        let next = self.order.len() as u32 + 1;
+        let slot = if (a as usize) < DENSE {
+            if self.dense.len() <= a as usize {
+                self.dense
+                    .resize((a as usize + 1).next_power_of_two().min(DENSE), 0);
+            }
+            &mut self.dense[a as usize]
+        } else {
+            self.sparse.entry(a).or_insert(0)
+        };
+        if *slot == 0 {
+            *slot = next;
+            self.order.push(a);
+        }
+        *slot
+    }
+    #[inline]
+    fn numbered(&self, i: usize) -> Option<Addr> {
+        self.order.get(i).copied()
+    }
+}
+
+impl Encoder {
+    /// Appends the canonical bytes of `state` to `buf` (see [`encode`]).
+    pub fn encode(&mut self, state: &State, buf: &mut Vec<u8>) {
+        walk(state, &[], buf, self);
+        for &a in &self.order {
+            if (a as usize) < DENSE {
+                self.dense[a as usize] = 0;
+            }
+        }
+        self.order.clear();
+        if !self.sparse.is_empty() {
+            self.sparse.clear();
+        }
+    }
+}
+
+/// Appends `x` in LEB128: seven bits a byte, low bits first, the top bit set on every byte but
+/// the last. The code is prefix-free, so the encoding of a state stays unambiguous, and the
+/// small numbers that make up most of a state take one byte each.
+#[inline(always)]
+fn varint(buf: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        buf.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    buf.push(x as u8);
+}
+
+/// A value: its tag and payload in one varint (booleans are 0 and 1, null is 2, an integer
+/// 3 + 4·zigzag(i) when that fits, a reference 4 + 4·its canonical number).
+#[inline(always)]
+fn value<R: Rename>(buf: &mut Vec<u8>, v: Value, ren: &mut R) {
     match v {
         Value::Bool(b) => buf.push(b as u8),
+        Value::Null => buf.push(2),
         Value::Int(i) => {
-            buf.push(2);
-            buf.extend_from_slice(&i.to_le_bytes());
+            let z = ((i << 1) ^ (i >> 63)) as u64;
+            if z < 1 << 61 {
+                varint(buf, 3 + 4 * z);
+            } else {
+                // the largest magnitudes: a marker, then all 64 bits
+                buf.push(5);
+                buf.extend_from_slice(&i.to_le_bytes());
+            }
         }
-        Value::Null => buf.push(3),
-        Value::Ref(a) => {
-            buf.push(4);
-            buf.extend_from_slice(&ren.number(a).to_le_bytes());
-        }
+        Value::Ref(a) => varint(buf, 4 + 4 * ren.number(a) as u64),
     }
 }
 
 /// Appends the canonical bytes of `state` to `buf`: the roots (globals, then each thread's
 /// atomic flag, thread-local globals and frames bottom to top), then every reachable object in
-/// the order the walk first met it, with addresses replaced by those numbers. Unreachable
-/// objects (garbage) are not written, so states that differ only in garbage or in the choice
-/// of addresses encode equally (seed 004 §4).
+/// the order the walk first met it — its class, its number of fields, and the fields — with
+/// addresses replaced by those numbers. Unreachable objects (garbage) are not written, so
+/// states that differ only in garbage or in the choice of addresses encode equally (seed 004
+/// §4).
 pub fn encode(state: &State, buf: &mut Vec<u8>) {
     encode_with_roots(state, &[], buf);
 }
@@ -109,42 +198,51 @@ pub fn encode(state: &State, buf: &mut Vec<u8>) {
 /// number of every reachable address.
 pub fn encode_with_roots(state: &State, extra: &[Addr], buf: &mut Vec<u8>) -> Numbers {
     let mut ren = Renaming::default();
+    walk(state, extra, buf, &mut ren);
+    ren.numbers
+}
+
+/// The canonical walk (see [`encode`]). Counts, procedures, pcs and class ids are varints.
+#[inline]
+fn walk<R: Rename>(state: &State, extra: &[Addr], buf: &mut Vec<u8>, ren: &mut R) {
     for &v in state.globals.iter() {
-        value(buf, v, &mut ren);
+        value(buf, v, ren);
     }
-    buf.extend_from_slice(&(state.threads.len() as u32).to_le_bytes());
+    varint(buf, state.threads.len() as u64);
     for t in state.threads.iter() {
         buf.push(t.atomic as u8);
         for &v in t.thread_locals.iter() {
-            value(buf, v, &mut ren);
+            value(buf, v, ren);
         }
-        buf.extend_from_slice(&t.stack.depth().to_le_bytes());
-        for f in t.stack.frames_bottom_up() {
-            buf.extend_from_slice(&f.proc.to_le_bytes());
-            buf.extend_from_slice(&f.pc.to_le_bytes());
+        varint(buf, t.stack.depth() as u64);
+        t.stack.for_each_bottom_up(|f| {
+            varint(buf, f.proc as u64);
+            varint(buf, f.pc as u64);
             for &v in f.locals.iter() {
-                value(buf, v, &mut ren);
+                value(buf, v, ren);
             }
-        }
+        });
     }
     for &a in extra {
-        value(buf, Value::Ref(a), &mut ren);
+        value(buf, Value::Ref(a), ren);
     }
     let mut i = 0;
-    while i < ren.pending.len() {
-        let a = ren.pending[i];
+    while let Some(a) = ren.numbered(i) {
         i += 1;
         match state.heap.get(&a) {
             Some(obj) => {
-                buf.extend_from_slice(&obj.class.to_le_bytes());
+                // the class and the number of fields: objects of one class may differ in
+                // length (arrays, sets, channels); class ids are shifted past the dangling mark
+                varint(buf, obj.class as u64 + 1);
+                varint(buf, obj.fields.len() as u64);
                 for &v in obj.fields.iter() {
-                    value(buf, v, &mut ren);
+                    value(buf, v, ren);
                 }
             }
-            None => buf.extend_from_slice(&u32::MAX.to_le_bytes()),
+            // a dangling reference
+            None => buf.push(0),
         }
     }
-    ren.numbers
 }
 
 /// The fingerprint of canonical bytes.
@@ -153,16 +251,129 @@ pub fn fingerprint(bytes: &[u8]) -> Fingerprint {
     xxh3_128(bytes)
 }
 
-/// An upper bound on the probability that hash compaction merged two distinct states among
-/// `n` stored ones (birthday bound n²/2¹²⁹).
-pub fn omission_bound(n: u64) -> f64 {
-    let n = n as f64;
-    n * n / 2f64.powi(129)
+/// The 64-bit fingerprint that the explicit search's visited set stores.
+#[inline]
+pub fn fingerprint64(bytes: &[u8]) -> u64 {
+    xxh3_64(bytes)
 }
 
-/// The set of visited states: fingerprints, or whole canonical forms with `--exact`.
+/// An upper bound on the probability that hash compaction in the explicit search's visited set
+/// merged two distinct states among `n` stored ones: it keeps 64-bit fingerprints, so the
+/// birthday bound n²/2⁶⁵, plus n/2⁶⁴ for the fingerprint 0 (the table's empty mark), which is
+/// stored as 1.
+pub fn omission_bound(n: u64) -> f64 {
+    let n = n as f64;
+    n * n / 2f64.powi(65) + n / 2f64.powi(64)
+}
+
+/// A set of 64-bit fingerprints in one flat open-addressing table: 8 bytes a slot, no
+/// per-entry overhead, linear probing from the slot `fp·m / 2⁶⁴` (so the table size `m`
+/// need not be a power of two). The table grows by half when it is 80% full, so it stays
+/// between 53% and 80% full: 10 to 15 bytes per stored fingerprint.
+pub struct FpTable {
+    slots: Vec<u64>,
+    len: usize,
+    grow_at: usize,
+}
+
+/// The table's first size, in slots.
+const FP_FIRST: usize = 1 << 12;
+
+impl Default for FpTable {
+    fn default() -> Self {
+        FpTable::with_slots(FP_FIRST)
+    }
+}
+
+impl FpTable {
+    fn with_slots(m: usize) -> FpTable {
+        FpTable {
+            // zeroed memory from the allocator: the kernel zeroes pages as they are touched
+            slots: vec![0; m],
+            len: 0,
+            grow_at: m / 5 * 4,
+        }
+    }
+
+    #[inline]
+    fn home(fp: u64, m: usize) -> usize {
+        ((fp as u128 * m as u128) >> 64) as usize
+    }
+
+    /// Inserts a fingerprint; true if it was new. 0 marks an empty slot, so it is stored as 1.
+    #[inline]
+    pub fn insert(&mut self, fp: u64) -> bool {
+        let fp = fp.max(1);
+        if self.len >= self.grow_at {
+            self.grow();
+        }
+        let m = self.slots.len();
+        let mut i = Self::home(fp, m);
+        loop {
+            // SAFETY: i < m = slots.len(): home() < m, and i wraps to 0 at m
+            let slot = unsafe { self.slots.get_unchecked_mut(i) };
+            if *slot == fp {
+                return false;
+            }
+            if *slot == 0 {
+                *slot = fp;
+                self.len += 1;
+                return true;
+            }
+            i += 1;
+            if i == m {
+                i = 0;
+            }
+        }
+    }
+
+    /// Asks the processor to fetch the slot where `fp` would start its probe (a hint: it
+    /// changes nothing).
+    #[inline]
+    pub fn prefetch(&self, fp: u64) {
+        let i = Self::home(fp.max(1), self.slots.len());
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch never faults, and i < slots.len()
+        #[allow(unused_unsafe)]
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(self.slots.as_ptr().add(i) as *const i8);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = i;
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let m = self.slots.len();
+        let mut bigger = FpTable::with_slots(m + m / 2);
+        // the old slots are nearly sorted by fingerprint, so the new table fills nearly in order
+        for &fp in &self.slots {
+            if fp != 0 {
+                bigger.insert(fp);
+            }
+        }
+        *self = bigger;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The table's memory in bytes.
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * std::mem::size_of::<u64>()
+    }
+}
+
+/// The set of visited states: 64-bit fingerprints (hash compaction), or whole canonical forms
+/// with `--exact`.
 pub enum Visited {
-    Fingerprints(ahash::AHashSet<Fingerprint>),
+    Fingerprints(FpTable),
     Exact(ahash::AHashSet<Box<[u8]>>),
 }
 
@@ -176,9 +387,10 @@ impl Visited {
     }
 
     /// Inserts a state's canonical bytes; true if they were new.
+    #[inline]
     pub fn insert(&mut self, bytes: &[u8]) -> bool {
         match self {
-            Visited::Fingerprints(s) => s.insert(fingerprint(bytes)),
+            Visited::Fingerprints(s) => s.insert(fingerprint64(bytes)),
             Visited::Exact(s) => {
                 if s.contains(bytes) {
                     false
@@ -198,6 +410,15 @@ impl Visited {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The fingerprint table's memory in bytes (None with `--exact`, whose memory is the
+    /// allocator's).
+    pub fn table_bytes(&self) -> Option<usize> {
+        match self {
+            Visited::Fingerprints(s) => Some(s.bytes()),
+            Visited::Exact(_) => None,
+        }
     }
 }
 
@@ -274,6 +495,106 @@ mod tests {
     }
 
     #[test]
+    fn objects_of_one_class_with_different_lengths_differ() {
+        let enc = |s: &State| {
+            let mut b = Vec::new();
+            encode(s, &mut b);
+            b
+        };
+        let mut a = with_heap(&[(1, 0, Value::Bool(false))], 1);
+        let mut b = a.clone();
+        let two = crate::runtime::Object {
+            class: 0,
+            fields: vec![Value::Bool(false), Value::Bool(false)].into(),
+        };
+        b.heap.insert(1, Arc::new(two));
+        assert_ne!(enc(&a), enc(&b));
+        a.heap.insert(
+            1,
+            Arc::new(crate::runtime::Object {
+                class: 0,
+                fields: Vec::new().into(),
+            }),
+        );
+        assert_ne!(enc(&a), enc(&b));
+    }
+
+    #[test]
+    fn values_encode_distinctly() {
+        let vals = [
+            Value::Bool(false),
+            Value::Bool(true),
+            Value::Null,
+            Value::Int(0),
+            Value::Int(1),
+            Value::Int(-1),
+            Value::Int(63),
+            Value::Int(64),
+            Value::Int(-65),
+            Value::Int(1 << 59),
+            Value::Int(1 << 60),
+            Value::Int(-(1 << 60)),
+            Value::Int(-(1 << 60) - 1),
+            Value::Int(i64::MAX),
+            Value::Int(i64::MIN),
+            Value::Ref(1),
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for v in vals {
+            let mut s = state(true, false);
+            s.globals = vec![v, Value::Bool(true)].into();
+            if let Value::Ref(a) = v {
+                s.heap.insert(
+                    a,
+                    Arc::new(crate::runtime::Object {
+                        class: 0,
+                        fields: Vec::new().into(),
+                    }),
+                );
+            }
+            let mut b = Vec::new();
+            encode(&s, &mut b);
+            assert!(seen.insert(b), "{v:?}");
+        }
+    }
+
+    #[test]
+    fn the_reusable_encoder_writes_the_same_bytes() {
+        let states = [
+            state(true, false),
+            with_heap(&[(1, 0, Value::Ref(2)), (2, 0, Value::Null)], 1),
+            with_heap(
+                &[
+                    (7, 0, Value::Ref(3)),
+                    (3, 0, Value::Null),
+                    (9, 1, Value::Int(5)),
+                ],
+                7,
+            ),
+            // addresses past the encoder's direct table
+            with_heap(
+                &[
+                    (70_000, 0, Value::Ref(5)),
+                    (5, 1, Value::Ref(1 << 30)),
+                    (1 << 30, 0, Value::Ref(70_000)),
+                ],
+                70_000,
+            ),
+            with_heap(&[(1, 0, Value::Ref(1))], 1),
+        ];
+        let mut e = Encoder::default();
+        // twice over, so that the encoder's tables are reused
+        for _ in 0..2 {
+            for s in &states {
+                let (mut x, mut y) = (Vec::new(), Vec::new());
+                encode(s, &mut x);
+                e.encode(s, &mut y);
+                assert_eq!(x, y);
+            }
+        }
+    }
+
+    #[test]
     fn visited_set_reports_new_states_once() {
         for exact in [false, true] {
             let mut v = Visited::new(exact);
@@ -282,5 +603,45 @@ mod tests {
             assert!(v.insert(b"abd"));
             assert_eq!(v.len(), 2);
         }
+    }
+
+    #[test]
+    fn fingerprint_table_agrees_with_a_hash_set_across_growth() {
+        let mut t = FpTable::default();
+        let mut set = std::collections::HashSet::new();
+        // a simple generator with repeats, so both new and known fingerprints are inserted
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for i in 0..200_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let fp = if i % 3 == 0 { x % 50_000 } else { x };
+            assert_eq!(t.insert(fp), set.insert(fp.max(1)), "at {i}");
+        }
+        assert_eq!(t.len(), set.len());
+        // 53% to 80% full: 10 to 15 bytes per fingerprint
+        let per = t.bytes() as f64 / t.len() as f64;
+        assert!((10.0..=15.1).contains(&per), "{per} bytes per fingerprint");
+        // the largest fingerprints sit at the end and wrap around
+        assert!(t.insert(u64::MAX));
+        assert!(t.insert(u64::MAX - 1));
+        assert!(!t.insert(u64::MAX));
+    }
+
+    #[test]
+    fn fingerprint_zero_is_stored_as_one() {
+        let mut t = FpTable::default();
+        assert!(t.insert(0));
+        assert!(!t.insert(1));
+        assert!(!t.insert(0));
+        assert_eq!(t.len(), 1);
+    }
+
+    #[test]
+    fn omission_bound_counts_64_bit_fingerprints() {
+        assert_eq!(omission_bound(0), 0.0);
+        // 2^32 states: the birthday bound alone is 2^64/2^65 = 1/2
+        let b = omission_bound(1 << 32);
+        assert!(b > 0.5 && b < 0.5 + 1e-9, "{b}");
     }
 }

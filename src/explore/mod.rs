@@ -19,7 +19,7 @@ pub use limits::{
 };
 pub use replay::{replay, Replayed};
 
-use crate::canon::{encode, Visited};
+use crate::canon::{Encoder, Visited};
 use crate::runtime::{InitialStates, Kind, Machine, Outcome, RtError, State, Value, Violation};
 use crate::summary::Transaction;
 use serde::{Deserialize, Serialize};
@@ -138,6 +138,9 @@ struct Explorer<'m, 'p> {
     /// For each procedure and pc, the index in `opts.targets` of a target label there.
     target_at: Vec<Vec<Option<u32>>>,
     visited: Visited,
+    /// States are keyed by their canonical bytes alone (no context bookkeeping).
+    plain_keys: bool,
+    encoder: Encoder,
     buf: Vec<u8>,
     scratch: Vec<Outcome>,
     result: SearchResult,
@@ -232,6 +235,8 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         opts,
         target_at,
         visited: Visited::new(opts.exact),
+        plain_keys: opts.contexts.is_none() && !opts.cooperative,
+        encoder: Encoder::default(),
         buf: Vec::with_capacity(256),
         scratch: Vec::new(),
         result: SearchResult::default(),
@@ -284,6 +289,12 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
             ("roots in transactions", ex.tx.roots),
         ];
     }
+    if let Some(b) = ex.visited.table_bytes() {
+        ex.result
+            .stats
+            .counters
+            .push(("visited-table bytes", b as u64));
+    }
     ex.result
 }
 
@@ -330,6 +341,51 @@ pub fn deadlocked(m: &Machine, s: &State) -> bool {
     invalid
 }
 
+/// A node of the depth-first path. Its state and its pending outcomes are kept (`live`) near
+/// the top of the stack and at every [`CHECKPOINT`]-th depth; deeper down they are dropped, and
+/// re-executed from the checkpoint below (by the choices `via`) when the search backs up to
+/// them. So a deep search costs a few dozen bytes per path node, not a state's.
+///
+/// Threads are stepped lazily, but one outcome ahead: while an outcome's state is looked up in
+/// the visited set, the next one is already computed and its table slot fetched.
+struct Entry {
+    via: Option<Choice>,
+    ctx: Ctx,
+    /// The next thread to step once the pending outcomes run low.
+    turn: Turn,
+    /// When the node is not live: the first pending outcome it had (None: none was pending).
+    resume: Option<Choice>,
+    live: Option<Box<Live>>,
+}
+
+/// The part of a path node that can be rebuilt.
+struct Live {
+    state: State,
+    /// Outcomes computed so far; those before `next` were taken.
+    outs: Succs,
+    /// With plain hash compaction, the fingerprint of each outcome's state (0 for the other
+    /// outcomes), computed ahead.
+    fps: Vec<u64>,
+    next: usize,
+}
+
+/// Path nodes whose depth is a multiple of this keep their state.
+const CHECKPOINT: usize = 32;
+/// The top path nodes that keep their state.
+const WINDOW: usize = 32;
+
+/// Which thread of a path node steps next.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    /// Cooperative: the process that must go on (then every thread if it is blocked).
+    Hold,
+    /// The owner of the atomic section, alone.
+    Owner(u32),
+    /// Every thread from this one on.
+    All(u32),
+    Done,
+}
+
 /// What to do with a newly stored state.
 enum Arrive {
     Expand,
@@ -347,7 +403,7 @@ impl Explorer<'_, '_> {
     /// Stores a state (with its context bookkeeping under a context bound); true if new.
     fn visit(&mut self, s: &State, ctx: Ctx) -> bool {
         self.buf.clear();
-        encode(s, &mut self.buf);
+        self.encoder.encode(s, &mut self.buf);
         if self.opts.contexts.is_some() {
             self.buf.extend_from_slice(&ctx.last.to_le_bytes());
             self.buf.extend_from_slice(&ctx.used.to_le_bytes());
@@ -677,15 +733,171 @@ impl Explorer<'_, '_> {
         (0, f.map_or(0, |f| f.proc), f.map_or(0, |f| f.pc))
     }
 
-    fn dfs(&mut self) {
-        struct Entry {
-            state: State,
-            ctx: Ctx,
-            succs: Succs,
-            next: usize,
-            via: Option<Choice>,
+    /// The first thread to step in `s` (see [`Explorer::successors`]).
+    fn first_turn(s: &State, ctx: Ctx) -> Turn {
+        match s.atomic_owner() {
+            None if (ctx.hold as usize) < s.threads.len() => Turn::Hold,
+            None => Turn::All(0),
+            Some(o) => Turn::Owner(o as u32),
         }
+    }
+
+    /// The turn after thread `t`'s outcomes, when `t` had some.
+    fn turn_after(s: &State, ctx: Ctx, t: u32) -> Turn {
+        match s.atomic_owner() {
+            Some(_) => Turn::Done,
+            None if (ctx.hold as usize) < s.threads.len() && t == ctx.hold => Turn::Done,
+            None => Turn::All(t + 1),
+        }
+    }
+
+    /// Steps threads of a live path node, in the order of [`Explorer::successors`], until at
+    /// least two outcomes are pending or no thread is left.
+    fn top_up(&mut self, e: &mut Entry) {
+        let live = e.live.as_deref_mut().expect("the top of the stack is live");
+        if live.next == live.outs.len() {
+            live.outs.clear();
+            live.fps.clear();
+            live.next = 0;
+        }
+        while live.outs.len() - live.next < 2 && e.turn != Turn::Done {
+            let first = live.outs.len();
+            let t = match e.turn {
+                Turn::Hold => {
+                    // cooperative: the running process goes on unless it is blocked
+                    let h = e.ctx.hold;
+                    self.steps_of(&live.state, h as usize, &mut live.outs);
+                    e.turn = if live.outs.len() > first {
+                        Turn::Done
+                    } else {
+                        Turn::All(0)
+                    };
+                    self.fingerprints(live, first);
+                    continue;
+                }
+                Turn::Owner(o) => {
+                    e.turn = Turn::Done;
+                    o
+                }
+                Turn::All(t) if (t as usize) < live.state.threads.len() => {
+                    e.turn = Turn::All(t + 1);
+                    t
+                }
+                Turn::All(_) | Turn::Done => {
+                    e.turn = Turn::Done;
+                    break;
+                }
+            };
+            self.steps_of(&live.state, t as usize, &mut live.outs);
+            self.fingerprints(live, first);
+        }
+    }
+
+    /// Computes the fingerprints of `live.outs[first..]` (with plain hash compaction) and asks
+    /// for their visited-table slots.
+    fn fingerprints(&mut self, live: &mut Live, first: usize) {
+        let Visited::Fingerprints(table) = &self.visited else {
+            return;
+        };
+        if !self.plain_keys {
+            return;
+        }
+        for (_, o) in &live.outs[first..] {
+            let fp = match o {
+                Outcome::Next { state, .. } => {
+                    self.buf.clear();
+                    self.encoder.encode(state, &mut self.buf);
+                    let fp = crate::canon::fingerprint64(&self.buf);
+                    table.prefetch(fp);
+                    fp
+                }
+                _ => 0,
+            };
+            live.fps.push(fp);
+        }
+    }
+
+    /// Stores a successor's state, by its fingerprint computed ahead if there is one; true if
+    /// new.
+    #[inline]
+    fn visit_succ(&mut self, fp: Option<u64>, s: &State, ctx: Ctx) -> bool {
+        match (fp, &mut self.visited) {
+            (Some(fp), Visited::Fingerprints(table)) => table.insert(fp),
+            _ => self.visit(s, ctx),
+        }
+    }
+
+    /// Rebuilds the path nodes above the last live one, up to the top: their states by
+    /// re-executing their choices, and the top's pending outcomes from where it was.
+    fn restore(&mut self, stack: &mut [Entry], spare: &mut Vec<(Succs, Vec<u64>)>) {
+        let top = stack.len() - 1;
+        let base = (0..top)
+            .rev()
+            .find(|&i| stack[i].live.is_some())
+            .expect("the bottom of the stack is live");
+        for k in base + 1..=top {
+            let c = stack[k].via.expect("only the bottom has no choice");
+            let parent = &stack[k - 1].live.as_ref().expect("restored in order").state;
+            self.scratch.clear();
+            self.m
+                .step(parent, c.thread as usize, &mut (), &mut self.scratch);
+            let Some(Outcome::Next { state, .. }) = self.scratch.drain(..).nth(c.outcome as usize)
+            else {
+                unreachable!("a choice on the stack re-executes to a state");
+            };
+            let mut live = Self::live(spare, state);
+            let e = &mut stack[k];
+            if let Some(r) = e.resume.take() {
+                // the thread of the first pending outcome again, from that outcome on
+                self.steps_of(&live.state, r.thread as usize, &mut live.outs);
+                live.next = r.outcome as usize;
+                let next = live.next;
+                live.fps.resize(next, 0);
+                self.fingerprints(&mut live, next);
+                e.turn = Self::turn_after(&live.state, e.ctx, r.thread);
+            }
+            e.live = Some(live);
+        }
+    }
+
+    /// A path node's live part for `state`, with reused lists if there are some.
+    fn live(spare: &mut Vec<(Succs, Vec<u64>)>, state: State) -> Box<Live> {
+        let (outs, fps) = spare.pop().unwrap_or_default();
+        Box::new(Live {
+            state,
+            outs,
+            fps,
+            next: 0,
+        })
+    }
+
+    /// Drops a path node's live part, remembering its first pending outcome and keeping its
+    /// lists for reuse.
+    fn retire(spare: &mut Vec<(Succs, Vec<u64>)>, e: &mut Entry) {
+        let Some(live) = e.live.take() else {
+            return;
+        };
+        let Live {
+            mut outs,
+            mut fps,
+            next,
+            ..
+        } = *live;
+        e.resume = outs.get(next).map(|(c, _)| *c);
+        if spare.len() < 64 {
+            outs.clear();
+            fps.clear();
+            spare.push((outs, fps));
+        }
+    }
+
+    /// Depth-first search (see [`Entry`] for what the stack keeps).
+    fn dfs(&mut self) {
         let m = self.m;
+        // transaction summaries are applied by macro steps that do not re-execute by index
+        let window = if self.tx.enabled { usize::MAX } else { WINDOW };
+        // the lists of popped or dropped path nodes, reused
+        let mut spare: Vec<(Succs, Vec<u64>)> = Vec::new();
         for (init, s0) in InitialStates::new(m) {
             if !self.visit(&s0, Ctx::START) {
                 continue;
@@ -701,26 +913,35 @@ impl Explorer<'_, '_> {
                 Arrive::Skip => continue,
                 Arrive::Expand => {}
             }
-            let succs = self.successors(&s0, Ctx::START);
-            if self.result.limit.is_some() {
-                return;
-            }
             let mut stack = vec![Entry {
-                state: s0,
+                turn: Self::first_turn(&s0, Ctx::START),
+                live: Some(Self::live(&mut spare, s0)),
                 ctx: Ctx::START,
-                succs,
-                next: 0,
+                resume: None,
                 via: None,
             }];
             while let Some(top) = stack.last_mut() {
-                if top.next >= top.succs.len() {
-                    stack.pop();
+                self.top_up(top);
+                if self.result.limit.is_some() {
+                    return;
+                }
+                let live = top
+                    .live
+                    .as_deref_mut()
+                    .expect("the top of the stack is live");
+                let i = live.next;
+                if i >= live.outs.len() {
+                    if let Some(mut e) = stack.pop() {
+                        Self::retire(&mut spare, &mut e);
+                    }
+                    if stack.last().is_some_and(|e| e.live.is_none()) {
+                        self.restore(&mut stack, &mut spare);
+                    }
                     continue;
                 }
-                let i = top.next;
-                top.next += 1;
+                live.next += 1;
                 let (choice, outcome) = std::mem::replace(
-                    &mut top.succs[i],
+                    &mut live.outs[i],
                     (
                         Choice {
                             thread: 0,
@@ -729,16 +950,18 @@ impl Explorer<'_, '_> {
                         Outcome::Pruned,
                     ),
                 );
+                let fp = live.fps.get(i).copied();
+                let parent = &live.state;
                 match outcome {
                     Outcome::Pruned => {}
                     Outcome::Violation(v) => {
                         if self
-                            .advance(&top.state, top.ctx, choice, Kind::Internal)
+                            .advance(parent, top.ctx, choice, Kind::Internal)
                             .is_none()
                         {
                             continue;
                         }
-                        let key = Self::assertion_key(&top.state, choice);
+                        let key = Self::assertion_key(parent, choice);
                         let f = self.violation_finding(v, choice, path_of(&stack, Some(choice)));
                         if self.found(f, key) {
                             return;
@@ -746,10 +969,10 @@ impl Explorer<'_, '_> {
                     }
                     Outcome::Next { state, kind } => {
                         self.result.stats.transitions += 1;
-                        let Some(ctx) = self.advance(&top.state, top.ctx, choice, kind) else {
+                        let Some(ctx) = self.advance(parent, top.ctx, choice, kind) else {
                             continue;
                         };
-                        if !self.visit(&state, ctx) {
+                        if !self.visit_succ(fp, &state, ctx) {
                             continue;
                         }
                         self.count_zing(&state, false);
@@ -762,20 +985,19 @@ impl Explorer<'_, '_> {
                             Arrive::Skip => continue,
                             Arrive::Expand => {}
                         }
-                        let succs = self.successors(&state, ctx);
-                        if self.result.limit.is_some() {
-                            return;
-                        }
                         stack.push(Entry {
-                            state,
+                            turn: Self::first_turn(&state, ctx),
+                            live: Some(Self::live(&mut spare, state)),
                             ctx,
-                            succs,
-                            next: 0,
+                            resume: None,
                             via: Some(choice),
                         });
-                        let len = stack.len() as u64;
-                        if len > self.result.stats.max_path {
-                            self.result.stats.max_path = len;
+                        let len = stack.len();
+                        if len > window && (len - 1 - window) % CHECKPOINT != 0 {
+                            Self::retire(&mut spare, &mut stack[len - 1 - window]);
+                        }
+                        if len as u64 > self.result.stats.max_path {
+                            self.result.stats.max_path = len as u64;
                         }
                     }
                 }
@@ -876,5 +1098,75 @@ impl Explorer<'_, '_> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::Semantics;
+
+    fn program(text: &str) -> zingrs_lang::ir::Program {
+        zingrs_lang::compile("t.zing", text, zingrs_lang::Lang::Zing)
+            .expect("the generated model compiles")
+            .program
+    }
+
+    /// Paths far deeper than the window of live path nodes: depth-first search rebuilds the
+    /// dropped states from checkpoints and must find what breadth-first search finds.
+    #[test]
+    fn deep_searches_rebuild_dropped_states_exactly() {
+        let p = program(&crate::gen::families::philosophers(5, true));
+        let m = Machine::new(&p, Semantics::default());
+        let dfs = search(&m, &Options::default());
+        let bfs = search(
+            &m,
+            &Options {
+                bfs: true,
+                ..Default::default()
+            },
+        );
+        assert!(dfs.findings.is_empty() && bfs.findings.is_empty());
+        assert!(dfs.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64);
+        assert_eq!(dfs.stats.states, bfs.stats.states);
+        assert_eq!(dfs.stats.transitions, bfs.stats.transitions);
+        // whole canonical forms, and keys with the context bookkeeping: no fingerprints are
+        // computed ahead
+        let exact = search(
+            &m,
+            &Options {
+                exact: true,
+                ..Default::default()
+            },
+        );
+        assert!(exact.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64);
+        assert_eq!(exact.stats.states, bfs.stats.states);
+        let bounded = |bfs| Options {
+            bfs,
+            contexts: Some(3),
+            ..Default::default()
+        };
+        let dfs = search(&m, &bounded(false));
+        let bfs = search(&m, &bounded(true));
+        assert_eq!(dfs.stats.states, bfs.stats.states);
+    }
+
+    #[test]
+    fn a_deep_deadlock_path_replays() {
+        let p = program(&crate::gen::families::philosophers(5, false));
+        let m = Machine::new(&p, Semantics::default());
+        let r = search(
+            &m,
+            &Options {
+                keep_going: true,
+                ..Default::default()
+            },
+        );
+        let Some(Finding::Deadlock { path }) = r.findings.first() else {
+            panic!("philosophers deadlock: {:?}", r.findings);
+        };
+        assert!(path.choices.len() > WINDOW + CHECKPOINT);
+        let end = replay(&m, path).expect("the path replays");
+        assert!(deadlocked(&m, end.states.last().expect("a state")));
     }
 }

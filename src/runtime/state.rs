@@ -68,6 +68,23 @@ impl Stack {
             Some(&n.frame)
         })
     }
+    /// Calls `f` on every frame from the bottom (the thread's first procedure) up, without
+    /// allocating while the stack is shallow.
+    #[inline]
+    pub fn for_each_bottom_up<'a>(&'a self, mut f: impl FnMut(&'a Frame)) {
+        fn go<'a>(s: &'a Stack, f: &mut impl FnMut(&'a Frame)) {
+            if let Some(n) = &s.0 {
+                go(&n.below, f);
+                f(&n.frame);
+            }
+        }
+        match &self.0 {
+            None => {}
+            Some(n) if n.depth == 1 => f(&n.frame),
+            Some(n) if n.depth <= 64 => go(self, &mut f),
+            Some(_) => self.frames_bottom_up().into_iter().for_each(f),
+        }
+    }
     /// Frames from the bottom (the thread's first procedure) up.
     pub fn frames_bottom_up(&self) -> Vec<&Frame> {
         let mut v: Vec<&Frame> = self.iter().collect();
