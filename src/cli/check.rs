@@ -282,10 +282,17 @@ fn check_all(
     }
     let conclusive: Vec<&Report> = reports
         .iter()
-        .filter(|r| matches!(r.exit_code, exit::PASSED | exit::ASSERTION))
+        .filter(|r| {
+            matches!(
+                r.exit_code,
+                exit::PASSED | exit::ASSERTION | exit::DEADLOCK | exit::RUNTIME_ERROR
+            )
+        })
         .collect();
+    // engines may stop at different errors (each replayed); they disagree when one finds none
+    let found = |r: &Report| r.exit_code != exit::PASSED;
     if let Some(first) = conclusive.first() {
-        if let Some(other) = conclusive.iter().find(|r| r.exit_code != first.exit_code) {
+        if let Some(other) = conclusive.iter().find(|r| found(r) != found(first)) {
             let message = format!(
                 "engines disagree on {name}: {} says \"{}\", {} says \"{}\"",
                 first.engine,

@@ -291,10 +291,14 @@ pub fn disagreement(runs: &[Run]) -> Option<String> {
             )
         })
         .collect();
+    // Every error verdict comes with a counterexample that replayed, so two engines that stop
+    // at different errors (an assertion here, a null dereference there: the first one each
+    // search order meets) both tell the truth; they disagree only when one finds no error.
+    let found = |r: &Run| r.exit_code != Some(exit::PASSED);
     let first = conclusive.first()?;
     conclusive
         .iter()
-        .find(|r| r.exit_code != first.exit_code)
+        .find(|r| found(r) != found(first))
         .map(|other| {
             format!(
                 "{} says {} (\"{}\") but {} says {} (\"{}\")",
