@@ -426,12 +426,12 @@ impl Visited {
 mod tests {
     use super::*;
     use crate::runtime::{Frame, Stack, Thread};
-    use std::sync::Arc;
+    use std::rc::Rc;
 
     fn state(g: bool, l: bool) -> State {
         State {
             globals: vec![Value::Bool(g)].into(),
-            threads: Arc::new(vec![Thread {
+            threads: Rc::new(vec![Thread {
                 stack: Stack::new(Frame {
                     proc: 0,
                     pc: 1,
@@ -462,7 +462,7 @@ mod tests {
         for &(a, class, v) in objs {
             s.heap.insert(
                 a,
-                std::sync::Arc::new(crate::runtime::Object {
+                std::rc::Rc::new(crate::runtime::Object {
                     class,
                     fields: vec![v].into(),
                 }),
@@ -507,11 +507,11 @@ mod tests {
             class: 0,
             fields: vec![Value::Bool(false), Value::Bool(false)].into(),
         };
-        b.heap.insert(1, Arc::new(two));
+        b.heap.insert(1, Rc::new(two));
         assert_ne!(enc(&a), enc(&b));
         a.heap.insert(
             1,
-            Arc::new(crate::runtime::Object {
+            Rc::new(crate::runtime::Object {
                 class: 0,
                 fields: Vec::new().into(),
             }),
@@ -546,7 +546,7 @@ mod tests {
             if let Value::Ref(a) = v {
                 s.heap.insert(
                     a,
-                    Arc::new(crate::runtime::Object {
+                    Rc::new(crate::runtime::Object {
                         class: 0,
                         fields: Vec::new().into(),
                     }),

@@ -166,7 +166,7 @@ fn changed(
     let mut created = Vec::new();
     for (addr, obj) in after.heap.iter() {
         match before.heap.get(addr) {
-            Some(old) if std::sync::Arc::ptr_eq(old, obj) => {}
+            Some(old) if std::rc::Rc::ptr_eq(old, obj) => {}
             Some(old) => {
                 for (i, v) in obj.fields.iter().enumerate() {
                     if old.fields.get(i) != Some(v) {

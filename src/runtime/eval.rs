@@ -307,7 +307,7 @@ impl Machine<'_> {
         );
         let mut cur = State {
             globals: env.globals.into(),
-            threads: std::sync::Arc::new(vec![Thread {
+            threads: std::rc::Rc::new(vec![Thread {
                 stack: Stack::new(Frame {
                     proc: callee,
                     pc: 0,

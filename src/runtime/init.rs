@@ -5,7 +5,7 @@
 use super::state::{Frame, Stack, State, Thread};
 use super::value::Value;
 use super::Machine;
-use std::sync::Arc;
+use std::rc::Rc;
 use zingrs_lang::ir::{Const, Init, Type, Var};
 
 /// Enumerates the initial states lazily (there are 2^n of them for n unconstrained booleans).
@@ -66,7 +66,7 @@ impl<'m, 'p> InitialStates<'m, 'p> {
         let p = machine.program;
         let (shared, rest) = valuation.split_at(machine.shared_count());
         let (tl, mut rest) = rest.split_at(machine.thread_local_count());
-        let tl: Arc<[Value]> = tl.into();
+        let tl: Rc<[Value]> = tl.into();
         let mut threads = Vec::new();
         for a in machine.start_procs() {
             let n = p.procs[a as usize].locals.len();
@@ -89,14 +89,14 @@ impl<'m, 'p> InitialStates<'m, 'p> {
                 Some(n) => machine.new_collection(class, n as usize),
                 None => machine.new_object(class),
             };
-            heap.insert(addr, Arc::new(obj));
+            heap.insert(addr, Rc::new(obj));
             if let super::Slot::Shared(i) = machine.slots[g as usize] {
                 globals[i as usize] = Value::Ref(addr);
             }
         }
         State {
             globals: globals.into(),
-            threads: Arc::new(threads),
+            threads: Rc::new(threads),
             heap,
         }
     }

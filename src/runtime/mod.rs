@@ -265,7 +265,7 @@ impl Machine<'_> {
             if loc.addr != GLOBALS {
                 if let Some(obj) = st.heap.get(&loc.addr) {
                     let mut obj = obj.clone();
-                    if let Some(slot) = std::sync::Arc::make_mut(&mut obj)
+                    if let Some(slot) = std::rc::Rc::make_mut(&mut obj)
                         .fields
                         .get_mut(loc.field as usize)
                     {
@@ -288,7 +288,7 @@ impl Machine<'_> {
             st.globals = g.into();
         }
         if let Some(t) = tl {
-            std::sync::Arc::make_mut(&mut st.threads)[tid].thread_locals = t.into();
+            std::rc::Rc::make_mut(&mut st.threads)[tid].thread_locals = t.into();
         }
         st
     }

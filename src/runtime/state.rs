@@ -1,12 +1,12 @@
 //! Program states: shared globals plus every thread's stack of frames.
 //!
-//! States are persistent so that a successor costs O(change), not O(state): globals and the
-//! thread vector sit behind `Arc`s and are copied only when written, and each thread's stack is
-//! an immutable linked list whose frames below the top are shared between a state and all its
-//! successors.
+//! States are persistent so that a successor costs O(change), not O(state): globals, the
+//! thread vector and each frame's locals sit behind `Rc`s (non-atomic counts: a search runs on
+//! one thread) and are copied only when written, and each thread's stack is an immutable
+//! linked list whose frames below the top are shared between a state and all its successors.
 
 use super::value::Value;
-use std::sync::Arc;
+use std::rc::Rc;
 use zingrs_lang::ir::{Pc, ProcId};
 
 /// One activation of a procedure.
@@ -14,7 +14,7 @@ use zingrs_lang::ir::{Pc, ProcId};
 pub struct Frame {
     pub proc: ProcId,
     pub pc: Pc,
-    pub locals: Box<[Value]>,
+    pub locals: Rc<[Value]>,
 }
 
 #[derive(Debug)]
@@ -26,14 +26,14 @@ struct StackNode {
 
 /// A persistent call stack; the top frame is the one that runs.
 #[derive(Clone, Debug, Default)]
-pub struct Stack(Option<Arc<StackNode>>);
+pub struct Stack(Option<Rc<StackNode>>);
 
 impl Stack {
     pub fn new(frame: Frame) -> Stack {
         Stack::default().push(frame)
     }
     pub fn push(&self, frame: Frame) -> Stack {
-        Stack(Some(Arc::new(StackNode {
+        Stack(Some(Rc::new(StackNode {
             frame,
             below: self.clone(),
             depth: self.depth() + 1,
@@ -98,7 +98,7 @@ impl Stack {
 #[derive(Clone, Debug)]
 pub struct Thread {
     pub stack: Stack,
-    pub thread_locals: Arc<[Value]>,
+    pub thread_locals: Rc<[Value]>,
     pub atomic: bool,
 }
 
@@ -111,15 +111,15 @@ pub struct Object {
 
 /// The heap: objects by address (address 0 is the `globals` cell, kept apart in
 /// [`State::globals`]). Persistent, so a write copies only a path of the tree and the object.
-pub type Heap = imbl::OrdMap<super::Addr, Arc<Object>>;
+pub type Heap = imbl::OrdMap<super::Addr, Rc<Object>>;
 
 /// A whole program state.
 #[derive(Clone, Debug)]
 pub struct State {
     /// The shared globals: the fields of the `globals` cell.
-    pub globals: Arc<[Value]>,
+    pub globals: Rc<[Value]>,
     /// Live threads in creation order; a thread that ends is removed.
-    pub threads: Arc<Vec<Thread>>,
+    pub threads: Rc<Vec<Thread>>,
     pub heap: Heap,
 }
 

@@ -5,7 +5,7 @@ use super::record::Recorder;
 use super::state::{Frame, Heap, State, Thread};
 use super::value::{Addr, Loc, Value, GLOBALS};
 use super::Machine;
-use std::sync::Arc;
+use std::rc::Rc;
 use zingrs_lang::ir::{Const, Expr, Glue, Init, LValue, Layout, Pc, ProcId, SetOp, Stmt, Type};
 
 /// What kind of transition a successor came from (T, T⁺ or T⁻ of seed 004 §4, or a thread
@@ -52,13 +52,14 @@ enum Target {
 /// The values a step writes, copied from the old state only when first written.
 struct Post<'a> {
     machine: &'a Machine<'a>,
-    old_globals: &'a Arc<[Value]>,
-    old_tl: &'a Arc<[Value]>,
+    old_globals: &'a Rc<[Value]>,
+    old_tl: &'a Rc<[Value]>,
     old_heap: &'a Heap,
     globals: Option<Vec<Value>>,
     tl: Option<Vec<Value>>,
     heap: Option<Heap>,
-    locals: Box<[Value]>,
+    /// The running frame's locals, copied only when first written.
+    locals: Rc<[Value]>,
 }
 
 impl<'a> Post<'a> {
@@ -66,7 +67,7 @@ impl<'a> Post<'a> {
         machine: &'a Machine<'a>,
         state: &'a State,
         thread: &'a Thread,
-        locals: &[Value],
+        locals: &Rc<[Value]>,
     ) -> Post<'a> {
         Post {
             machine,
@@ -76,14 +77,18 @@ impl<'a> Post<'a> {
             globals: None,
             tl: None,
             heap: None,
-            locals: locals.into(),
+            locals: locals.clone(),
         }
     }
 
     fn set(&mut self, t: Target, v: Value) {
         match t {
             Target::Discard => {}
-            Target::Local(i) => self.locals[i as usize] = v,
+            Target::Local(i) => {
+                if self.locals[i as usize] != v {
+                    Rc::make_mut(&mut self.locals)[i as usize] = v;
+                }
+            }
             Target::Global(i) => match self.machine.slots[i as usize] {
                 super::Slot::Shared(s) => {
                     self.globals
@@ -97,7 +102,7 @@ impl<'a> Post<'a> {
                 let heap = self.heap.get_or_insert_with(|| self.old_heap.clone());
                 if let Some(obj) = heap.get(&a) {
                     let mut obj = obj.clone();
-                    if let Some(slot) = Arc::make_mut(&mut obj).fields.get_mut(f as usize) {
+                    if let Some(slot) = Rc::make_mut(&mut obj).fields.get_mut(f as usize) {
                         *slot = v;
                     }
                     heap.insert(a, obj);
@@ -122,7 +127,7 @@ impl<'a> Post<'a> {
             let class = obj.class;
             heap.insert(
                 a,
-                Arc::new(super::state::Object {
+                Rc::new(super::state::Object {
                     class,
                     fields: fields.into(),
                 }),
@@ -138,7 +143,7 @@ impl<'a> Post<'a> {
     }
 
     /// Installs the written values into `st` (locals excepted: the caller places the frame).
-    fn install(self, st: &mut State, tid: usize) -> Box<[Value]> {
+    fn install(self, st: &mut State, tid: usize) -> Rc<[Value]> {
         if let Some(g) = self.globals {
             st.globals = g.into();
         }
@@ -146,7 +151,7 @@ impl<'a> Post<'a> {
             st.heap = h;
         }
         if let Some(tl) = self.tl {
-            Arc::make_mut(&mut st.threads)[tid].thread_locals = tl.into();
+            Rc::make_mut(&mut st.threads)[tid].thread_locals = tl.into();
         }
         self.locals
     }
@@ -310,7 +315,7 @@ impl Machine<'_> {
             }
             let st = State {
                 globals: s.globals.clone(),
-                threads: Arc::new(threads),
+                threads: Rc::new(threads),
                 heap: s.heap.clone(),
             };
             let moved: Vec<usize> = (0..procs.len()).collect();
@@ -356,7 +361,7 @@ impl Machine<'_> {
                 _ => {}
             }
             if owner != t.atomic {
-                Arc::make_mut(&mut state.threads)[tid].atomic = owner;
+                Rc::make_mut(&mut state.threads)[tid].atomic = owner;
             }
         }
     }
@@ -522,7 +527,7 @@ impl Machine<'_> {
                         locals: combo.into(),
                     };
                     let mut st = s.clone();
-                    let threads = Arc::make_mut(&mut st.threads);
+                    let threads = Rc::make_mut(&mut st.threads);
                     threads[tid].stack = threads[tid].stack.push(callee_frame);
                     out.push(self.checked(st, &[tid], Kind::Call, rec));
                 });
@@ -567,7 +572,7 @@ impl Machine<'_> {
             Stmt::EndThread => out.push(self.end_thread(s, tid)),
             Stmt::AtomicBegin | Stmt::AtomicEnd => {
                 let mut st = s.clone();
-                let threads = Arc::make_mut(&mut st.threads);
+                let threads = Rc::make_mut(&mut st.threads);
                 threads[tid].atomic = matches!(node.stmt, Stmt::AtomicBegin);
                 let f = Frame {
                     pc: next(),
@@ -583,7 +588,7 @@ impl Machine<'_> {
                 let mut post = Post::new(self, s, thread, &frame.locals);
                 post.heap = Some({
                     let mut h = s.heap.clone();
-                    h.insert(addr, Arc::new(self.new_object(*class)));
+                    h.insert(addr, Rc::new(self.new_object(*class)));
                     h
                 });
                 post.set(t, Value::Ref(addr));
@@ -647,7 +652,7 @@ impl Machine<'_> {
                     let o = self.commit(s, tid, post, node.succ[i], Kind::Internal, rec);
                     out.push(match (o, *atomic) {
                         (Outcome::Next { mut state, kind }, true) => {
-                            Arc::make_mut(&mut state.threads)[tid].atomic = true;
+                            Rc::make_mut(&mut state.threads)[tid].atomic = true;
                             Outcome::Next { state, kind }
                         }
                         (o, _) => o,
@@ -665,7 +670,7 @@ impl Machine<'_> {
                 let mut post = Post::new(self, s, thread, &frame.locals);
                 post.heap = Some({
                     let mut h = s.heap.clone();
-                    h.insert(addr, Arc::new(self.new_collection(*class, n)));
+                    h.insert(addr, Rc::new(self.new_collection(*class, n)));
                     h
                 });
                 post.set(t, Value::Ref(addr));
@@ -757,7 +762,7 @@ impl Machine<'_> {
                 let atomic = self.in_atomic_block[f.proc as usize][pc as usize]
                     || stack.iter().any(|f| self.atomic_proc[f.proc as usize]);
                 let mut st = s.clone();
-                let threads = Arc::make_mut(&mut st.threads);
+                let threads = Rc::make_mut(&mut st.threads);
                 threads[tid].stack = stack.with_top(f);
                 threads[tid].atomic = atomic;
                 return Ok(Outcome::Next {
@@ -841,7 +846,7 @@ impl Machine<'_> {
             pc: call.succ[0],
             locals,
         };
-        let threads = Arc::make_mut(&mut st.threads);
+        let threads = Rc::make_mut(&mut st.threads);
         threads[tid].stack = below.with_top(frame);
         self.checked(st, &[tid], Kind::Return, rec)
     }
@@ -875,7 +880,7 @@ impl Machine<'_> {
         rec: &mut R,
     ) -> Outcome {
         let mut st = s.clone();
-        let threads = Arc::make_mut(&mut st.threads);
+        let threads = Rc::make_mut(&mut st.threads);
         let top = threads[tid]
             .stack
             .top()
@@ -900,7 +905,7 @@ impl Machine<'_> {
     ) -> Outcome {
         let mut st = s.clone();
         let locals = post.install(&mut st, tid);
-        let threads = Arc::make_mut(&mut st.threads);
+        let threads = Rc::make_mut(&mut st.threads);
         let top = threads[tid]
             .stack
             .top()
@@ -923,7 +928,7 @@ impl Machine<'_> {
         rec: &mut R,
     ) -> Outcome {
         let mut st = s.clone();
-        let threads = Arc::make_mut(&mut st.threads);
+        let threads = Rc::make_mut(&mut st.threads);
         let top = threads[tid]
             .stack
             .top()
@@ -937,7 +942,7 @@ impl Machine<'_> {
 
     fn end_thread(&self, s: &State, tid: usize) -> Outcome {
         let mut st = s.clone();
-        let threads = Arc::make_mut(&mut st.threads);
+        let threads = Rc::make_mut(&mut st.threads);
         if self.program.keep_completed {
             // a completed Zing process stays in the process list with no frames
             threads[tid].stack = super::Stack::default();

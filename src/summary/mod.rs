@@ -27,7 +27,7 @@ use crate::runtime::{
 };
 use ahash::{AHashMap, AHashSet};
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::rc::Rc;
 use zingrs_lang::ir::Stmt;
 
 type RootId = u32;
@@ -336,7 +336,7 @@ fn apply_effect(
     let mut allocs = Vec::with_capacity(effect.path.allocs.len());
     let first = st.fresh_addr();
     for (next, &(a, class)) in (first..).zip(effect.path.allocs.iter()) {
-        st.heap.insert(next, Arc::new(m.new_object(class)));
+        st.heap.insert(next, Rc::new(m.new_object(class)));
         map.0.push((a, next));
         allocs.push((next, class));
     }
@@ -363,7 +363,7 @@ pub fn visible_of(s: &State, tid: usize) -> State {
     let t = &s.threads[tid];
     State {
         globals: s.globals.clone(),
-        threads: Arc::new(vec![Thread {
+        threads: Rc::new(vec![Thread {
             stack: Stack::new(t.stack.top().expect("a frame").clone()),
             thread_locals: t.thread_locals.clone(),
             atomic: t.atomic,
