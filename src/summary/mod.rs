@@ -308,7 +308,16 @@ fn match_entry(
             return None;
         }
     }
-    Some(map)
+    // related objects must be of one class and length: a step may read an object's class
+    // (a call through an interface dispatches on it) without reading any of its fields
+    let same_kind = map.0.iter().all(|&(a, b)| {
+        match (entry.heap.get(&a), visible.heap.get(&b)) {
+            (Some(x), Some(y)) => x.class == y.class && x.fields.len() == y.fields.len(),
+            (None, None) => true,
+            _ => false,
+        }
+    });
+    same_kind.then_some(map)
 }
 
 /// What applying an effect produced, in the target state's addresses.
