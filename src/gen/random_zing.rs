@@ -2,28 +2,114 @@
 //! fields, static fields, `new`, aliasing, recursion bounded by a decreasing argument, `choose`,
 //! `assert`, `assume`, and sometimes a second process with `atomic` blocks.
 //!
-//! The models are small (a handful of objects, short loops) so that the explicit engine
-//! finishes in milliseconds, and every engine that applies must give the same verdict.
+//! About three models in five also use some of the richer constructs, each with its own
+//! probability: fixed and dynamic arrays (`a[i]`, `new D[n]`, `choose(a)`, `sizeof`), sets of ints
+//! and of references (`s = s + e;`, `s = s - e;`, `e in s`, `choose(s)`), channels (`send`,
+//! `select` with `receive`, `wait`, `timeout`, `first`, `end`), structs (value semantics, struct
+//! fields of objects, struct channels and arrays), `foreach` over sets and arrays, exceptions
+//! (`try ... with`, `raise`, propagating through calls), `self`, calls through an interface, and
+//! extra `atomic` blocks. These choices are drawn from a second random stream, so a model
+//! without them is exactly the one the core generator produced before.
+//!
+//! The models are small (a handful of objects, short loops, at most a few elements per set,
+//! array or channel) so that the explicit engine finishes in milliseconds, and every engine that
+//! applies must give the same verdict (which may be an error: index out of range, null
+//! dereference, invalid choose, unhandled exception, deadlock, invalid blocking select, ...).
 
 use super::Rng;
 use std::fmt::Write;
 
+/// Which of the richer constructs a model uses.
+#[derive(Clone, Copy, Default)]
+struct Features {
+    arrays: bool,
+    sets: bool,
+    chans: bool,
+    structs: bool,
+    foreach: bool,
+    exceptions: bool,
+    iface: bool,
+    selfs: bool,
+    atomics: bool,
+}
+
+impl Features {
+    fn any(&self) -> bool {
+        self.arrays
+            || self.sets
+            || self.chans
+            || self.structs
+            || self.foreach
+            || self.exceptions
+            || self.iface
+            || self.selfs
+            || self.atomics
+    }
+}
+
+/// The loop variable of the enclosing `foreach`.
+#[derive(Clone, Copy, PartialEq)]
+enum LoopVar {
+    None,
+    /// `int v` over `Main.arr` or `Main.s`.
+    Int,
+    /// `bool v` over `Main.darr`.
+    Bool,
+    /// `Node v` over `Main.ns`.
+    Node,
+}
+
 /// The generator's state: the text so far and the model's shape.
 struct Gen {
     rng: Rng,
+    /// The stream for the richer constructs (untouched when `feat` is all off).
+    ext: Rng,
+    feat: Features,
     out: String,
     /// Whether a second process is started (then the model is concurrent).
     threads: bool,
+    /// Inside a lexical `atomic` block (no nested ones).
+    in_atomic: bool,
+    /// Inside a `foreach` body: the loop variable; no nested loops, no calls.
+    loop_var: LoopVar,
+    /// The set a `foreach` iterates over (no inserts into it in the body).
+    iterated: &'static str,
 }
 
 /// A random Zing model, deterministic in `seed`.
 pub fn random_zing(seed: u64) -> String {
     let mut rng = Rng::new(seed ^ 0x2106);
     let threads = rng.chance(30);
+    let mut ext = Rng::new(seed ^ 0x7a11_c0de);
+    let mut feat = Features::default();
+    if ext.chance(60) {
+        while !feat.any() {
+            feat = Features {
+                arrays: ext.chance(40),
+                sets: ext.chance(40),
+                chans: ext.chance(35),
+                structs: ext.chance(35),
+                foreach: ext.chance(35),
+                exceptions: ext.chance(35),
+                iface: ext.chance(25),
+                selfs: ext.chance(20),
+                atomics: ext.chance(25),
+            };
+        }
+        // foreach needs something to iterate over
+        if feat.foreach && !feat.arrays && !feat.sets {
+            feat.sets = true;
+        }
+    }
     let mut g = Gen {
         rng,
+        ext,
+        feat,
         out: String::new(),
         threads,
+        in_atomic: false,
+        loop_var: LoopVar::None,
+        iterated: "",
     };
     g.model(seed);
     g.out
@@ -37,7 +123,16 @@ impl Gen {
         let _ = writeln!(self.out, "{}{s}", "    ".repeat(depth));
     }
 
+    fn ext_on(&self) -> bool {
+        self.feat.any()
+    }
+
     fn int_expr(&mut self) -> String {
+        if self.ext_on() && self.ext.chance(25) {
+            if let Some(e) = self.ext_int_atom() {
+                return e;
+            }
+        }
         match self.rng.below(5) {
             0 => self.rng.below(4).to_string(),
             1 => format!("{} + 1", self.rng.pick(&INTS)),
@@ -48,6 +143,11 @@ impl Gen {
     }
 
     fn bool_expr(&mut self) -> String {
+        if self.ext_on() && self.ext.chance(25) {
+            if let Some(e) = self.ext_bool_atom() {
+                return e;
+            }
+        }
         match self.rng.below(7) {
             0 => format!("{} == {}", self.rng.pick(&INTS), self.rng.below(4)),
             1 => format!("{} < {}", self.rng.pick(&INTS), self.int_expr()),
@@ -59,8 +159,439 @@ impl Gen {
         }
     }
 
+    /// A small array index: mostly in range, sometimes not.
+    fn index(&mut self) -> String {
+        match self.ext.below(10) {
+            0..=2 => self.ext.below(2).to_string(),
+            3 => "2".to_string(),
+            4 => "k".to_string(),
+            5 => "Main.a".to_string(),
+            6 => "Main.b % 3".to_string(),
+            7 => "sizeof(Main.arr) - 1".to_string(),
+            8 if self.feat.selfs => "self".to_string(),
+            _ => "3".to_string(),
+        }
+    }
+
+    /// An index into a dynamic array (whose size is 0..=3).
+    fn dindex(&mut self) -> String {
+        match self.ext.below(5) {
+            0 | 1 => "0".to_string(),
+            2 => "1".to_string(),
+            3 => "k".to_string(),
+            _ => "sizeof(Main.darr) - 1".to_string(),
+        }
+    }
+
+    /// An integer operand built from the richer constructs, if the model has any.
+    fn ext_int_atom(&mut self) -> Option<String> {
+        let mut opts: Vec<String> = Vec::new();
+        if self.feat.arrays {
+            let i = self.index();
+            opts.push(format!("Main.arr[{i}]"));
+            opts.push("sizeof(Main.arr)".into());
+            opts.push("sizeof(A)".into());
+        }
+        if self.feat.sets {
+            opts.push("sizeof(Main.s)".into());
+            opts.push("sizeof(Main.ns)".into());
+        }
+        if self.feat.chans {
+            opts.push("sizeof(Main.c)".into());
+        }
+        if self.feat.structs {
+            opts.push("Main.p.x".into());
+            opts.push("n.pt.x".into());
+            opts.push("q.x + 1".into());
+            if self.feat.arrays {
+                let i = self.index();
+                opts.push(format!("Main.parr[{i}].x"));
+            }
+        }
+        if self.feat.selfs {
+            opts.push("self".into());
+            opts.push("self + 1".into());
+        }
+        match self.loop_var {
+            LoopVar::Int => {
+                opts.push("v".into());
+                opts.push("v".into());
+            }
+            LoopVar::Node => opts.push("v.v".into()),
+            _ => {}
+        }
+        if opts.is_empty() {
+            None
+        } else {
+            Some(opts.swap_remove(self.ext.below(opts.len())))
+        }
+    }
+
+    /// A boolean operand built from the richer constructs (parenthesized), if any.
+    fn ext_bool_atom(&mut self) -> Option<String> {
+        let mut opts: Vec<String> = Vec::new();
+        if self.feat.arrays {
+            let i = self.dindex();
+            opts.push(format!("Main.darr[{i}]"));
+            let i = self.index();
+            let c = self.ext.below(3);
+            opts.push(format!("(Main.arr[{i}] == {c})"));
+        }
+        if self.feat.sets {
+            let e = self.int_expr();
+            opts.push(format!("({e} in Main.s)"));
+            opts.push("(m in Main.ns)".into());
+            opts.push(format!("(sizeof(Main.s) > {})", self.ext.below(3)));
+        }
+        if self.feat.chans {
+            opts.push("(sizeof(Main.c) == 0)".into());
+        }
+        if self.feat.structs {
+            opts.push("Main.p.b".into());
+            opts.push("m.pt.b".into());
+            opts.push("!q.b".into());
+        }
+        if self.feat.selfs {
+            opts.push("(self == 0)".into());
+        }
+        match self.loop_var {
+            LoopVar::Bool => {
+                opts.push("v".into());
+                opts.push("!v".into());
+            }
+            LoopVar::Int => opts.push(format!("(v < {})", self.ext.below(3))),
+            LoopVar::Node => opts.push("(v.w || v == n)".into()),
+            LoopVar::None => {}
+        }
+        if opts.is_empty() {
+            None
+        } else {
+            Some(opts.swap_remove(self.ext.below(opts.len())))
+        }
+    }
+
+    /// One short assignment (used as a select branch or handler body when the budget is spent).
+    fn simple_stmt(&mut self, depth: usize) {
+        match self.ext.below(3) {
+            0 => {
+                let e = self.int_expr();
+                self.line(depth, &format!("Main.b = {e};"));
+            }
+            1 => {
+                let e = self.bool_expr();
+                self.line(depth, &format!("Main.f = {e};"));
+            }
+            _ => {
+                let e = self.int_expr();
+                self.line(depth, &format!("Main.a = {e};"));
+            }
+        }
+    }
+
+    /// A block body: a few statements, or one simple one when the budget is spent.
+    fn body(&mut self, depth: usize, budget: &mut usize, most: usize) {
+        if *budget == 0 {
+            self.simple_stmt(depth);
+            return;
+        }
+        let inner = self.ext.range(1, most);
+        for _ in 0..inner {
+            self.stmt(depth, budget);
+        }
+    }
+
+    /// One statement with the richer constructs (falls back to a simple one).
+    fn ext_stmt(&mut self, depth: usize, budget: &mut usize) {
+        let in_loop = self.loop_var != LoopVar::None;
+        let f = self.feat;
+        // the kinds of statement that apply, with repeats as weights
+        let mut kinds: Vec<usize> = Vec::new();
+        if f.arrays {
+            kinds.extend([0, 1, 2, 3, 4]);
+        }
+        if f.sets {
+            kinds.extend([5, 6, 7, 8]);
+        }
+        if f.chans {
+            kinds.extend([9, 10, 11, 12]);
+        }
+        if f.structs {
+            kinds.extend([13, 14]);
+        }
+        if f.foreach && !in_loop && *budget > 1 {
+            kinds.extend([15, 16, 16]);
+        }
+        if f.exceptions {
+            if *budget > 1 {
+                kinds.extend([17, 18]);
+            }
+            kinds.push(19);
+        }
+        if f.iface {
+            kinds.extend([20, 20]);
+        }
+        if f.selfs {
+            kinds.push(21);
+        }
+        if f.atomics && !self.in_atomic && *budget > 1 {
+            kinds.extend([22, 22]);
+        }
+        if f.atomics || f.chans {
+            kinds.push(23);
+        }
+        kinds.push(24);
+        match *self.ext.pick(&kinds) {
+            // arrays
+            0 | 1 if f.arrays => {
+                let i = self.index();
+                let e = self.int_expr();
+                self.line(depth, &format!("Main.arr[{i}] = {e};"));
+            }
+            2 if f.arrays => {
+                let i = self.dindex();
+                let e = self.bool_expr();
+                self.line(depth, &format!("Main.darr[{i}] = {e};"));
+            }
+            3 if f.arrays => {
+                // a loop over the array re-reads its size: keep that bounded
+                let size = if self.iterated == "Main.darr" {
+                    "2"
+                } else {
+                    *self
+                        .ext
+                        .pick(&["k", "2", "0", "Main.a", "sizeof(Main.arr)", "k + 1"])
+                };
+                self.line(depth, &format!("Main.darr = new D[{size}];"));
+            }
+            4 if f.arrays => {
+                if self.ext.chance(50) {
+                    self.line(depth, "Main.a = choose(Main.arr);");
+                } else {
+                    self.line(depth, "Main.f = choose(Main.darr);");
+                }
+            }
+            // sets
+            5 | 6 if f.sets => {
+                let e = self.int_expr();
+                let op = if self.ext.chance(65) { "+" } else { "-" };
+                if op == "+" && self.iterated == "Main.s" {
+                    self.line(depth, &format!("Main.s = Main.s - ({e});"));
+                } else {
+                    self.line(depth, &format!("Main.s = Main.s {op} ({e});"));
+                }
+            }
+            7 if f.sets => {
+                let who = *self.ext.pick(&["n", "m"]);
+                if self.ext.chance(60) && self.iterated != "Main.ns" {
+                    self.line(depth, &format!("Main.ns = Main.ns + {who};"));
+                } else {
+                    self.line(depth, &format!("Main.ns = Main.ns - {who};"));
+                }
+            }
+            8 if f.sets => {
+                if self.ext.chance(50) {
+                    self.line(depth, "Main.a = choose(Main.s);");
+                } else {
+                    self.line(depth, "m = choose(Main.ns);");
+                }
+            }
+            // channels
+            9 | 10 if f.chans => {
+                if f.structs && self.ext.chance(30) {
+                    self.line(depth, "send(Main.pc, Main.p);");
+                } else {
+                    let e = self.int_expr();
+                    self.line(depth, &format!("send(Main.c, {e});"));
+                }
+            }
+            11 | 12 if f.chans => self.select(depth, budget),
+            // structs
+            13 if f.structs => match self.ext.below(6) {
+                0 => {
+                    let e = self.int_expr();
+                    self.line(depth, &format!("Main.p.x = {e};"));
+                }
+                1 => {
+                    let e = self.bool_expr();
+                    self.line(depth, &format!("q.b = {e};"));
+                }
+                2 => self.line(depth, "q = Main.p;"),
+                3 => self.line(depth, "Main.p = q;"),
+                4 => self.line(depth, "n.pt = Main.p;"),
+                _ => {
+                    let e = self.int_expr();
+                    self.line(depth, &format!("m.pt.x = {e};"));
+                }
+            },
+            14 if f.structs => {
+                if f.arrays {
+                    let i = self.index();
+                    if self.ext.chance(50) {
+                        self.line(depth, &format!("Main.parr[{i}] = q;"));
+                    } else {
+                        self.line(depth, &format!("q = Main.parr[{i}];"));
+                    }
+                } else {
+                    let e = self.int_expr();
+                    self.line(depth, &format!("q.x = {e};"));
+                }
+            }
+            // foreach
+            15 | 16 if f.foreach && !in_loop && *budget > 1 => {
+                let mut srcs: Vec<(&'static str, &'static str, LoopVar)> = Vec::new();
+                if f.arrays {
+                    srcs.push(("int", "Main.arr", LoopVar::Int));
+                    srcs.push(("bool", "Main.darr", LoopVar::Bool));
+                }
+                if f.sets {
+                    srcs.push(("int", "Main.s", LoopVar::Int));
+                    srcs.push(("Node", "Main.ns", LoopVar::Node));
+                }
+                let (ty, src, lv) = *self.ext.pick(&srcs);
+                self.line(depth, &format!("foreach ({ty} v in {src}) {{"));
+                self.loop_var = lv;
+                self.iterated = src;
+                self.body(depth + 1, budget, 2);
+                self.loop_var = LoopVar::None;
+                self.iterated = "";
+                self.line(depth, "}");
+            }
+            // exceptions
+            17 | 18 if f.exceptions && *budget > 1 => {
+                self.line(depth, "try {");
+                self.body(depth + 1, budget, 3);
+                self.line(depth, "} with {");
+                let shape = self.ext.below(4);
+                let names: &[&str] = match shape {
+                    0 => &["Oops"],
+                    1 => &["Boom", "*"],
+                    2 => &["*"],
+                    _ => &["Oops", "Boom"],
+                };
+                for name in names {
+                    self.line(depth + 1, &format!("{name} -> {{"));
+                    let mut b = (*budget).min(1);
+                    self.body(depth + 2, &mut b, 1);
+                    self.line(depth + 1, "}");
+                }
+                self.line(depth, "}");
+            }
+            19 if f.exceptions => {
+                let e = *self.ext.pick(&["Oops", "Boom"]);
+                if self.ext.chance(75) {
+                    let c = self.bool_expr();
+                    self.line(depth, &format!("if ({c}) {{ raise {e}; }}"));
+                } else {
+                    self.line(depth, &format!("raise {e};"));
+                }
+            }
+            // interface calls
+            20 if f.iface => match self.ext.below(4) {
+                0 | 1 => {
+                    let e = self.int_expr();
+                    let t = *self.ext.pick(&["Main.a", "Main.b"]);
+                    self.line(depth, &format!("{t} = Main.op.Apply({e});"));
+                }
+                2 => {
+                    let who = *self.ext.pick(&["n", "m"]);
+                    self.line(depth, &format!("Main.op.Mark({who});"));
+                }
+                _ => {
+                    let c = *self.ext.pick(&["Inc", "Neg"]);
+                    self.line(depth, &format!("Main.op = new {c};"));
+                }
+            },
+            // self
+            21 if f.selfs => {
+                let e = if self.ext.chance(50) {
+                    "self".to_string()
+                } else {
+                    format!("Main.a + self + {}", self.ext.below(2))
+                };
+                self.line(depth, &format!("Main.a = {e};"));
+            }
+            // atomic blocks
+            22 if f.atomics && !self.in_atomic && *budget > 1 => {
+                self.line(depth, "atomic {");
+                self.in_atomic = true;
+                self.body(depth + 1, budget, 3);
+                self.in_atomic = false;
+                self.line(depth, "}");
+            }
+            23 if f.atomics || f.chans => {
+                // a wait for another process's progress, or a timeout
+                let c = self.bool_expr();
+                self.line(depth, "select {");
+                self.line(depth + 1, &format!("wait({c}) -> Main.b = Main.b + 1;"));
+                if self.ext.chance(50) {
+                    self.line(depth + 1, "timeout -> Main.f = !Main.f;");
+                }
+                self.line(depth, "}");
+            }
+            _ => self.simple_stmt(depth),
+        }
+    }
+
+    /// A `select` over the channels (and sometimes a `wait` or a `timeout`).
+    fn select(&mut self, depth: usize, budget: &mut usize) {
+        let modifier = match self.ext.below(6) {
+            0 | 1 => "first ",
+            2 => "end ",
+            _ => "",
+        };
+        self.line(depth, &format!("select {modifier}{{"));
+        let mut branches: Vec<String> = Vec::new();
+        let t = *self.ext.pick(&["Main.a", "Main.b"]);
+        branches.push(format!("receive(Main.c, {t})"));
+        if self.feat.structs && self.ext.chance(30) {
+            branches.push("receive(Main.pc, q)".into());
+        }
+        if self.ext.chance(30) {
+            let c = self.bool_expr();
+            branches.push(format!("wait({c})"));
+        }
+        if self.ext.chance(35) {
+            branches.push("timeout".into());
+        }
+        if self.ext.chance(15) && branches.len() < 4 {
+            // two receives joined: enabled only when both channels hold messages
+            if self.feat.structs {
+                branches.push("receive(Main.c, Main.b) && receive(Main.pc, Main.p)".into());
+            }
+        }
+        // the timeout is not always written last
+        let n = branches.len();
+        if n > 1 && self.ext.chance(40) {
+            branches.swap(0, n - 1);
+        }
+        for b in branches {
+            if *budget > 1 && self.ext.chance(30) {
+                self.line(depth + 1, &format!("{b} -> {{"));
+                let mut bb = 1;
+                self.body(depth + 2, &mut bb, 1);
+                *budget = budget.saturating_sub(1);
+                self.line(depth + 1, "}");
+            } else if self.ext.chance(15) {
+                self.line(depth + 1, &format!("{b} -> ;"));
+            } else {
+                let (t, e) = if self.ext.chance(50) {
+                    ("Main.f", self.bool_expr())
+                } else {
+                    ("Main.b", self.int_expr())
+                };
+                self.line(depth + 1, &format!("{b} -> {t} = {e};"));
+            }
+        }
+        self.line(depth, "}");
+    }
+
     /// One statement of a method body with locals `n`, `m` (non-null `Node`s) and `k`.
     fn stmt(&mut self, depth: usize, budget: &mut usize) {
+        if self.ext_on() && self.ext.chance(35) {
+            *budget = budget.saturating_sub(1);
+            self.ext_stmt(depth, budget);
+            return;
+        }
         *budget = budget.saturating_sub(1);
         match self.rng.below(14) {
             0 | 1 => {
@@ -102,6 +633,11 @@ impl Gen {
                 self.stmt(depth + 1, budget);
                 self.line(depth, "}");
             }
+            // no calls in foreach bodies: a call could grow the set being iterated
+            11 | 12 if self.loop_var != LoopVar::None => {
+                let c = self.bool_expr();
+                self.line(depth, &format!("Main.f = {c};"));
+            }
             11 => self.line(depth, "if (k > 0) { Step(k - 1, n); }"),
             12 => self.line(depth, "Main.b = Count(m, 2);"),
             _ => {
@@ -111,15 +647,136 @@ impl Gen {
         }
     }
 
+    /// Locals of the richer constructs, declared in every method body.
+    fn ext_locals(&mut self, depth: usize) {
+        if self.feat.structs {
+            self.line(depth, "P q;");
+        }
+    }
+
+    /// Type declarations of the richer constructs.
+    fn ext_types(&mut self) {
+        let f = self.feat;
+        if f.structs {
+            self.line(0, "struct P {");
+            self.line(1, "int x;");
+            self.line(1, "bool b;");
+            self.line(0, "};");
+            self.line(0, "");
+        }
+        if f.arrays {
+            self.line(0, "array A[3] int;");
+            self.line(0, "array D[] bool;");
+            if f.structs {
+                self.line(0, "array PA[2] P;");
+            }
+        }
+        if f.sets {
+            self.line(0, "set S int;");
+            self.line(0, "set NS Node;");
+        }
+        if f.chans {
+            self.line(0, "chan C int;");
+            if f.structs {
+                self.line(0, "chan PC P;");
+            }
+        }
+        if f.arrays || f.sets || f.chans {
+            self.line(0, "");
+        }
+        if f.iface {
+            self.line(0, "interface Op {");
+            self.line(1, "int Apply(int x);");
+            self.line(1, "void Mark(Node t);");
+            self.line(0, "};");
+            self.line(0, "");
+            self.line(0, "class Inc : Op {");
+            self.line(1, "int d = 1;");
+            self.line(1, "int Apply(int x) { return x + d; }");
+            self.line(1, "void Mark(Node t) { t.w = !t.w; }");
+            self.line(0, "};");
+            self.line(0, "");
+            self.line(0, "class Neg : Op {");
+            self.line(1, "int Apply(int x) {");
+            if f.exceptions && self.ext.chance(50) {
+                self.line(2, "if (x > 2) { raise Boom; }");
+            }
+            self.line(2, "if (x > 0) { return 0 - x; }");
+            self.line(2, "return x + 2;");
+            self.line(1, "}");
+            self.line(1, "void Mark(Node t) { t.v = t.v + 1; }");
+            self.line(0, "};");
+            self.line(0, "");
+        }
+    }
+
+    /// Static fields of the richer constructs: allocated by an initializer, in `main`, or
+    /// (rarely) left `null`.
+    fn ext_statics(&mut self) -> Vec<String> {
+        let f = self.feat;
+        let mut fields: Vec<(&str, &str, String)> = Vec::new();
+        if f.structs {
+            self.line(1, "static P p;");
+        }
+        if f.arrays {
+            fields.push(("A", "arr", "new A".into()));
+            let size = *self.ext.pick(&["1", "2", "3"]);
+            fields.push(("D", "darr", format!("new D[{size}]")));
+            if f.structs {
+                fields.push(("PA", "parr", "new PA".into()));
+            }
+        }
+        if f.sets {
+            fields.push(("S", "s", "new S".into()));
+            fields.push(("NS", "ns", "new NS".into()));
+        }
+        if f.chans {
+            fields.push(("C", "c", "new C".into()));
+            if f.structs {
+                fields.push(("PC", "pc", "new PC".into()));
+            }
+        }
+        if f.iface {
+            self.line(1, "static Op op;");
+        }
+        let mut in_main = Vec::new();
+        for (ty, name, init) in fields {
+            match self.ext.below(20) {
+                0..=9 => self.line(1, &format!("static {ty} {name} = {init};")),
+                10..=18 => {
+                    self.line(1, &format!("static {ty} {name};"));
+                    in_main.push(format!("Main.{name} = {init};"));
+                }
+                _ => self.line(1, &format!("static {ty} {name};")),
+            }
+        }
+        if f.iface {
+            match self.ext.below(10) {
+                0..=5 => {
+                    in_main.push("c0 = choose(bool);".into());
+                    in_main
+                        .push("if (c0) { Main.op = new Inc; } else { Main.op = new Neg; }".into());
+                }
+                6..=8 => in_main.push("Main.op = new Inc;".into()),
+                _ => {}
+            }
+        }
+        in_main
+    }
+
     fn model(&mut self, seed: u64) {
         self.line(
             0,
             &format!("// a random Zing model (zingrs gen random-zing {seed})"),
         );
+        self.ext_types();
         self.line(0, "class Node {");
         self.line(1, "int v;");
         self.line(1, "bool w;");
         self.line(1, "Node next;");
+        if self.feat.structs {
+            self.line(1, "P pt;");
+        }
         self.line(0, "};");
         self.line(0, "");
         self.line(0, "class Main {");
@@ -127,10 +784,12 @@ impl Gen {
         self.line(1, "static int b;");
         self.line(1, "static bool f;");
         self.line(1, "static Node root;");
+        let init = self.ext_statics();
         self.line(0, "");
         // a recursive procedure bounded by its first argument
         self.line(1, "static void Step(int k, Node n) {");
         self.line(2, "Node m;");
+        self.ext_locals(2);
         self.line(2, "m = n;");
         let mut budget = self.rng.range(3, 7);
         while budget > 0 {
@@ -154,12 +813,14 @@ impl Gen {
             self.line(2, "Node n;");
             self.line(2, "Node m;");
             self.line(2, "int k;");
+            self.ext_locals(2);
             self.line(2, "n = Main.root;");
             self.line(2, "m = n;");
             self.line(2, "k = 0;");
             let atomic = self.rng.chance(50);
             if atomic {
                 self.line(2, "atomic {");
+                self.in_atomic = true;
             }
             let mut budget = self.rng.range(1, 3);
             while budget > 0 {
@@ -167,6 +828,12 @@ impl Gen {
             }
             if atomic {
                 self.line(2, "}");
+                self.in_atomic = false;
+            }
+            // a producer for main's selects
+            if self.feat.chans && self.ext.chance(60) {
+                let e = self.int_expr();
+                self.line(2, &format!("send(Main.c, {e});"));
             }
             self.line(1, "}");
             self.line(0, "");
@@ -175,11 +842,18 @@ impl Gen {
         self.line(2, "Node n;");
         self.line(2, "Node m;");
         self.line(2, "int k;");
+        self.ext_locals(2);
+        if self.feat.iface {
+            self.line(2, "bool c0;");
+        }
         self.line(2, "n = new Node;");
         self.line(2, "Main.root = n;");
         self.line(2, "m = n;");
         let k = self.rng.range(1, 3);
         self.line(2, &format!("k = {k};"));
+        for l in init {
+            self.line(2, &l);
+        }
         if self.threads {
             self.line(2, "async Other();");
         }
