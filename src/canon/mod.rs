@@ -211,6 +211,9 @@ fn walk<R: Rename>(state: &State, extra: &[Addr], buf: &mut Vec<u8>, ren: &mut R
     varint(buf, state.threads.len() as u64);
     for t in state.threads.iter() {
         buf.push(t.atomic as u8);
+        if t.atomic_steps != 0 {
+            varint(buf, t.atomic_steps as u64);
+        }
         for &v in t.thread_locals.iter() {
             value(buf, v, ren);
         }
@@ -439,6 +442,7 @@ mod tests {
                 }),
                 thread_locals: Vec::new().into(),
                 atomic: false,
+                atomic_steps: 0,
             }]),
             heap: Default::default(),
         }

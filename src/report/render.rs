@@ -250,6 +250,10 @@ fn zing_runtime_message(e: &RtError) -> Vec<String> {
             "A blocking select was reached in the middle of an atomic region: a process may block only at the start of an atomic block.".into(),
             "In cooperative mode a blocking select must be preceded by a yield.".into(),
         ],
+        RtError::UnhandledException => one("ZingUnhandledException"),
+        RtError::InfiniteLoop => one(
+            "The model appears to be in an infinite loop inside an atomic block (over 1,000,000 steps without leaving it).",
+        ),
         other => one(other.describe()),
     }
 }

@@ -26,6 +26,8 @@ pub enum RtError {
     TypeMismatch,
     /// A `wait` predicate method failed an assertion or did not return.
     PredicateFailed,
+    /// An atomic region ran more than a million steps.
+    InfiniteLoop,
 }
 
 impl RtError {
@@ -41,6 +43,7 @@ impl RtError {
             RtError::UnhandledException => "unhandled exception",
             RtError::TypeMismatch => "a reference used at a type it does not have",
             RtError::PredicateFailed => "a `wait` predicate failed an assertion or did not return",
+            RtError::InfiniteLoop => "infinite loop inside an atomic region (over 1,000,000 steps)",
         }
     }
 }
@@ -315,6 +318,7 @@ impl Machine<'_> {
                 }),
                 thread_locals: env.thread_locals.into(),
                 atomic: false,
+                atomic_steps: 0,
             }]),
             heap: env.heap.clone(),
         };

@@ -80,6 +80,7 @@ impl<'m, 'p> InitialStates<'m, 'p> {
                 }),
                 thread_locals: tl.clone(),
                 atomic: false,
+                atomic_steps: 0,
             });
         }
         let mut globals = shared.to_vec();

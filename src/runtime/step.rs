@@ -211,8 +211,31 @@ impl Machine<'_> {
         if self.lock_global.is_some() || self.has_atomic_procs {
             self.atomic_bookkeeping(s, tid, frame.proc, &mut out[first..]);
         }
+        if self.program.keep_completed {
+            Self::count_atomic_steps(s, tid, &mut out[first..]);
+        }
         if self.has_glue {
             self.continue_glued(tid, frame.proc, frame.pc, first, rec, out);
+        }
+    }
+
+    /// Counts the steps of an atomic region: a thread that stays atomic has taken one more,
+    /// and more than [`MAX_ATOMIC_STEPS`] is ZING's infinite-loop-in-atomic error (§4.7).
+    fn count_atomic_steps(s: &State, tid: usize, outs: &mut [Outcome]) {
+        let before = s.threads[tid].atomic_steps;
+        for o in outs {
+            let Outcome::Next { state, .. } = o else {
+                continue;
+            };
+            let Some(t) = state.threads.get(tid) else {
+                continue;
+            };
+            let steps = if t.atomic { before + 1 } else { 0 };
+            if steps > super::state::MAX_ATOMIC_STEPS {
+                *o = Outcome::Violation(Violation::Runtime(RtError::InfiniteLoop));
+            } else if steps != t.atomic_steps {
+                Rc::make_mut(&mut state.threads)[tid].atomic_steps = steps;
+            }
         }
     }
 
@@ -311,6 +334,7 @@ impl Machine<'_> {
                     }),
                     thread_locals: thread.thread_locals.clone(),
                     atomic: false,
+                    atomic_steps: 0,
                 });
             }
             let st = State {
@@ -554,6 +578,7 @@ impl Machine<'_> {
                         }),
                         thread_locals: thread.thread_locals.clone(),
                         atomic: false,
+                        atomic_steps: 0,
                     };
                     out.push(self.spawn(s, tid, next(), child, rec));
                 });
@@ -566,6 +591,7 @@ impl Machine<'_> {
                     }),
                     thread_locals: thread.thread_locals.clone(),
                     atomic: false,
+                    atomic_steps: 0,
                 };
                 out.push(self.spawn(s, tid, node.succ[0], child, rec));
             }

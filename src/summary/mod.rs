@@ -310,13 +310,14 @@ fn match_entry(
     }
     // related objects must be of one class and length: a step may read an object's class
     // (a call through an interface dispatches on it) without reading any of its fields
-    let same_kind = map.0.iter().all(|&(a, b)| {
-        match (entry.heap.get(&a), visible.heap.get(&b)) {
+    let same_kind = map
+        .0
+        .iter()
+        .all(|&(a, b)| match (entry.heap.get(&a), visible.heap.get(&b)) {
             (Some(x), Some(y)) => x.class == y.class && x.fields.len() == y.fields.len(),
             (None, None) => true,
             _ => false,
-        }
-    });
+        });
     same_kind.then_some(map)
 }
 
@@ -376,6 +377,7 @@ pub fn visible_of(s: &State, tid: usize) -> State {
             stack: Stack::new(t.stack.top().expect("a frame").clone()),
             thread_locals: t.thread_locals.clone(),
             atomic: t.atomic,
+            atomic_steps: t.atomic_steps,
         }]),
         heap: s.heap.clone(),
     }
