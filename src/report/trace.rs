@@ -149,11 +149,12 @@ fn changed(
     if let (Some(tb), Some(ta)) = (before.threads.get(tid), after.threads.get(tid)) {
         let d = tb.stack.depth().min(ta.stack.depth()) as usize;
         if same_thread && d > 0 {
-            let (fb, fa) = (
-                tb.stack.frames_bottom_up()[d - 1],
-                ta.stack.frames_bottom_up()[d - 1],
+            // frame d (1-based from the bottom), reached from the top: one or two steps down
+            let frames = (
+                tb.stack.iter().nth(tb.stack.depth() as usize - d),
+                ta.stack.iter().nth(ta.stack.depth() as usize - d),
             );
-            if fb.proc == fa.proc {
+            if let Some((fb, fa)) = frames.0.zip(frames.1).filter(|(b, a)| b.proc == a.proc) {
                 let locals = &p.procs[fa.proc as usize].locals;
                 for ((l, b), a) in locals.iter().zip(fb.locals.iter()).zip(fa.locals.iter()) {
                     if a != b {
