@@ -48,14 +48,33 @@ fn values(step: &super::TraceStep) -> String {
         .join(" ")
 }
 
+/// The deepest call level the text trace indents to; deeper steps show their depth instead.
+const MAX_INDENT: u32 = 20;
+
+/// A step's procedure column: indented by call depth, up to [`MAX_INDENT`] levels.
+fn who(s: &super::TraceStep) -> String {
+    let level = s.depth.saturating_sub(1);
+    if level <= MAX_INDENT {
+        format!("{}{}", "  ".repeat(level as usize), s.procedure)
+    } else {
+        format!(
+            "{}[{}] {}",
+            "  ".repeat(MAX_INDENT as usize),
+            s.depth,
+            s.procedure
+        )
+    }
+}
+
 fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
     let concurrent = t.threads > 1;
     let width = t
         .steps
         .iter()
-        .map(|s| 2 * s.depth.saturating_sub(1) as usize + s.procedure.len())
+        .map(|s| who(s).chars().count())
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        .min(100);
     let stmt_width = t
         .steps
         .iter()
@@ -70,11 +89,7 @@ fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
         .max()
         .unwrap_or(0);
     for s in &t.steps {
-        let who = format!(
-            "{}{}",
-            "  ".repeat(s.depth.saturating_sub(1) as usize),
-            s.procedure
-        );
+        let who = who(s);
         let _ = write!(out, "  #{:<4}", s.step);
         if concurrent {
             let _ = write!(out, "t{:<3}", s.thread);
@@ -194,7 +209,9 @@ fn bebop(r: &Report, detail: TraceDetail, stats: bool) -> String {
     let _ = writeln!(out, "{head}");
     if let (Some(t), false) = (&r.trace, detail == TraceDetail::None) {
         for s in t.steps.iter().rev() {
-            let indent = "  ".repeat(s.depth.saturating_sub(1) as usize);
+            // Bebop indents by call depth; past 200 levels the indentation stops growing so
+            // that a trace 100,000 calls deep stays printable
+            let indent = "  ".repeat(s.depth.saturating_sub(1).min(200) as usize);
             let _ = write!(out, "{indent}Line {}", s.line);
             if detail == TraceDetail::Full {
                 let _ = write!(out, " State {}", values(s));
@@ -344,6 +361,39 @@ fn zing(r: &Report, detail: TraceDetail, stats: bool) -> String {
 mod tests {
     use super::*;
     use crate::report::{Stats, Trace, ZingState};
+
+    #[test]
+    fn a_trace_100000_calls_deep_prints_with_bounded_indentation() {
+        let step = |depth: u32| crate::report::TraceStep {
+            step: depth as usize,
+            thread: 0,
+            depth,
+            procedure: format!("level{depth}"),
+            line: 3,
+            statement: "call".into(),
+            values: Vec::new(),
+            changed: Vec::new(),
+        };
+        let trace = Trace {
+            threads: 1,
+            steps: vec![step(1), step(21), step(100_000)],
+            zing: None,
+        };
+        let verdict = Verdict::AssertionFailed {
+            procedure: "level100000".into(),
+            line: 3,
+        };
+        let r = Report::new("t.bp", "summary", verdict, Some(trace));
+        let text = render(&r, Format::Text, TraceDetail::Full, false, false);
+        assert!(
+            text.contains(&format!("{}level21 ", "  ".repeat(20))),
+            "{text}"
+        );
+        assert!(text.contains("[100000] level100000"), "{text}");
+        assert!(text.lines().all(|l| l.len() < 200), "{text}");
+        let bebop = render(&r, Format::Bebop, TraceDetail::Full, false, false);
+        assert!(bebop.lines().all(|l| l.len() < 500), "{bebop}");
+    }
 
     #[test]
     fn zing_passed_is_the_banner_and_zing_count() {

@@ -187,6 +187,12 @@ impl AddrMap {
     }
 }
 
+/// A pending piece of a trace expansion: a root's path to a node, or one choice.
+enum Expand {
+    Within(RootId, NodeId),
+    Emit(Choice),
+}
+
 /// How a node of a root's search was reached (for expanding traces).
 #[derive(Clone, Copy, Debug)]
 enum Via {
@@ -1085,26 +1091,7 @@ impl Summarizer<'_, '_> {
     /// Appends the choices from root `r`'s entry to node `n` to `out` (each nested summary is
     /// expanded in place, so the whole trace costs time linear in its length).
     fn append_within(&self, r: RootId, n: NodeId, out: &mut Vec<Choice>) {
-        let root = &self.roots[r as usize];
-        let mut chain: Vec<Via> = Vec::new();
-        let mut cur = n;
-        loop {
-            let via = root.nodes[cur as usize];
-            match via {
-                Via::Entry => break,
-                Via::Step { parent, .. } | Via::Summary { parent, .. } => {
-                    chain.push(via);
-                    cur = parent;
-                }
-            }
-        }
-        for via in chain.into_iter().rev() {
-            match via {
-                Via::Entry => {}
-                Via::Step { choice, .. } => out.push(choice),
-                Via::Summary { callee, effect, .. } => self.append_summary(callee, effect, out),
-            }
-        }
+        self.expand_work(vec![Expand::Within(r, n)], out);
     }
 
     /// The steps a summary application stands for: the callee's path from its entry to the
@@ -1116,12 +1103,51 @@ impl Summarizer<'_, '_> {
     }
 
     fn append_summary(&self, callee: RootId, effect: u32, out: &mut Vec<Choice>) {
+        self.expand_work(self.summary_work(callee, effect), out);
+    }
+
+    /// The work that expands an application of `callee`'s effect, in stack order.
+    fn summary_work(&self, callee: RootId, effect: u32) -> Vec<Expand> {
         let (_, ret_node, k) = &self.roots[callee as usize].effects[effect as usize];
-        self.append_within(callee, *ret_node, out);
-        out.push(Choice {
-            thread: 0,
-            outcome: *k,
-        });
+        vec![
+            Expand::Emit(Choice {
+                thread: 0,
+                outcome: *k,
+            }),
+            Expand::Within(callee, *ret_node),
+        ]
+    }
+
+    /// Expands work items with an explicit stack (summaries nest as deep as the calls, which
+    /// may be far deeper than the machine stack).
+    fn expand_work(&self, mut work: Vec<Expand>, out: &mut Vec<Choice>) {
+        while let Some(w) = work.pop() {
+            match w {
+                Expand::Emit(c) => out.push(c),
+                Expand::Within(r, n) => {
+                    // walking back from n pushes the last item first: they pop in path order
+                    let root = &self.roots[r as usize];
+                    let mut cur = n;
+                    loop {
+                        match root.nodes[cur as usize] {
+                            Via::Entry => break,
+                            Via::Step { parent, choice } => {
+                                work.push(Expand::Emit(choice));
+                                cur = parent;
+                            }
+                            Via::Summary {
+                                parent,
+                                callee,
+                                effect,
+                            } => {
+                                work.extend(self.summary_work(callee, effect));
+                                cur = parent;
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// A whole path from an initial state to node `n` of root `r` (then `last`).
