@@ -32,6 +32,10 @@ impl Drop for Stack {
     /// Frees a chain of frames no one else holds iteratively: a recursive drop would overflow
     /// the machine stack on call stacks hundreds of thousands of frames deep.
     fn drop(&mut self) {
+        if self.depth() < 1024 {
+            // shallow: the fields' own (recursive) drop is cheaper
+            return;
+        }
         let mut cur = self.0.take();
         while let Some(node) = cur {
             match Rc::try_unwrap(node) {
