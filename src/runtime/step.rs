@@ -722,10 +722,7 @@ impl Machine<'_> {
                         _ => {}
                     }
                 }
-                rec.write(Loc { addr: a, field: 0 });
-                let mut post = Post::new(self, s, thread, &frame.locals);
-                post.replace(a, elems);
-                out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
+                out.push(self.rewrite(s, tid, a, elems, next(), rec));
             }
             Stmt::Send { chan, values } => {
                 let (a, old) = self.collection(&s.heap, self.value(chan, &env, rec)?)?;
@@ -733,10 +730,7 @@ impl Machine<'_> {
                 for v in values {
                     queue.push(self.value(v, &env, rec)?);
                 }
-                rec.write(Loc { addr: a, field: 0 });
-                let mut post = Post::new(self, s, thread, &frame.locals);
-                post.replace(a, queue);
-                out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
+                out.push(self.rewrite(s, tid, a, queue, next(), rec));
             }
             Stmt::ChooseElem { targets, from } => {
                 let (_, elems) = self.collection(&s.heap, self.value(from, &env, rec)?)?;
@@ -759,6 +753,25 @@ impl Machine<'_> {
             Stmt::Raise { exception } => out.push(self.raise(s, tid, *exception)?),
         }
         Ok(())
+    }
+
+    /// Replaces every element of the collection at `a` (a set update or a send) and moves
+    /// thread `tid` to `pc`.
+    fn rewrite<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        a: Addr,
+        fields: Vec<Value>,
+        pc: Pc,
+        rec: &mut R,
+    ) -> Outcome {
+        rec.write(Loc { addr: a, field: 0 });
+        let thread = &s.threads[tid];
+        let frame = thread.stack.top().expect("running thread has a frame");
+        let mut post = Post::new(self, s, thread, &frame.locals);
+        post.replace(a, fields);
+        self.commit(s, tid, post, pc, Kind::Internal, rec)
     }
 
     /// `raise`: the innermost handler for `exception` on thread `tid`'s stack takes control
