@@ -531,6 +531,8 @@ pub struct Program {
     /// global `.0` refers to a fresh object of class `.1` (of length `.2`), allocated in this
     /// order.
     pub static_news: Vec<(u32, u32, Option<u32>)>,
+    /// Whether some expression reads `self` (the process identifier).
+    pub uses_self: bool,
     /// Zing semantics: a process whose entry method returns stays in the process list,
     /// completed (zing-language.md §6.1); boolean programs' threads disappear.
     pub keep_completed: bool,
@@ -578,10 +580,12 @@ impl Program {
             })
     }
 
-    /// Whether the program has collections (arrays, sets, channels) or exceptions, whose
-    /// effects on the heap summaries do not record.
-    pub fn has_collections_or_exceptions(&self) -> bool {
-        self.classes.iter().any(|c| c.kind != ClassKind::Object)
+    /// Whether the program has what summaries do not record: collections (arrays, sets,
+    /// channels) whose lengths change, exceptions that unwind frames, and `self`, which a
+    /// summary computed in one process would answer wrongly for another.
+    pub fn beyond_summaries(&self) -> bool {
+        self.uses_self
+            || self.classes.iter().any(|c| c.kind != ClassKind::Object)
             || self
                 .procs
                 .iter()

@@ -247,7 +247,7 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
             // (nor are collections and exceptions, whose effects summaries do not record)
             enabled: opts.transactions
                 && matches!(m.program.layout, Layout::Standard)
-                && !m.program.has_collections_or_exceptions(),
+                && !m.program.beyond_summaries(),
             // starting or ending threads, or opening and closing atomic regions, changes who
             // may run: such callees are never one transaction
             spawns: reaches(m.program, |st| {

@@ -308,23 +308,34 @@ impl Machine<'_> {
                     zingrs_lang::ir::Init::Any => Self::default_value(v.ty),
                 }),
         );
-        let mut cur = State {
-            globals: env.globals.into(),
-            threads: std::rc::Rc::new(vec![Thread {
-                stack: Stack::new(Frame {
-                    proc: callee,
-                    pc: 0,
-                    locals: locals.into(),
-                }),
+        // the callee runs as the calling process (`self`), behind completed placeholders
+        let me = env.self_id as usize;
+        let mut threads: Vec<Thread> = (0..me)
+            .map(|_| Thread {
+                stack: Stack::default(),
                 thread_locals: env.thread_locals.into(),
                 atomic: false,
                 atomic_steps: 0,
-            }]),
+            })
+            .collect();
+        threads.push(Thread {
+            stack: Stack::new(Frame {
+                proc: callee,
+                pc: 0,
+                locals: locals.into(),
+            }),
+            thread_locals: env.thread_locals.into(),
+            atomic: false,
+            atomic_steps: 0,
+        });
+        let mut cur = State {
+            globals: env.globals.into(),
+            threads: std::rc::Rc::new(threads),
             heap: env.heap.clone(),
         };
         let mut out = Vec::new();
         for _ in 0..1_000_000 {
-            let t = &cur.threads[0];
+            let t = &cur.threads[me];
             let Some(f) = t.stack.top() else {
                 break;
             };
@@ -334,14 +345,14 @@ impl Machine<'_> {
                     zingrs_lang::ir::Stmt::Return { .. }
                 )
             {
-                let r = self.return_values(&cur, 0, rec)?;
+                let r = self.return_values(&cur, me, rec)?;
                 return r
                     .first()
                     .and_then(|v| v.first().copied())
                     .ok_or(RtError::PredicateFailed);
             }
             out.clear();
-            self.step(&cur, 0, rec, &mut out);
+            self.step(&cur, me, rec, &mut out);
             match out.drain(..).next() {
                 Some(Outcome::Next { state, .. }) => cur = state,
                 Some(Outcome::Violation(super::step::Violation::Runtime(e))) => return Err(e),

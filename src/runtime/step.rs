@@ -826,7 +826,10 @@ impl Machine<'_> {
             return Ok(Vec::new());
         };
         let proc = &self.program.procs[frame.proc as usize];
-        let env = Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals);
+        let env = Env {
+            self_id: tid as u32,
+            ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
+        };
         let alts: Vec<Vec<Value>> = match &proc.nodes[frame.pc as usize].stmt {
             Stmt::Return { values: Some(v) } => v
                 .iter()
@@ -866,7 +869,10 @@ impl Machine<'_> {
             Stmt::Call { results, .. } => results,
             _ => &[],
         };
-        let env = Env::plain(&s.heap, &s.globals, &thread.thread_locals, &caller.locals);
+        let env = Env {
+            self_id: tid as u32,
+            ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &caller.locals)
+        };
         let mut targets = Vec::with_capacity(results.len());
         for r in results {
             match self.target(r.as_ref(), &env, rec) {
@@ -1057,7 +1063,10 @@ impl Machine<'_> {
         match &self.program.node(frame.proc, frame.pc).invariant {
             None => true,
             Some(inv) => {
-                let env = Env::plain(&st.heap, &st.globals, &thread.thread_locals, &frame.locals);
+                let env = Env {
+                    self_id: tid as u32,
+                    ..Env::plain(&st.heap, &st.globals, &thread.thread_locals, &frame.locals)
+                };
                 self.eval(inv, &env, rec) & super::CAN_T != 0
             }
         }

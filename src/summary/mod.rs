@@ -501,7 +501,7 @@ pub fn applies(m: &Machine) -> bool {
     !m.program.is_concurrent()
         && m.program.activations.len() == 1
         && !blocking
-        && !m.program.has_collections_or_exceptions()
+        && !m.program.beyond_summaries()
 }
 
 impl<'m, 'p> Summarizer<'m, 'p> {

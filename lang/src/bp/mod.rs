@@ -65,6 +65,7 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
         source,
         exceptions: Vec::new(),
         static_news: Vec::new(),
+        uses_self: false,
         keep_completed: false,
     };
     match getafix_layout(&program) {

@@ -49,6 +49,8 @@ pub(super) struct Ctx<'m> {
     pub(super) exceptions: Vec<String>,
     /// Static fields initialized with `new`.
     static_news: Vec<(u32, u32, Option<u32>)>,
+    /// Some expression reads `self`.
+    pub(super) uses_self: bool,
 }
 
 /// Lowers a model that type-checked (see [`super::check`]). `text` is the original source.
@@ -92,6 +94,7 @@ pub fn lower(model: &Model, name: &str, text: &str) -> Result<Program, Vec<Diagn
         source: Source::new(name, text),
         exceptions: cx.exceptions,
         static_news: cx.static_news,
+        uses_self: cx.uses_self,
         keep_completed: true,
     })
 }
@@ -109,6 +112,7 @@ impl<'m> Ctx<'m> {
             diags: Vec::new(),
             exceptions: Vec::new(),
             static_news: Vec::new(),
+            uses_self: false,
         };
         let (mut classes, mut enums, mut globals, mut procs) = (0u32, 0u32, 0u32, 0u32);
         for (d, decl) in model.decls.iter().enumerate() {

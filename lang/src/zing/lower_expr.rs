@@ -120,7 +120,10 @@ impl Body<'_, '_> {
             ExprKind::Null => Expr::Const(Const::Null),
             ExprKind::This => Expr::Local(0),
             ExprKind::Str(_) => PLACEHOLDER,
-            ExprKind::SelfId => Expr::SelfId,
+            ExprKind::SelfId => {
+                self.cx.uses_self = true;
+                Expr::SelfId
+            }
             ExprKind::Member {
                 res: MemberRes::EnumMember { ordinal, .. },
                 ..
