@@ -608,17 +608,8 @@ impl Machine<'_> {
                 out.push(self.checked(st, &[tid], Kind::Internal, rec));
             }
             Stmt::New { target, class } => {
-                let t = self.target(Some(target), &env, rec)?;
-                let addr = s.fresh_addr();
-                rec.alloc(addr);
-                let mut post = Post::new(self, s, thread, &frame.locals);
-                post.heap = Some({
-                    let mut h = s.heap.clone();
-                    h.insert(addr, Rc::new(self.new_object(*class)));
-                    h
-                });
-                post.set(t, Value::Ref(addr));
-                out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
+                let obj = self.new_object(*class);
+                out.push(self.allocate(s, tid, target, obj, &env, next(), rec)?);
             }
             Stmt::Choose { target, ty, lo, hi } => {
                 let t = self.target(Some(target), &env, rec)?;
@@ -690,17 +681,8 @@ impl Machine<'_> {
                     Value::Int(n) if n >= 0 => n as usize,
                     _ => return Err(RtError::ArithmeticOverflow),
                 };
-                let t = self.target(Some(target), &env, rec)?;
-                let addr = s.fresh_addr();
-                rec.alloc(addr);
-                let mut post = Post::new(self, s, thread, &frame.locals);
-                post.heap = Some({
-                    let mut h = s.heap.clone();
-                    h.insert(addr, Rc::new(self.new_collection(*class, n)));
-                    h
-                });
-                post.set(t, Value::Ref(addr));
-                out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
+                let obj = self.new_collection(*class, n);
+                out.push(self.allocate(s, tid, target, obj, &env, next(), rec)?);
             }
             Stmt::SetUpdate { set, op, operand } => {
                 let (a, old) = self.collection(&s.heap, self.value(set, &env, rec)?)?;
@@ -753,6 +735,32 @@ impl Machine<'_> {
             Stmt::Raise { exception } => out.push(self.raise(s, tid, *exception)?),
         }
         Ok(())
+    }
+
+    /// `target = new …`: stores `obj` at a fresh address, points `target` at it and moves
+    /// thread `tid` to `pc`.
+    #[allow(clippy::too_many_arguments)]
+    fn allocate<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        target: &LValue,
+        obj: super::state::Object,
+        env: &Env,
+        pc: Pc,
+        rec: &mut R,
+    ) -> Result<Outcome, RtError> {
+        let t = self.target(Some(target), env, rec)?;
+        let addr = s.fresh_addr();
+        rec.alloc(addr);
+        let thread = &s.threads[tid];
+        let frame = thread.stack.top().expect("running thread has a frame");
+        let mut post = Post::new(self, s, thread, &frame.locals);
+        let mut heap = s.heap.clone();
+        heap.insert(addr, Rc::new(obj));
+        post.heap = Some(heap);
+        post.set(t, Value::Ref(addr));
+        Ok(self.commit(s, tid, post, pc, Kind::Internal, rec))
     }
 
     /// Replaces every element of the collection at `a` (a set update or a send) and moves
