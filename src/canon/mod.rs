@@ -10,7 +10,10 @@
 //! in a flat table unless `--exact` asks for the bytes themselves; the summary engine keys its
 //! tables by 128-bit fingerprints.
 
-use crate::runtime::{Addr, State, Value};
+use crate::runtime::{Addr, Object, State, Thread, Value};
+
+mod segmented;
+pub use segmented::{Canon, SegmentHasher};
 use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
 /// A 128-bit hash of a state's canonical bytes (the summary engine's keys).
@@ -138,6 +141,11 @@ impl Encoder {
     /// Appends the canonical bytes of `state` to `buf` (see [`encode`]).
     pub fn encode(&mut self, state: &State, buf: &mut Vec<u8>) {
         walk(state, &[], buf, self);
+        self.reset();
+    }
+
+    /// Forgets the numbering of the last state.
+    fn reset(&mut self) {
         for &a in &self.order {
             if (a as usize) < DENSE {
                 self.dense[a as usize] = 0;
@@ -205,26 +213,9 @@ pub fn encode_with_roots(state: &State, extra: &[Addr], buf: &mut Vec<u8>) -> Nu
 /// The canonical walk (see [`encode`]). Counts, procedures, pcs and class ids are varints.
 #[inline]
 fn walk<R: Rename>(state: &State, extra: &[Addr], buf: &mut Vec<u8>, ren: &mut R) {
-    for &v in state.globals.iter() {
-        value(buf, v, ren);
-    }
-    varint(buf, state.threads.len() as u64);
+    globals_part(state, buf, ren);
     for t in state.threads.iter() {
-        buf.push(t.atomic as u8);
-        if t.atomic_steps != 0 {
-            varint(buf, t.atomic_steps as u64);
-        }
-        for &v in t.thread_locals.iter() {
-            value(buf, v, ren);
-        }
-        varint(buf, t.stack.depth() as u64);
-        t.stack.for_each_bottom_up(|f| {
-            varint(buf, f.proc as u64);
-            varint(buf, f.pc as u64);
-            for &v in f.locals.iter() {
-                value(buf, v, ren);
-            }
-        });
+        thread_part(t, buf, ren);
     }
     for &a in extra {
         value(buf, Value::Ref(a), ren);
@@ -232,19 +223,57 @@ fn walk<R: Rename>(state: &State, extra: &[Addr], buf: &mut Vec<u8>, ren: &mut R
     let mut i = 0;
     while let Some(a) = ren.numbered(i) {
         i += 1;
-        match state.heap.get(&a) {
-            Some(obj) => {
-                // the class and the number of fields: objects of one class may differ in
-                // length (arrays, sets, channels); class ids are shifted past the dangling mark
-                varint(buf, obj.class as u64 + 1);
-                varint(buf, obj.fields.len() as u64);
-                for &v in obj.fields.iter() {
-                    value(buf, v, ren);
-                }
-            }
-            // a dangling reference
-            None => buf.push(0),
+        object_part(state, a, buf, ren);
+    }
+}
+
+/// The walk's first part: the shared globals and the number of threads.
+#[inline]
+fn globals_part<R: Rename>(state: &State, buf: &mut Vec<u8>, ren: &mut R) {
+    for &v in state.globals.iter() {
+        value(buf, v, ren);
+    }
+    varint(buf, state.threads.len() as u64);
+}
+
+/// One thread's part of the walk: its atomic flag (and step count inside a region), its
+/// thread-local globals and its frames bottom to top.
+#[inline]
+fn thread_part<R: Rename>(t: &Thread, buf: &mut Vec<u8>, ren: &mut R) {
+    buf.push(t.atomic as u8);
+    if t.atomic_steps != 0 {
+        varint(buf, t.atomic_steps as u64);
+    }
+    for &v in t.thread_locals.iter() {
+        value(buf, v, ren);
+    }
+    varint(buf, t.stack.depth() as u64);
+    t.stack.for_each_bottom_up(|f| {
+        varint(buf, f.proc as u64);
+        varint(buf, f.pc as u64);
+        for &v in f.locals.iter() {
+            value(buf, v, ren);
         }
+    });
+}
+
+/// One reachable object's part of the walk: its class and number of fields (class ids are
+/// shifted past the dangling mark: objects of one class may differ in length — arrays, sets,
+/// channels), then the fields; a dangling reference is the mark alone.
+#[inline]
+fn object_part<R: Rename>(state: &State, a: Addr, buf: &mut Vec<u8>, ren: &mut R) {
+    match state.heap.get(&a) {
+        Some(obj) => object_fields(obj, buf, ren),
+        None => buf.push(0),
+    }
+}
+
+#[inline]
+fn object_fields<R: Rename>(obj: &Object, buf: &mut Vec<u8>, ren: &mut R) {
+    varint(buf, obj.class as u64 + 1);
+    varint(buf, obj.fields.len() as u64);
+    for &v in obj.fields.iter() {
+        value(buf, v, ren);
     }
 }
 

@@ -157,6 +157,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         no_mod_ref: a.no_mod_ref,
         verdict_only: a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json),
         transactions: false,
+        check_fingerprints: false,
         limits: Limits {
             max_depth: a.max_depth,
             max_states: a.max_states,

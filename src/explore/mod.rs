@@ -19,8 +19,10 @@ pub use limits::{
 };
 pub use replay::{replay, Replayed};
 
-use crate::canon::{Encoder, Visited};
-use crate::runtime::{InitialStates, Kind, Machine, Outcome, RtError, State, Value, Violation};
+use crate::canon::{Canon, Encoder, SegmentHasher, Visited};
+use crate::runtime::{
+    InitialStates, Kind, Machine, Outcome, RtError, State, Touched, Value, Violation,
+};
 use crate::summary::Transaction;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -50,6 +52,9 @@ pub struct Options {
     pub verdict_only: bool,
     /// Summarize calls that run as one transaction (the summary engine on concurrent models).
     pub transactions: bool,
+    /// For tests: fingerprint every successor by the whole walk too, and panic if the
+    /// incremental fingerprint differs.
+    pub check_fingerprints: bool,
 }
 
 /// One step of a path: which thread moved and which of its outcomes was taken.
@@ -141,6 +146,10 @@ struct Explorer<'m, 'p> {
     /// States are keyed by their canonical bytes alone (no context bookkeeping).
     plain_keys: bool,
     encoder: Encoder,
+    /// Fingerprints for plain hash compaction, successors' from their parents'.
+    hasher: SegmentHasher,
+    /// The heap objects the last [`Explorer::steps_of`] wrote (None: not known).
+    touched: Option<Touched>,
     buf: Vec<u8>,
     scratch: Vec<Outcome>,
     result: SearchResult,
@@ -237,6 +246,8 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         visited: Visited::new(opts.exact),
         plain_keys: opts.contexts.is_none() && !opts.cooperative,
         encoder: Encoder::default(),
+        hasher: SegmentHasher::default(),
+        touched: None,
         buf: Vec::with_capacity(256),
         scratch: Vec::new(),
         result: SearchResult::default(),
@@ -364,10 +375,16 @@ struct Live {
     /// Outcomes computed so far; those before `next` were taken.
     outs: Succs,
     /// With plain hash compaction, the fingerprint of each outcome's state (0 for the other
-    /// outcomes), computed ahead.
-    fps: Vec<u64>,
+    /// outcomes), computed ahead, and whether it came from `canon` (so the state shares its
+    /// numbering).
+    fps: Vec<(u64, bool)>,
     next: usize,
+    /// With plain hash compaction, the state's fingerprint and numbering.
+    canon: Option<Canon>,
 }
+
+/// A popped path node's lists, kept for reuse.
+type Spare = Vec<(Succs, Vec<(u64, bool)>)>;
 
 /// Path nodes whose depth is a multiple of this keep their state.
 const CHECKPOINT: usize = 32;
@@ -400,8 +417,21 @@ impl Explorer<'_, '_> {
         }
     }
 
+    /// Whether states are keyed by segmented fingerprints alone (see [`crate::canon::Canon`]).
+    fn segmented(&self) -> bool {
+        self.plain_keys && matches!(self.visited, Visited::Fingerprints(_))
+    }
+
+    /// The canon of a state about to be expanded, for its successors' fingerprints.
+    fn canon_of(&mut self, s: &State) -> Option<Canon> {
+        self.segmented().then(|| self.hasher.canon(s))
+    }
+
     /// Stores a state (with its context bookkeeping under a context bound); true if new.
     fn visit(&mut self, s: &State, ctx: Ctx) -> bool {
+        if let (true, Visited::Fingerprints(table)) = (self.plain_keys, &mut self.visited) {
+            return table.insert(self.hasher.full(s));
+        }
         self.buf.clear();
         self.encoder.encode(s, &mut self.buf);
         if self.opts.contexts.is_some() {
@@ -500,11 +530,14 @@ impl Explorer<'_, '_> {
 
     fn steps_of(&mut self, s: &State, tid: usize, out: &mut Succs) {
         if self.tx.enabled && self.transactional(s, tid) {
+            self.touched = None;
             self.summarized_call(s, tid, out);
             return;
         }
         self.scratch.clear();
-        self.m.step(s, tid, &mut (), &mut self.scratch);
+        let touched = self.touched.get_or_insert_with(Touched::default);
+        touched.addrs.clear();
+        self.m.step(s, tid, touched, &mut self.scratch);
         for (k, o) in self.scratch.drain(..).enumerate() {
             out.push((
                 Choice {
@@ -796,22 +829,28 @@ impl Explorer<'_, '_> {
     /// Computes the fingerprints of `live.outs[first..]` (with plain hash compaction) and asks
     /// for their visited-table slots.
     fn fingerprints(&mut self, live: &mut Live, first: usize) {
+        if !self.segmented() {
+            return;
+        }
         let Visited::Fingerprints(table) = &self.visited else {
             return;
         };
-        if !self.plain_keys {
-            return;
-        }
         for (_, o) in &live.outs[first..] {
             let fp = match o {
                 Outcome::Next { state, .. } => {
-                    self.buf.clear();
-                    self.encoder.encode(state, &mut self.buf);
-                    let fp = crate::canon::fingerprint64(&self.buf);
+                    let touched = self.touched.as_ref().map(|t| &t.addrs[..]);
+                    let inc = live
+                        .canon
+                        .as_ref()
+                        .and_then(|c| self.hasher.successor(&live.state, c, state, touched));
+                    let fp = inc.unwrap_or_else(|| self.hasher.full(state));
+                    if self.opts.check_fingerprints && inc.is_some() {
+                        assert_eq!(fp, self.hasher.full(state), "incremental fingerprint");
+                    }
                     table.prefetch(fp);
-                    fp
+                    (fp, inc.is_some())
                 }
-                _ => 0,
+                _ => (0, false),
             };
             live.fps.push(fp);
         }
@@ -820,7 +859,8 @@ impl Explorer<'_, '_> {
     /// Stores a successor's state, by its fingerprint computed ahead if there is one; true if
     /// new.
     #[inline]
-    fn visit_succ(&mut self, fp: Option<u64>, s: &State, ctx: Ctx) -> bool {
+    fn visit_succ(&mut self, fp: Option<(u64, bool)>, s: &State, ctx: Ctx) -> bool {
+        let fp = fp.map(|(fp, _)| fp);
         match (fp, &mut self.visited) {
             (Some(fp), Visited::Fingerprints(table)) => table.insert(fp),
             _ => self.visit(s, ctx),
@@ -829,7 +869,7 @@ impl Explorer<'_, '_> {
 
     /// Rebuilds the path nodes above the last live one, up to the top: their states by
     /// re-executing their choices, and the top's pending outcomes from where it was.
-    fn restore(&mut self, stack: &mut [Entry], spare: &mut Vec<(Succs, Vec<u64>)>) {
+    fn restore(&mut self, stack: &mut [Entry], spare: &mut Spare) {
         let top = stack.len() - 1;
         let base = (0..top)
             .rev()
@@ -839,20 +879,40 @@ impl Explorer<'_, '_> {
             let c = stack[k].via.expect("only the bottom has no choice");
             let parent = &stack[k - 1].live.as_ref().expect("restored in order").state;
             self.scratch.clear();
+            let mut touched = Touched::default();
             self.m
-                .step(parent, c.thread as usize, &mut (), &mut self.scratch);
+                .step(parent, c.thread as usize, &mut touched, &mut self.scratch);
             let Some(Outcome::Next { state, .. }) = self.scratch.drain(..).nth(c.outcome as usize)
             else {
                 unreachable!("a choice on the stack re-executes to a state");
             };
-            let mut live = Self::live(spare, state);
+            // the state's numbering is its parent's unless the step moved a reference
+            let parent = stack[k - 1].live.as_ref().expect("restored in order");
+            let canon = match &parent.canon {
+                Some(c) => {
+                    match self
+                        .hasher
+                        .successor(&parent.state, c, &state, Some(&touched.addrs))
+                    {
+                        Some(fp) => {
+                            if self.opts.check_fingerprints {
+                                assert_eq!(fp, self.hasher.full(&state), "restored fingerprint");
+                            }
+                            Some(c.successor(fp))
+                        }
+                        None => self.canon_of(&state),
+                    }
+                }
+                None => None,
+            };
+            let mut live = Self::live(spare, state, canon);
             let e = &mut stack[k];
             if let Some(r) = e.resume.take() {
                 // the thread of the first pending outcome again, from that outcome on
                 self.steps_of(&live.state, r.thread as usize, &mut live.outs);
                 live.next = r.outcome as usize;
                 let next = live.next;
-                live.fps.resize(next, 0);
+                live.fps.resize(next, (0, false));
                 self.fingerprints(&mut live, next);
                 e.turn = Self::turn_after(&live.state, e.ctx, r.thread);
             }
@@ -861,19 +921,20 @@ impl Explorer<'_, '_> {
     }
 
     /// A path node's live part for `state`, with reused lists if there are some.
-    fn live(spare: &mut Vec<(Succs, Vec<u64>)>, state: State) -> Box<Live> {
+    fn live(spare: &mut Spare, state: State, canon: Option<Canon>) -> Box<Live> {
         let (outs, fps) = spare.pop().unwrap_or_default();
         Box::new(Live {
             state,
             outs,
             fps,
             next: 0,
+            canon,
         })
     }
 
     /// Drops a path node's live part, remembering its first pending outcome and keeping its
     /// lists for reuse.
-    fn retire(spare: &mut Vec<(Succs, Vec<u64>)>, e: &mut Entry) {
+    fn retire(spare: &mut Spare, e: &mut Entry) {
         let Some(live) = e.live.take() else {
             return;
         };
@@ -897,7 +958,7 @@ impl Explorer<'_, '_> {
         // transaction summaries are applied by macro steps that do not re-execute by index
         let window = if self.tx.enabled { usize::MAX } else { WINDOW };
         // the lists of popped or dropped path nodes, reused
-        let mut spare: Vec<(Succs, Vec<u64>)> = Vec::new();
+        let mut spare: Spare = Vec::new();
         for (init, s0) in InitialStates::new(m) {
             if !self.visit(&s0, Ctx::START) {
                 continue;
@@ -913,9 +974,10 @@ impl Explorer<'_, '_> {
                 Arrive::Skip => continue,
                 Arrive::Expand => {}
             }
+            let canon = self.canon_of(&s0);
             let mut stack = vec![Entry {
                 turn: Self::first_turn(&s0, Ctx::START),
-                live: Some(Self::live(&mut spare, s0)),
+                live: Some(Self::live(&mut spare, s0, canon)),
                 ctx: Ctx::START,
                 resume: None,
                 via: None,
@@ -980,14 +1042,19 @@ impl Explorer<'_, '_> {
                             self.result.limit = Some(l);
                             return;
                         }
+                        let shared = match (fp, &live.canon) {
+                            (Some((fp, true)), Some(c)) => Some(c.successor(fp)),
+                            _ => None,
+                        };
                         match self.arrive(&state, || path_of(&stack, Some(choice))) {
                             Arrive::Stop => return,
                             Arrive::Skip => continue,
                             Arrive::Expand => {}
                         }
+                        let canon = shared.or_else(|| self.canon_of(&state));
                         stack.push(Entry {
                             turn: Self::first_turn(&state, ctx),
-                            live: Some(Self::live(&mut spare, state)),
+                            live: Some(Self::live(&mut spare, state, canon)),
                             ctx,
                             resume: None,
                             via: Some(choice),

@@ -1,6 +1,6 @@
 //! The transition record of seed 004 §4: what a step read, allocated and wrote.
 
-use super::value::{Addr, Loc};
+use super::value::{Addr, Loc, GLOBALS};
 
 /// Receives the heap locations a step touches. The explicit engine passes `()` and pays
 /// nothing; the summary engine passes a [`Record`].
@@ -50,6 +50,31 @@ impl Recorder for Record {
     fn alloc(&mut self, addr: Addr) {
         if !self.allocs.contains(&addr) {
             self.allocs.push(addr);
+        }
+    }
+}
+
+/// The heap addresses a step wrote or allocated, over all its choices: the objects in which
+/// its successors may differ from the state it left, so that the explicit search fingerprints
+/// them from the parent's fingerprint without comparing heaps.
+#[derive(Clone, Debug, Default)]
+pub struct Touched {
+    pub addrs: Vec<Addr>,
+}
+
+impl Recorder for Touched {
+    #[inline(always)]
+    fn read(&mut self, _: Loc) {}
+    #[inline]
+    fn write(&mut self, loc: Loc) {
+        if loc.addr != GLOBALS {
+            self.alloc(loc.addr);
+        }
+    }
+    #[inline]
+    fn alloc(&mut self, addr: Addr) {
+        if !self.addrs.contains(&addr) {
+            self.addrs.push(addr);
         }
     }
 }

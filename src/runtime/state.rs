@@ -68,6 +68,14 @@ impl Stack {
     pub fn with_top(&self, frame: Frame) -> Stack {
         self.pop().push(frame)
     }
+    /// Whether both are the same stack in memory (then they are equal).
+    pub fn ptr_eq(&self, other: &Stack) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
     pub fn top(&self) -> Option<&Frame> {
         self.0.as_ref().map(|n| &n.frame)
     }

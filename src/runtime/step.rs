@@ -497,6 +497,18 @@ impl Machine<'_> {
             Stmt::Assign {
                 targets,
                 values,
+                constrain: None,
+            } if targets.len() == 1 && values.len() == 1 && !values[0].is_nondet() => {
+                // the common case, without the lists of the general one below
+                let v = self.value(&values[0], &env, rec)?;
+                let t = self.target(targets[0].as_ref(), &env, rec)?;
+                let mut post = Post::new(self, s, thread, &frame.locals);
+                post.set(t, v);
+                out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
+            }
+            Stmt::Assign {
+                targets,
+                values,
                 constrain,
             } => {
                 let alts = values

@@ -1,0 +1,424 @@
+//! Segmented fingerprints: the explicit search's 64-bit fingerprint of a state is the sum
+//! (mod 2⁶⁴) of one hash per part of its canonical walk — the globals, each thread, each
+//! reachable object — each hash seeded by the part's position. A step changes one thread and
+//! a field or two, so a successor's fingerprint can be had from its parent's by subtracting
+//! the hashes of the parts that changed and adding their new hashes, instead of walking the
+//! whole state again.
+//!
+//! That is exact as long as the canonical numbering of heap objects is the same in both
+//! states, and it is when every changed part holds the same references in the same order:
+//! the walk then meets the same addresses in the same order. A step that moves a reference
+//! (or changes the number of threads) is fingerprinted by the whole walk instead.
+
+use super::{globals_part, object_fields, object_part, thread_part, Encoder, Rename};
+use crate::runtime::{Addr, Object, State, Thread, Value};
+use imbl::ordmap::DiffItem;
+use std::rc::Rc;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+/// The hash seed of a part: its kind in the top bits, its position below.
+#[inline(always)]
+fn seed(kind: u64, i: usize) -> u64 {
+    (kind << 60) ^ i as u64
+}
+const GLOBALS: u64 = 1;
+const THREAD: u64 = 2;
+const OBJECT: u64 = 3;
+
+/// The canonical number of each address reachable in a state (0: not reachable).
+#[derive(Debug, Default)]
+struct Numbering {
+    /// By address, for addresses below [`super::DENSE`].
+    dense: Vec<u32>,
+    sparse: ahash::AHashMap<Addr, u32>,
+}
+
+impl Numbering {
+    #[inline]
+    fn get(&self, a: Addr) -> Option<u32> {
+        let n = match self.dense.get(a as usize) {
+            Some(&n) => n,
+            None => self.sparse.get(&a).copied().unwrap_or(0),
+        };
+        (n != 0).then_some(n)
+    }
+}
+
+/// A state's fingerprint with the numbering its successors' fingerprints start from.
+#[derive(Clone, Debug)]
+pub struct Canon {
+    pub fp: u64,
+    numbering: Rc<Numbering>,
+}
+
+impl Canon {
+    /// The canon of a successor whose fingerprint [`SegmentHasher::successor`] computed: it
+    /// shares this state's numbering.
+    pub fn successor(&self, fp: u64) -> Canon {
+        Canon {
+            fp,
+            numbering: self.numbering.clone(),
+        }
+    }
+}
+
+/// Numbers addresses from a fixed numbering; an address it lacks is noted.
+struct Fixed<'a> {
+    numbering: &'a Numbering,
+    missing: bool,
+}
+
+impl Rename for Fixed<'_> {
+    #[inline]
+    fn number(&mut self, a: Addr) -> u32 {
+        self.numbering.get(a).unwrap_or_else(|| {
+            self.missing = true;
+            0
+        })
+    }
+    fn numbered(&self, _: usize) -> Option<Addr> {
+        None
+    }
+}
+
+/// Computes segmented fingerprints, reusing its buffers from state to state.
+#[derive(Default)]
+pub struct SegmentHasher {
+    enc: Encoder,
+    part: Vec<u8>,
+    refs_a: Vec<Addr>,
+    refs_b: Vec<Addr>,
+}
+
+impl SegmentHasher {
+    /// The fingerprint of `s` by the whole walk.
+    pub fn full(&mut self, s: &State) -> u64 {
+        let fp = self.walk(s);
+        self.enc.reset();
+        fp
+    }
+
+    /// The fingerprint of `s` by the whole walk, with the numbering for its successors.
+    pub fn canon(&mut self, s: &State) -> Canon {
+        let fp = self.walk(s);
+        let mut numbering = Numbering::default();
+        let max = self.enc.order.iter().copied().max().unwrap_or(0) as usize;
+        if max < super::DENSE {
+            numbering.dense = vec![0; max + 1];
+        }
+        for (i, &a) in self.enc.order.iter().enumerate() {
+            match numbering.dense.get_mut(a as usize) {
+                Some(n) => *n = i as u32 + 1,
+                None => {
+                    numbering.sparse.insert(a, i as u32 + 1);
+                }
+            }
+        }
+        self.enc.reset();
+        Canon {
+            fp,
+            numbering: Rc::new(numbering),
+        }
+    }
+
+    fn walk(&mut self, s: &State) -> u64 {
+        let ren = &mut self.enc;
+        let part = &mut self.part;
+        part.clear();
+        globals_part(s, part, ren);
+        let mut fp = xxh3_64_with_seed(part, seed(GLOBALS, 0));
+        for (i, t) in s.threads.iter().enumerate() {
+            part.clear();
+            thread_part(t, part, ren);
+            fp = fp.wrapping_add(xxh3_64_with_seed(part, seed(THREAD, i)));
+        }
+        let mut i = 0;
+        while let Some(a) = ren.numbered(i) {
+            i += 1;
+            part.clear();
+            object_part(s, a, part, ren);
+            fp = fp.wrapping_add(xxh3_64_with_seed(part, seed(OBJECT, i)));
+        }
+        fp
+    }
+
+    /// The fingerprint of `child`, a successor of `parent` (whose canon is `canon`), from the
+    /// parts that differ; `None` if the step changed the number of threads or where some
+    /// reference is (then the numbering may differ: use [`SegmentHasher::full`]). `touched`
+    /// lists every heap address whose object may differ, if the caller knows them (the
+    /// step's [`crate::runtime::Touched`]); otherwise the heaps are compared.
+    pub fn successor(
+        &mut self,
+        parent: &State,
+        canon: &Canon,
+        child: &State,
+        touched: Option<&[Addr]>,
+    ) -> Option<u64> {
+        if parent.threads.len() != child.threads.len() {
+            return None;
+        }
+        let numbering = &*canon.numbering;
+        let mut fp = canon.fp;
+        if !Rc::ptr_eq(&parent.globals, &child.globals) {
+            refs(&parent.globals, &mut self.refs_a);
+            refs(&child.globals, &mut self.refs_b);
+            if self.refs_a != self.refs_b {
+                return None;
+            }
+            let s = seed(GLOBALS, 0);
+            let old = self.hash(numbering, s, |p, r| globals_part(parent, p, r))?;
+            let new = self.hash(numbering, s, |p, r| globals_part(child, p, r))?;
+            fp = fp.wrapping_sub(old).wrapping_add(new);
+        }
+        if !Rc::ptr_eq(&parent.threads, &child.threads) {
+            for (i, (a, b)) in parent.threads.iter().zip(child.threads.iter()).enumerate() {
+                if same_thread(a, b) {
+                    continue;
+                }
+                thread_refs(a, &mut self.refs_a);
+                thread_refs(b, &mut self.refs_b);
+                if self.refs_a != self.refs_b {
+                    return None;
+                }
+                let s = seed(THREAD, i);
+                let old = self.hash(numbering, s, |p, r| thread_part(a, p, r))?;
+                let new = self.hash(numbering, s, |p, r| thread_part(b, p, r))?;
+                fp = fp.wrapping_sub(old).wrapping_add(new);
+            }
+        }
+        if parent.heap.ptr_eq(&child.heap) {
+            return Some(fp);
+        }
+        if let Some(touched) = touched {
+            for &a in touched {
+                let (o, n) = (parent.heap.get(&a), child.heap.get(&a));
+                let k = match (o, n) {
+                    (Some(o), Some(n)) if Rc::ptr_eq(o, n) => continue,
+                    (None, None) => continue,
+                    _ => match numbering.get(a) {
+                        Some(k) => k,
+                        None => continue,
+                    },
+                };
+                // a numbered object appeared or vanished: the walk changes shape
+                let (Some(o), Some(n)) = (o, n) else {
+                    return None;
+                };
+                fp = self.rehash_object(numbering, k, o, n, fp)?;
+            }
+        } else {
+            for d in parent.heap.diff(&child.heap) {
+                match d {
+                    // a new or dropped object matters only if the walk reaches its address
+                    DiffItem::Add(&a, _) | DiffItem::Remove(&a, _) => {
+                        if numbering.get(a).is_some() {
+                            return None;
+                        }
+                    }
+                    DiffItem::Update {
+                        old: (&a, o),
+                        new: (_, n),
+                    } => {
+                        let Some(k) = numbering.get(a) else {
+                            continue;
+                        };
+                        fp = self.rehash_object(numbering, k, o, n, fp)?;
+                    }
+                }
+            }
+        }
+        Some(fp)
+    }
+
+    /// `fp` with object number `k` changed from `o` to `n` (`None` if its references moved).
+    fn rehash_object(
+        &mut self,
+        numbering: &Numbering,
+        k: u32,
+        o: &Object,
+        n: &Object,
+        fp: u64,
+    ) -> Option<u64> {
+        refs(&o.fields, &mut self.refs_a);
+        refs(&n.fields, &mut self.refs_b);
+        if self.refs_a != self.refs_b {
+            return None;
+        }
+        let s = seed(OBJECT, k as usize);
+        let old = self.hash(numbering, s, |p, r| object_fields(o, p, r))?;
+        let new = self.hash(numbering, s, |p, r| object_fields(n, p, r))?;
+        Some(fp.wrapping_sub(old).wrapping_add(new))
+    }
+
+    /// The hash of one part written by `write` with a fixed numbering (`None` if the part
+    /// reaches an address the numbering lacks).
+    #[inline]
+    fn hash(
+        &mut self,
+        numbering: &Numbering,
+        seed: u64,
+        write: impl FnOnce(&mut Vec<u8>, &mut Fixed),
+    ) -> Option<u64> {
+        let mut ren = Fixed {
+            numbering,
+            missing: false,
+        };
+        self.part.clear();
+        write(&mut self.part, &mut ren);
+        (!ren.missing).then(|| xxh3_64_with_seed(&self.part, seed))
+    }
+}
+
+/// Whether two threads are the same by identity of their parts (so encode equally).
+#[inline]
+fn same_thread(a: &Thread, b: &Thread) -> bool {
+    a.atomic == b.atomic
+        && a.atomic_steps == b.atomic_steps
+        && Rc::ptr_eq(&a.thread_locals, &b.thread_locals)
+        && a.stack.ptr_eq(&b.stack)
+}
+
+/// The references among `vals`, in order.
+#[inline]
+fn refs(vals: &[Value], out: &mut Vec<Addr>) {
+    out.clear();
+    push_refs(vals, out);
+}
+
+#[inline]
+fn push_refs(vals: &[Value], out: &mut Vec<Addr>) {
+    out.extend(vals.iter().filter_map(|v| match v {
+        Value::Ref(a) => Some(*a),
+        _ => None,
+    }));
+}
+
+/// The references a thread holds, in the order the walk meets them.
+fn thread_refs(t: &Thread, out: &mut Vec<Addr>) {
+    out.clear();
+    push_refs(&t.thread_locals, out);
+    t.stack.for_each_bottom_up(|f| push_refs(&f.locals, out));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::{Frame, Stack};
+
+    fn obj(fields: Vec<Value>) -> Rc<Object> {
+        Rc::new(Object {
+            class: 0,
+            fields: fields.into(),
+        })
+    }
+
+    fn state(globals: Vec<Value>, locals: Vec<Value>, heap: &[(Addr, Vec<Value>)]) -> State {
+        State {
+            globals: globals.into(),
+            threads: Rc::new(vec![Thread {
+                stack: Stack::new(Frame {
+                    proc: 0,
+                    pc: 0,
+                    locals: locals.into(),
+                }),
+                thread_locals: Vec::new().into(),
+                atomic: false,
+                atomic_steps: 0,
+            }]),
+            heap: heap.iter().map(|(a, f)| (*a, obj(f.clone()))).collect(),
+        }
+    }
+
+    /// `f` applied to a copy of `s` that shares what `f` does not change.
+    fn step(s: &State, f: impl FnOnce(&mut State)) -> State {
+        let mut c = s.clone();
+        f(&mut c);
+        c
+    }
+
+    #[test]
+    fn renamed_heaps_and_garbage_fingerprint_equally() {
+        let mut h = SegmentHasher::default();
+        let a = state(
+            vec![Value::Ref(1)],
+            vec![],
+            &[(1, vec![Value::Ref(2)]), (2, vec![Value::Null])],
+        );
+        let b = state(
+            vec![Value::Ref(7)],
+            vec![],
+            &[
+                (7, vec![Value::Ref(3)]),
+                (3, vec![Value::Null]),
+                (9, vec![Value::Int(4)]),
+            ],
+        );
+        assert_eq!(h.full(&a), h.full(&b));
+        let c = state(vec![Value::Ref(1)], vec![], &[(1, vec![Value::Ref(1)])]);
+        assert_ne!(h.full(&a), h.full(&c));
+    }
+
+    #[test]
+    fn successors_fingerprint_as_the_whole_walk_does() {
+        let mut h = SegmentHasher::default();
+        let s = state(
+            vec![Value::Ref(1), Value::Bool(false)],
+            vec![Value::Ref(2), Value::Int(3)],
+            &[
+                (1, vec![Value::Ref(2), Value::Bool(false)]),
+                (2, vec![Value::Null]),
+                (5, vec![Value::Int(0)]),
+            ],
+        );
+        let canon = h.canon(&s);
+        assert_eq!(canon.fp, h.full(&s));
+        let children = [
+            // a global, a local, a reachable field, a garbage field: incremental
+            step(&s, |c| {
+                c.globals = vec![Value::Ref(1), Value::Bool(true)].into()
+            }),
+            step(&s, |c| {
+                Rc::make_mut(&mut c.threads)[0].stack = Stack::new(Frame {
+                    proc: 0,
+                    pc: 1,
+                    locals: vec![Value::Ref(2), Value::Int(4)].into(),
+                })
+            }),
+            step(&s, |c| {
+                c.heap
+                    .insert(1, obj(vec![Value::Ref(2), Value::Bool(true)]));
+            }),
+            step(&s, |c| {
+                c.heap.insert(5, obj(vec![Value::Int(9)]));
+            }),
+            step(&s, |c| {
+                c.heap.insert(6, obj(vec![Value::Int(9)]));
+            }),
+            // references moved: the whole walk
+            step(&s, |c| {
+                c.heap.insert(1, obj(vec![Value::Null, Value::Bool(false)]));
+            }),
+            step(&s, |c| {
+                c.globals = vec![Value::Ref(5), Value::Bool(false)].into();
+            }),
+            step(&s, |c| {
+                Rc::make_mut(&mut c.threads)[0].stack = Stack::new(Frame {
+                    proc: 0,
+                    pc: 0,
+                    locals: vec![Value::Ref(1), Value::Int(3)].into(),
+                })
+            }),
+        ];
+        let touched: &[Addr] = &[1, 5, 6];
+        for (i, c) in children.iter().enumerate() {
+            let inc = h.successor(&s, &canon, c, None);
+            assert_eq!(inc, h.successor(&s, &canon, c, Some(touched)), "child {i}");
+            assert_eq!(inc.is_some(), i < 5, "child {i}");
+            if let Some(fp) = inc {
+                assert_eq!(fp, h.full(c), "child {i}");
+                // children 3 and 4 changed only garbage
+                assert_eq!(fp == canon.fp, i >= 3, "child {i}");
+            }
+        }
+    }
+}
