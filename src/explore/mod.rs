@@ -359,15 +359,26 @@ pub fn deadlocked(m: &Machine, s: &State) -> bool {
 ///
 /// Threads are stepped lazily, but one outcome ahead: while an outcome's state is looked up in
 /// the visited set, the next one is already computed and its table slot fetched.
+///
+/// An entry is 32 bytes: searches millions of steps deep keep one per step.
 struct Entry {
-    via: Option<Choice>,
-    ctx: Ctx,
+    /// The choice that led here ([`NO_CHOICE`] at the bottom).
+    via: Choice,
     /// The next thread to step once the pending outcomes run low.
     turn: Turn,
-    /// When the node is not live: the first pending outcome it had (None: none was pending).
-    resume: Option<Choice>,
+    /// When the node is not live: the first pending outcome it had ([`NO_CHOICE`]: none was
+    /// pending).
+    resume: Choice,
     live: Option<Box<Live>>,
 }
+
+const _: () = assert!(std::mem::size_of::<Entry>() == 32);
+
+/// No choice: the bottom of the path, or no pending outcome.
+const NO_CHOICE: Choice = Choice {
+    thread: u32::MAX,
+    outcome: u32::MAX,
+};
 
 /// The part of a path node that can be rebuilt.
 struct Live {
@@ -381,13 +392,19 @@ struct Live {
     next: usize,
     /// With plain hash compaction, the state's fingerprint and numbering.
     canon: Option<Canon>,
+    ctx: Ctx,
 }
 
 /// A popped path node's lists, kept for reuse.
 type Spare = Vec<(Succs, Vec<(u64, bool)>)>;
 
+/// A path node steps threads until this many outcomes are pending: the visited-table slot of
+/// the next outcome is fetched while one is looked up (stepping every thread at once to fetch
+/// further ahead measured slower: more states are built before they are needed).
+const LOOKAHEAD: usize = 2;
+
 /// Path nodes whose depth is a multiple of this keep their state.
-const CHECKPOINT: usize = 32;
+const CHECKPOINT: usize = 256;
 /// The top path nodes that keep their state.
 const WINDOW: usize = 32;
 
@@ -793,12 +810,12 @@ impl Explorer<'_, '_> {
             live.fps.clear();
             live.next = 0;
         }
-        while live.outs.len() - live.next < 2 && e.turn != Turn::Done {
+        while live.outs.len() - live.next < LOOKAHEAD && e.turn != Turn::Done {
             let first = live.outs.len();
             let t = match e.turn {
                 Turn::Hold => {
                     // cooperative: the running process goes on unless it is blocked
-                    let h = e.ctx.hold;
+                    let h = live.ctx.hold;
                     self.steps_of(&live.state, h as usize, &mut live.outs);
                     e.turn = if live.outs.len() > first {
                         Turn::Done
@@ -876,16 +893,21 @@ impl Explorer<'_, '_> {
             .find(|&i| stack[i].live.is_some())
             .expect("the bottom of the stack is live");
         for k in base + 1..=top {
-            let c = stack[k].via.expect("only the bottom has no choice");
+            let c = stack[k].via;
             let parent = &stack[k - 1].live.as_ref().expect("restored in order").state;
             self.scratch.clear();
             let mut touched = Touched::default();
             self.m
                 .step(parent, c.thread as usize, &mut touched, &mut self.scratch);
-            let Some(Outcome::Next { state, .. }) = self.scratch.drain(..).nth(c.outcome as usize)
+            let Some(Outcome::Next { state, kind }) =
+                self.scratch.drain(..).nth(c.outcome as usize)
             else {
                 unreachable!("a choice on the stack re-executes to a state");
             };
+            let parent = stack[k - 1].live.as_ref().expect("restored in order");
+            let ctx = self
+                .advance(&parent.state, parent.ctx, c, kind)
+                .expect("a choice on the stack stays within the context bound");
             // the state's numbering is its parent's unless the step moved a reference
             let parent = stack[k - 1].live.as_ref().expect("restored in order");
             let canon = match &parent.canon {
@@ -905,23 +927,24 @@ impl Explorer<'_, '_> {
                 }
                 None => None,
             };
-            let mut live = Self::live(spare, state, canon);
+            let mut live = Self::live(spare, state, canon, ctx);
             let e = &mut stack[k];
-            if let Some(r) = e.resume.take() {
+            let r = std::mem::replace(&mut e.resume, NO_CHOICE);
+            if r != NO_CHOICE {
                 // the thread of the first pending outcome again, from that outcome on
                 self.steps_of(&live.state, r.thread as usize, &mut live.outs);
                 live.next = r.outcome as usize;
                 let next = live.next;
                 live.fps.resize(next, (0, false));
                 self.fingerprints(&mut live, next);
-                e.turn = Self::turn_after(&live.state, e.ctx, r.thread);
+                e.turn = Self::turn_after(&live.state, ctx, r.thread);
             }
             e.live = Some(live);
         }
     }
 
     /// A path node's live part for `state`, with reused lists if there are some.
-    fn live(spare: &mut Spare, state: State, canon: Option<Canon>) -> Box<Live> {
+    fn live(spare: &mut Spare, state: State, canon: Option<Canon>, ctx: Ctx) -> Box<Live> {
         let (outs, fps) = spare.pop().unwrap_or_default();
         Box::new(Live {
             state,
@@ -929,6 +952,7 @@ impl Explorer<'_, '_> {
             fps,
             next: 0,
             canon,
+            ctx,
         })
     }
 
@@ -944,7 +968,7 @@ impl Explorer<'_, '_> {
             next,
             ..
         } = *live;
-        e.resume = outs.get(next).map(|(c, _)| *c);
+        e.resume = outs.get(next).map_or(NO_CHOICE, |(c, _)| *c);
         if spare.len() < 64 {
             outs.clear();
             fps.clear();
@@ -967,7 +991,12 @@ impl Explorer<'_, '_> {
             self.result.stats.initial_states += 1;
             let path_of = |stack: &[Entry], last: Option<Choice>| Path {
                 init: init.clone(),
-                choices: stack.iter().filter_map(|e| e.via).chain(last).collect(),
+                choices: stack
+                    .iter()
+                    .map(|e| e.via)
+                    .filter(|&c| c != NO_CHOICE)
+                    .chain(last)
+                    .collect(),
             };
             match self.arrive(&s0, || path_of(&[], None)) {
                 Arrive::Stop => return,
@@ -977,10 +1006,9 @@ impl Explorer<'_, '_> {
             let canon = self.canon_of(&s0);
             let mut stack = vec![Entry {
                 turn: Self::first_turn(&s0, Ctx::START),
-                live: Some(Self::live(&mut spare, s0, canon)),
-                ctx: Ctx::START,
-                resume: None,
-                via: None,
+                live: Some(Self::live(&mut spare, s0, canon, Ctx::START)),
+                resume: NO_CHOICE,
+                via: NO_CHOICE,
             }];
             while let Some(top) = stack.last_mut() {
                 self.top_up(top);
@@ -1018,7 +1046,7 @@ impl Explorer<'_, '_> {
                     Outcome::Pruned => {}
                     Outcome::Violation(v) => {
                         if self
-                            .advance(parent, top.ctx, choice, Kind::Internal)
+                            .advance(parent, live.ctx, choice, Kind::Internal)
                             .is_none()
                         {
                             continue;
@@ -1031,7 +1059,7 @@ impl Explorer<'_, '_> {
                     }
                     Outcome::Next { state, kind } => {
                         self.result.stats.transitions += 1;
-                        let Some(ctx) = self.advance(parent, top.ctx, choice, kind) else {
+                        let Some(ctx) = self.advance(parent, live.ctx, choice, kind) else {
                             continue;
                         };
                         if !self.visit_succ(fp, &state, ctx) {
@@ -1054,10 +1082,9 @@ impl Explorer<'_, '_> {
                         let canon = shared.or_else(|| self.canon_of(&state));
                         stack.push(Entry {
                             turn: Self::first_turn(&state, ctx),
-                            live: Some(Self::live(&mut spare, state, canon)),
-                            ctx,
-                            resume: None,
-                            via: Some(choice),
+                            live: Some(Self::live(&mut spare, state, canon, ctx)),
+                            resume: NO_CHOICE,
+                            via: choice,
                         });
                         let len = stack.len();
                         if len > window && (len - 1 - window) % CHECKPOINT != 0 {
@@ -1215,6 +1242,33 @@ mod tests {
         };
         let dfs = search(&m, &bounded(false));
         let bfs = search(&m, &bounded(true));
+        assert_eq!(dfs.stats.states, bfs.stats.states);
+        let cooperative = |bfs| Options {
+            bfs,
+            cooperative: true,
+            ..Default::default()
+        };
+        // a process that yields often, for long cooperative paths
+        let p = program(
+            "class Main {
+                static int x;
+                activate static void a() {
+                    int i = 0;
+                    while (i < 3000) { i = i + 1; yield; }
+                }
+                activate static void b() {
+                    while (x < 3) { x = x + 1; yield; }
+                }
+            };",
+        );
+        let m = Machine::new(&p, Semantics::default());
+        let dfs = search(&m, &cooperative(false));
+        let bfs = search(&m, &cooperative(true));
+        assert!(
+            dfs.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64,
+            "{}",
+            dfs.stats.max_path
+        );
         assert_eq!(dfs.stats.states, bfs.stats.states);
     }
 
