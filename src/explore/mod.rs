@@ -404,7 +404,7 @@ type Spare = Vec<(Succs, Vec<(u64, bool)>)>;
 const LOOKAHEAD: usize = 2;
 
 /// Path nodes whose depth is a multiple of this keep their state.
-const CHECKPOINT: usize = 256;
+const CHECKPOINT: usize = 64;
 /// The top path nodes that keep their state.
 const WINDOW: usize = 32;
 

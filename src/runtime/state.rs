@@ -144,8 +144,9 @@ pub struct Object {
 }
 
 /// The heap: objects by address (address 0 is the `globals` cell, kept apart in
-/// [`State::globals`]). Persistent, so a write copies only a path of the tree and the object.
-pub type Heap = imbl::OrdMap<super::Addr, Rc<Object>>;
+/// [`State::globals`]). Persistent, so a write copies only a path of the tree and the object;
+/// its nodes are counted with `Rc` (non-atomic), like the rest of a state.
+pub type Heap = imbl::GenericOrdMap<super::Addr, Rc<Object>, imbl::shared_ptr::RcK>;
 
 /// A whole program state.
 #[derive(Clone, Debug)]
