@@ -463,7 +463,7 @@ mod tests {
     fn state(g: bool, l: bool) -> State {
         State {
             globals: vec![Value::Bool(g)].into(),
-            threads: Rc::new(vec![Thread {
+            threads: Rc::new(vec![Rc::new(Thread {
                 stack: Stack::new(Frame {
                     proc: 0,
                     pc: 1,
@@ -472,7 +472,7 @@ mod tests {
                 thread_locals: Vec::new().into(),
                 atomic: false,
                 atomic_steps: 0,
-            }]),
+            })]),
             heap: Default::default(),
         }
     }

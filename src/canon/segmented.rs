@@ -172,7 +172,7 @@ impl SegmentHasher {
         }
         if !Rc::ptr_eq(&parent.threads, &child.threads) {
             for (i, (a, b)) in parent.threads.iter().zip(child.threads.iter()).enumerate() {
-                if same_thread(a, b) {
+                if Rc::ptr_eq(a, b) || same_thread(a, b) {
                     continue;
                 }
                 thread_refs(a, &mut self.refs_a);
@@ -315,7 +315,7 @@ mod tests {
     fn state(globals: Vec<Value>, locals: Vec<Value>, heap: &[(Addr, Vec<Value>)]) -> State {
         State {
             globals: globals.into(),
-            threads: Rc::new(vec![Thread {
+            threads: Rc::new(vec![Rc::new(Thread {
                 stack: Stack::new(Frame {
                     proc: 0,
                     pc: 0,
@@ -324,7 +324,7 @@ mod tests {
                 thread_locals: Vec::new().into(),
                 atomic: false,
                 atomic_steps: 0,
-            }]),
+            })]),
             heap: heap.iter().map(|(a, f)| (*a, obj(f.clone()))).collect(),
         }
     }
@@ -378,7 +378,7 @@ mod tests {
                 c.globals = vec![Value::Ref(1), Value::Bool(true)].into()
             }),
             step(&s, |c| {
-                Rc::make_mut(&mut c.threads)[0].stack = Stack::new(Frame {
+                c.thread_mut(0).stack = Stack::new(Frame {
                     proc: 0,
                     pc: 1,
                     locals: vec![Value::Ref(2), Value::Int(4)].into(),
@@ -402,7 +402,7 @@ mod tests {
                 c.globals = vec![Value::Ref(5), Value::Bool(false)].into();
             }),
             step(&s, |c| {
-                Rc::make_mut(&mut c.threads)[0].stack = Stack::new(Frame {
+                c.thread_mut(0).stack = Stack::new(Frame {
                     proc: 0,
                     pc: 0,
                     locals: vec![Value::Ref(1), Value::Int(3)].into(),

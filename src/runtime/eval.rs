@@ -310,15 +310,17 @@ impl Machine<'_> {
         );
         // the callee runs as the calling process (`self`), behind completed placeholders
         let me = env.self_id as usize;
-        let mut threads: Vec<Thread> = (0..me)
-            .map(|_| Thread {
-                stack: Stack::default(),
-                thread_locals: env.thread_locals.into(),
-                atomic: false,
-                atomic_steps: 0,
+        let mut threads: Vec<std::rc::Rc<Thread>> = (0..me)
+            .map(|_| {
+                std::rc::Rc::new(Thread {
+                    stack: Stack::default(),
+                    thread_locals: env.thread_locals.into(),
+                    atomic: false,
+                    atomic_steps: 0,
+                })
             })
             .collect();
-        threads.push(Thread {
+        threads.push(std::rc::Rc::new(Thread {
             stack: Stack::new(Frame {
                 proc: callee,
                 pc: 0,
@@ -327,7 +329,7 @@ impl Machine<'_> {
             thread_locals: env.thread_locals.into(),
             atomic: false,
             atomic_steps: 0,
-        });
+        }));
         let mut cur = State {
             globals: env.globals.into(),
             threads: std::rc::Rc::new(threads),

@@ -72,7 +72,7 @@ impl<'m, 'p> InitialStates<'m, 'p> {
             let n = p.procs[a as usize].locals.len();
             let (mine, more) = rest.split_at(n);
             rest = more;
-            threads.push(Thread {
+            threads.push(Rc::new(Thread {
                 stack: Stack::new(Frame {
                     proc: a,
                     pc: 0,
@@ -81,7 +81,7 @@ impl<'m, 'p> InitialStates<'m, 'p> {
                 thread_locals: tl.clone(),
                 atomic: false,
                 atomic_steps: 0,
-            });
+            }));
         }
         let mut globals = shared.to_vec();
         let mut heap = super::state::Heap::default();

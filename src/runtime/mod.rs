@@ -288,7 +288,7 @@ impl Machine<'_> {
             st.globals = g.into();
         }
         if let Some(t) = tl {
-            std::rc::Rc::make_mut(&mut st.threads)[tid].thread_locals = t.into();
+            st.thread_mut(tid).thread_locals = t.into();
         }
         st
     }

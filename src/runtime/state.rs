@@ -153,8 +153,10 @@ pub type Heap = imbl::GenericOrdMap<super::Addr, Rc<Object>, imbl::shared_ptr::R
 pub struct State {
     /// The shared globals: the fields of the `globals` cell.
     pub globals: Rc<[Value]>,
-    /// Live threads in creation order; a thread that ends is removed.
-    pub threads: Rc<Vec<Thread>>,
+    /// Live threads in creation order; a thread that ends is removed. Each thread sits
+    /// behind its own `Rc`: a successor copies one pointer per thread and a new thread only
+    /// for the one that moved.
+    pub threads: Rc<Vec<Rc<Thread>>>,
     pub heap: Heap,
 }
 
@@ -162,6 +164,11 @@ impl State {
     /// The address a new object gets: one past the largest in use (seed 004's |h| + 1).
     pub fn fresh_addr(&self) -> super::Addr {
         self.heap.get_max().map_or(1, |(a, _)| a + 1)
+    }
+
+    /// Thread `tid`, to be changed (copied first if shared).
+    pub fn thread_mut(&mut self, tid: usize) -> &mut Thread {
+        Rc::make_mut(&mut Rc::make_mut(&mut self.threads)[tid])
     }
 
     /// The thread owning the atomic section, if any.

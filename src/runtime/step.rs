@@ -151,7 +151,7 @@ impl<'a> Post<'a> {
             st.heap = h;
         }
         if let Some(tl) = self.tl {
-            Rc::make_mut(&mut st.threads)[tid].thread_locals = tl.into();
+            st.thread_mut(tid).thread_locals = tl.into();
         }
         self.locals
     }
@@ -234,7 +234,7 @@ impl Machine<'_> {
             if steps > super::state::MAX_ATOMIC_STEPS {
                 *o = Outcome::Violation(Violation::Runtime(RtError::InfiniteLoop));
             } else if steps != t.atomic_steps {
-                Rc::make_mut(&mut state.threads)[tid].atomic_steps = steps;
+                state.thread_mut(tid).atomic_steps = steps;
             }
         }
     }
@@ -326,7 +326,7 @@ impl Machine<'_> {
                 let n = self.program.procs[p as usize].locals.len();
                 let (mine, more) = rest.split_at(n);
                 rest = more;
-                threads.push(Thread {
+                threads.push(Rc::new(Thread {
                     stack: super::Stack::new(Frame {
                         proc: p,
                         pc: 0,
@@ -335,7 +335,7 @@ impl Machine<'_> {
                     thread_locals: thread.thread_locals.clone(),
                     atomic: false,
                     atomic_steps: 0,
-                });
+                }));
             }
             let st = State {
                 globals: s.globals.clone(),
@@ -385,7 +385,7 @@ impl Machine<'_> {
                 _ => {}
             }
             if owner != t.atomic {
-                Rc::make_mut(&mut state.threads)[tid].atomic = owner;
+                state.thread_mut(tid).atomic = owner;
             }
         }
     }
@@ -563,8 +563,8 @@ impl Machine<'_> {
                         locals: combo.into(),
                     };
                     let mut st = s.clone();
-                    let threads = Rc::make_mut(&mut st.threads);
-                    threads[tid].stack = threads[tid].stack.push(callee_frame);
+                    let t = st.thread_mut(tid);
+                    t.stack = t.stack.push(callee_frame);
                     out.push(self.checked(st, &[tid], Kind::Call, rec));
                 });
             }
@@ -610,13 +610,13 @@ impl Machine<'_> {
             Stmt::EndThread => out.push(self.end_thread(s, tid)),
             Stmt::AtomicBegin | Stmt::AtomicEnd => {
                 let mut st = s.clone();
-                let threads = Rc::make_mut(&mut st.threads);
-                threads[tid].atomic = matches!(node.stmt, Stmt::AtomicBegin);
+                let t = st.thread_mut(tid);
+                t.atomic = matches!(node.stmt, Stmt::AtomicBegin);
                 let f = Frame {
                     pc: next(),
                     ..frame.clone()
                 };
-                threads[tid].stack = threads[tid].stack.with_top(f);
+                t.stack = t.stack.with_top(f);
                 out.push(self.checked(st, &[tid], Kind::Internal, rec));
             }
             Stmt::New { target, class } => {
@@ -681,7 +681,7 @@ impl Machine<'_> {
                     let o = self.commit(s, tid, post, node.succ[i], Kind::Internal, rec);
                     out.push(match (o, *atomic) {
                         (Outcome::Next { mut state, kind }, true) => {
-                            Rc::make_mut(&mut state.threads)[tid].atomic = true;
+                            state.thread_mut(tid).atomic = true;
                             Outcome::Next { state, kind }
                         }
                         (o, _) => o,
@@ -821,9 +821,9 @@ impl Machine<'_> {
                 let atomic = self.in_atomic_block[f.proc as usize][pc as usize]
                     || stack.iter().any(|f| self.atomic_proc[f.proc as usize]);
                 let mut st = s.clone();
-                let threads = Rc::make_mut(&mut st.threads);
-                threads[tid].stack = stack.with_top(f);
-                threads[tid].atomic = atomic;
+                let t = st.thread_mut(tid);
+                t.stack = stack.with_top(f);
+                t.atomic = atomic;
                 return Ok(Outcome::Next {
                     state: st,
                     kind: Kind::Internal,
@@ -911,8 +911,8 @@ impl Machine<'_> {
             pc: call.succ[0],
             locals,
         };
-        let threads = Rc::make_mut(&mut st.threads);
-        threads[tid].stack = below.with_top(frame);
+        let t = st.thread_mut(tid);
+        t.stack = below.with_top(frame);
         self.checked(st, &[tid], Kind::Return, rec)
     }
 
@@ -945,15 +945,12 @@ impl Machine<'_> {
         rec: &mut R,
     ) -> Outcome {
         let mut st = s.clone();
-        let threads = Rc::make_mut(&mut st.threads);
-        let top = threads[tid]
-            .stack
-            .top()
-            .expect("running thread has a frame");
+        let t = st.thread_mut(tid);
+        let top = t.stack.top().expect("running thread has a frame");
         let f = Frame { pc, ..top.clone() };
-        threads[tid].stack = threads[tid].stack.with_top(f);
+        t.stack = t.stack.with_top(f);
         if atomic {
-            threads[tid].atomic = true;
+            t.atomic = true;
         }
         self.checked(st, &[tid], Kind::Internal, rec)
     }
@@ -970,17 +967,14 @@ impl Machine<'_> {
     ) -> Outcome {
         let mut st = s.clone();
         let locals = post.install(&mut st, tid);
-        let threads = Rc::make_mut(&mut st.threads);
-        let top = threads[tid]
-            .stack
-            .top()
-            .expect("running thread has a frame");
+        let t = st.thread_mut(tid);
+        let top = t.stack.top().expect("running thread has a frame");
         let f = Frame {
             proc: top.proc,
             pc,
             locals,
         };
-        threads[tid].stack = threads[tid].stack.with_top(f);
+        t.stack = t.stack.with_top(f);
         self.checked(st, &[tid], kind, rec)
     }
 
@@ -993,27 +987,25 @@ impl Machine<'_> {
         rec: &mut R,
     ) -> Outcome {
         let mut st = s.clone();
-        let threads = Rc::make_mut(&mut st.threads);
-        let top = threads[tid]
-            .stack
-            .top()
-            .expect("running thread has a frame");
+        let t = st.thread_mut(tid);
+        let top = t.stack.top().expect("running thread has a frame");
         let f = Frame { pc, ..top.clone() };
-        threads[tid].stack = threads[tid].stack.with_top(f);
-        threads.push(child);
+        t.stack = t.stack.with_top(f);
+        let threads = Rc::make_mut(&mut st.threads);
+        threads.push(Rc::new(child));
         let new = threads.len() - 1;
         self.checked(st, &[tid, new], Kind::ThreadStart, rec)
     }
 
     fn end_thread(&self, s: &State, tid: usize) -> Outcome {
         let mut st = s.clone();
-        let threads = Rc::make_mut(&mut st.threads);
         if self.program.keep_completed {
             // a completed Zing process stays in the process list with no frames
-            threads[tid].stack = super::Stack::default();
-            threads[tid].atomic = false;
+            let t = st.thread_mut(tid);
+            t.stack = super::Stack::default();
+            t.atomic = false;
         } else {
-            threads.remove(tid);
+            Rc::make_mut(&mut st.threads).remove(tid);
         }
         Outcome::Next {
             state: st,

@@ -379,12 +379,12 @@ pub fn visible_of(s: &State, tid: usize) -> State {
     let t = &s.threads[tid];
     State {
         globals: s.globals.clone(),
-        threads: Rc::new(vec![Thread {
+        threads: Rc::new(vec![Rc::new(Thread {
             stack: Stack::new(t.stack.top().expect("a frame").clone()),
             thread_locals: t.thread_locals.clone(),
             atomic: t.atomic,
             atomic_steps: t.atomic_steps,
-        }]),
+        })]),
         heap: s.heap.clone(),
     }
 }
