@@ -175,9 +175,7 @@ impl SegmentHasher {
                 if Rc::ptr_eq(a, b) || same_thread(a, b) {
                     continue;
                 }
-                thread_refs(a, &mut self.refs_a);
-                thread_refs(b, &mut self.refs_b);
-                if self.refs_a != self.refs_b {
+                if !same_refs(a, b, &mut self.refs_a, &mut self.refs_b) {
                     return None;
                 }
                 let s = seed(THREAD, i);
@@ -276,6 +274,27 @@ fn same_thread(a: &Thread, b: &Thread) -> bool {
         && a.atomic_steps == b.atomic_steps
         && Rc::ptr_eq(&a.thread_locals, &b.thread_locals)
         && a.stack.ptr_eq(&b.stack)
+}
+
+/// Whether two threads hold the same references in the same order.
+#[inline]
+fn same_refs(a: &Thread, b: &Thread, ra: &mut Vec<Addr>, rb: &mut Vec<Addr>) -> bool {
+    // the common step: only the top frame changed
+    if Rc::ptr_eq(&a.thread_locals, &b.thread_locals) && a.stack.same_below(&b.stack) {
+        let (Some(fa), Some(fb)) = (a.stack.top(), b.stack.top()) else {
+            unreachable!("same_below has both tops");
+        };
+        if fa.locals.len() == fb.locals.len() {
+            return fa.locals.iter().zip(fb.locals.iter()).all(|p| match p {
+                (Value::Ref(x), Value::Ref(y)) => x == y,
+                (Value::Ref(_), _) | (_, Value::Ref(_)) => false,
+                _ => true,
+            });
+        }
+    }
+    thread_refs(a, ra);
+    thread_refs(b, rb);
+    ra == rb
 }
 
 /// The references among `vals`, in order.

@@ -76,6 +76,13 @@ impl Stack {
             _ => false,
         }
     }
+    /// Whether both stacks have a top frame and the same frames below it in memory.
+    pub fn same_below(&self, other: &Stack) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => a.below.ptr_eq(&b.below),
+            _ => false,
+        }
+    }
     pub fn top(&self) -> Option<&Frame> {
         self.0.as_ref().map(|n| &n.frame)
     }
