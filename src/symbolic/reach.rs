@@ -173,6 +173,17 @@ pub struct Engine<'m, 'p, B: Bdds> {
     pub peak_nodes: usize,
     /// Transfer relations already built, by what they depend on.
     pub xfer_cache: ahash::AHashMap<XferKey, std::rc::Rc<Xfer<B>>>,
+    /// The scopes the counterexample walk has needed (see [`Engine::scope_of`]).
+    scopes: std::cell::RefCell<Scopes>,
+}
+
+/// Scopes computed once per vertex and shared between the vertices that have equal ones.
+#[derive(Default)]
+struct Scopes {
+    /// The index in `table` of each vertex's scope (`NONE`: not computed yet).
+    id: Vec<u32>,
+    table: Vec<std::rc::Rc<[u32]>>,
+    index: ahash::AHashMap<std::rc::Rc<[u32]>, u32>,
 }
 
 impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
@@ -274,6 +285,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             summaries: 0,
             peak_nodes: 0,
             xfer_cache: Default::default(),
+            scopes: Default::default(),
             procs,
             bdd,
         };
@@ -969,6 +981,27 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             n += info.touched.len() + info.live[0].len();
         }
         n
+    }
+
+    /// [`Engine::scope`], computed once per vertex (the counterexample walk asks for the
+    /// scopes of the same vertices again and again).
+    pub fn scope_of(&self, v: u32) -> std::rc::Rc<[u32]> {
+        let mut sc = self.scopes.borrow_mut();
+        if sc.id.is_empty() {
+            sc.id = vec![NONE; self.proc_of.len()];
+        }
+        let id = sc.id[v as usize];
+        if id != NONE {
+            return sc.table[id as usize].clone();
+        }
+        let s: std::rc::Rc<[u32]> = self.scope(v).into();
+        let next = sc.table.len() as u32;
+        let id = *sc.index.entry(s.clone()).or_insert(next);
+        if id == next {
+            sc.table.push(s.clone());
+        }
+        sc.id[v as usize] = id;
+        sc.table[id as usize].clone()
     }
 
     /// The variables a path edge at `v` can mention: touched globals (entry and current),
