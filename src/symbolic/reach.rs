@@ -146,7 +146,9 @@ pub struct Engine<'m, 'p, B: Bdds> {
     pub proc_of: Vec<ProcId>,
     pub succ_start: Vec<u32>,
     pub succ: Vec<u32>,
-    pub inv: Vec<Option<B::F>>,
+    /// The `enforce` invariant of the vertices that have one (most have none: a map, not a
+    /// function handle per vertex).
+    pub inv: ahash::AHashMap<u32, B::F>,
     pub target: Vec<u32>,
     /// The transfer relation of each vertex, built when the vertex is first processed
     /// (shared between vertices with equal [`XferKey`]s).
@@ -264,7 +266,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             proc_of,
             succ_start,
             succ,
-            inv: Vec::with_capacity(n),
+            inv: Default::default(),
             target,
             xfer: (0..n).map(|_| None).collect(),
             callsite_of: vec![NONE; n],
@@ -307,14 +309,18 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
     /// Invariants and the per-procedure relations.
     fn prepare_vertices(&mut self) {
         let p = self.m.program;
-        let mut invs = Vec::with_capacity(self.proc_of.len());
+        let mut invs = ahash::AHashMap::new();
+        let mut invs_at = 0u32;
         for (q, proc) in p.procs.iter().enumerate() {
             let info = &self.procs[q];
             let nloc = proc.locals.len() as u32;
             for node in &proc.nodes {
                 let enc = self.enc();
                 let unprimed = enc.unprimed();
-                invs.push(node.invariant.as_ref().map(|i| enc.sets(i, &unprimed).t));
+                if let Some(i) = &node.invariant {
+                    invs.insert(invs_at, enc.sets(i, &unprimed).t);
+                }
+                invs_at += 1;
             }
             // E = C over the touched globals and the locals live at the entry
             let b = &self.bdd;
@@ -430,7 +436,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             return;
         }
         let mut s = s;
-        if let Some(inv) = &self.inv[w as usize] {
+        if let Some(inv) = (!self.inv.is_empty()).then(|| self.inv.get(&w)).flatten() {
             s = b.and(&s, inv);
         }
         if entry {
@@ -524,6 +530,10 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         let s0 = self.succ_start[v as usize] as usize;
         let s1 = self.succ_start[v as usize + 1] as usize;
         match x {
+            Xfer::Jump { kill } if kill.len() == 1 => {
+                let p = b.exists(&d, &kill[0]);
+                self.propagate(self.succ[s0], p, false);
+            }
             Xfer::Jump { kill } => {
                 let outs: Vec<B::F> = kill.iter().map(|k| b.exists(&d, k)).collect();
                 for (i, p) in (s0..s1).zip(outs) {

@@ -26,7 +26,7 @@ struct Point<F> {
     /// The conjunction of `vals`, built when first needed (most steps of a walk never need it).
     cube: std::cell::OnceCell<F>,
     /// `(variable, value)` for the scope's variables.
-    vals: std::rc::Rc<[(u32, bool)]>,
+    vals: Vals,
     stamp: u32,
 }
 
@@ -43,8 +43,11 @@ impl<F> Point<F> {
     }
 }
 
+/// A valuation of a scope, sorted by variable (inline: scopes are a few variables).
+type Vals = smallvec::SmallVec<[(u32, bool); 16]>;
+
 /// A valuation and the stamp of the batch holding it.
-type Stamped = (u32, Vec<(u32, bool)>);
+type Stamped = (u32, Vals);
 
 /// The points of a walk, compactly: a counterexample has a point per concrete step (millions
 /// on large programs), and each point's valuation is over its vertex's scope, so the values are
@@ -91,7 +94,7 @@ impl Trail {
 enum Pre<F> {
     Kept,
     Meet(F),
-    Vals(Vec<(u32, bool)>),
+    Vals(Vals),
 }
 
 /// A frame of the backward walk: the current point. A nested frame walks inside a callee
@@ -147,7 +150,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
     /// One valuation of `v`'s scope inside `f`.
     fn point(&self, v: u32, f: &B::F, stamp: u32) -> Point<B::F> {
         let pick = self.bdd.pick(f).expect("a non-empty set");
-        let vals: Vec<(u32, bool)> = self
+        let vals: Vals = self
             .scope_of(v)
             .iter()
             .map(|&x| (x, pick[x as usize].unwrap_or(false)))
@@ -155,7 +158,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
         Point {
             v,
             cube: Default::default(),
-            vals: vals.into(),
+            vals,
             stamp,
         }
     }
@@ -346,7 +349,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 Pre::Vals(vals) => Point {
                     v: u,
                     cube: Default::default(),
-                    vals: vals.into(),
+                    vals,
                     stamp: s,
                 },
             };
@@ -492,10 +495,8 @@ impl<B: Bdds> Engine<'_, '_, B> {
         if k < fixed.len() {
             return None;
         }
-        let mut best: Option<Stamped> = None;
-        let mut vals: Vec<(u32, bool)> = Vec::with_capacity(scope.len());
-        let mut full: Vec<(u32, bool)> = Vec::new();
-        for bits in 0u32..(1 << free.len()) {
+        // the valuation that agrees with `fixed` and gives the free variables the bits of `bits`
+        let valuation = |bits: u32, vals: &mut Vals| {
             vals.clear();
             let (mut i, mut j) = (0, 0);
             for &x in scope.iter() {
@@ -507,6 +508,12 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     j += 1;
                 }
             }
+        };
+        let mut best: Option<(u32, u32)> = None;
+        let mut vals = Vals::new();
+        let mut full: smallvec::SmallVec<[(u32, bool); 24]> = smallvec::SmallVec::new();
+        for bits in 0u32..(1 << free.len()) {
+            valuation(bits, &mut vals);
             if let Some(t) = &test {
                 if !b.eval(t, &vals)? {
                     continue;
@@ -530,15 +537,18 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 }
             }
             if let Some(s) = self.batch_holding(u, &vals, at.stamp)? {
-                if best.as_ref().is_none_or(|x| s < x.0) {
-                    best = Some((s, vals.clone()));
+                if best.is_none_or(|x| s < x.0) {
+                    best = Some((s, bits));
                     if s == oldest {
                         break;
                     }
                 }
             }
         }
-        Some(best)
+        Some(best.map(|(s, bits)| {
+            valuation(bits, &mut vals);
+            (s, vals)
+        }))
     }
 
     /// Points at call vertex `i.c` whose summary edges (from exits older than the point `at`
