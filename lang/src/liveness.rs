@@ -71,14 +71,13 @@ fn local_targets<'a>(lvs: impl Iterator<Item = &'a LValue>) -> Vec<u32> {
     .collect()
 }
 
-/// The locals a node reads (`uses`) and those it certainly overwrites (`defs`).
-fn use_def(p: &Proc, pc: usize) -> (Vec<bool>, Vec<bool>) {
+/// The locals a node reads (`used`) and those it certainly overwrites (`defs`), marked in
+/// buffers of one flag per local that the caller has cleared.
+fn use_def(p: &Proc, pc: usize, used: &mut [bool], defs: &mut [bool]) {
     let n = p.locals.len();
     let node = &p.nodes[pc];
-    let mut used = vec![false; n];
-    let mut defs = vec![false; n];
     if let Some(inv) = &node.invariant {
-        uses(inv, &[], &mut used);
+        uses(inv, &[], used);
     }
     match &node.stmt {
         Stmt::Skip
@@ -88,7 +87,7 @@ fn use_def(p: &Proc, pc: usize) -> (Vec<bool>, Vec<bool>) {
         | Stmt::AtomicEnd
         | Stmt::Yield => {}
         Stmt::New { target, .. } | Stmt::Choose { target, .. } => {
-            if let Some(i) = lvalue(target, &mut used) {
+            if let Some(i) = lvalue(target, used) {
                 defs[i as usize] = true;
             }
         }
@@ -96,35 +95,35 @@ fn use_def(p: &Proc, pc: usize) -> (Vec<bool>, Vec<bool>) {
             guards, receives, ..
         } => {
             for g in guards {
-                uses(g, &[], &mut used);
+                uses(g, &[], used);
             }
             for r in receives.iter().flatten() {
-                uses(&r.chan, &[], &mut used);
+                uses(&r.chan, &[], used);
                 for t in &r.targets {
-                    lvalue(t, &mut used);
+                    lvalue(t, used);
                 }
             }
         }
         Stmt::NewArray { target, len, .. } => {
-            uses(len, &[], &mut used);
-            if let Some(i) = lvalue(target, &mut used) {
+            uses(len, &[], used);
+            if let Some(i) = lvalue(target, used) {
                 defs[i as usize] = true;
             }
         }
         Stmt::SetUpdate { set, operand, .. } => {
-            uses(set, &[], &mut used);
-            uses(operand, &[], &mut used);
+            uses(set, &[], used);
+            uses(operand, &[], used);
         }
         Stmt::Send { chan, values } => {
-            uses(chan, &[], &mut used);
+            uses(chan, &[], used);
             for v in values {
-                uses(v, &[], &mut used);
+                uses(v, &[], used);
             }
         }
         Stmt::ChooseElem { targets, from } => {
-            uses(from, &[], &mut used);
+            uses(from, &[], used);
             for t in targets {
-                if let Some(i) = lvalue(t, &mut used) {
+                if let Some(i) = lvalue(t, used) {
                     defs[i as usize] = true;
                 }
             }
@@ -132,7 +131,7 @@ fn use_def(p: &Proc, pc: usize) -> (Vec<bool>, Vec<bool>) {
         // a handler may run in this frame with any local as it is now
         Stmt::Raise { .. } => used.iter_mut().for_each(|u| *u = true),
         Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => {
-            uses(cond, &[], &mut used)
+            uses(cond, &[], used)
         }
         Stmt::Assign {
             targets,
@@ -141,13 +140,13 @@ fn use_def(p: &Proc, pc: usize) -> (Vec<bool>, Vec<bool>) {
         } => {
             let t = local_targets(targets.iter().flatten());
             for lv in targets.iter().flatten() {
-                lvalue(lv, &mut used);
+                lvalue(lv, used);
             }
             for v in values {
-                uses(v, &t, &mut used);
+                uses(v, &t, used);
             }
             if let Some(c) = constrain {
-                uses(c, &t, &mut used);
+                uses(c, &t, used);
             }
             for i in t {
                 defs[i as usize] = true;
@@ -161,66 +160,101 @@ fn use_def(p: &Proc, pc: usize) -> (Vec<bool>, Vec<bool>) {
         Stmt::Constrain { expr } => {
             // every visible variable gets a new value; primed names are new values
             let all: Vec<u32> = (0..n as u32).collect();
-            uses(expr, &all, &mut used);
+            uses(expr, &all, used);
             defs.iter_mut().for_each(|d| *d = true);
         }
         Stmt::Call { args, results, .. } => {
             // results are written when the call returns, at the node after the call; field
             // receivers read their object then
             for a in args {
-                uses(a, &[], &mut used);
+                uses(a, &[], used);
             }
             for lv in results.iter().flatten() {
-                lvalue(lv, &mut used);
+                lvalue(lv, used);
             }
         }
         Stmt::StartThread { args, .. } => {
             for a in args {
-                uses(a, &[], &mut used);
+                uses(a, &[], used);
             }
         }
         Stmt::Return { values } => {
             for v in values.iter().flatten() {
-                uses(v, &[], &mut used);
+                uses(v, &[], used);
             }
         }
         // the new thread gets a copy of the whole frame
         Stmt::StartThreadGoto => used.iter_mut().for_each(|u| *u = true),
     }
-    (used, defs)
 }
 
 /// For each node, the locals live just before it executes.
 pub fn live_in(p: &Proc) -> Vec<Vec<bool>> {
     let n = p.locals.len();
-    let ud: Vec<(Vec<bool>, Vec<bool>)> = (0..p.nodes.len()).map(|pc| use_def(p, pc)).collect();
-    // a call's receivers are written on return, before the node after the call runs
-    let mut live: Vec<Vec<bool>> = vec![vec![false; n]; p.nodes.len()];
-    // one buffer for every node and round (this runs for every procedure of every model)
-    let mut out = vec![false; n];
+    let live = live_words(p);
+    let words = n.div_ceil(64);
+    (0..p.nodes.len())
+        .map(|pc| {
+            (0..n)
+                .map(|i| live[pc * words + i / 64] >> (i % 64) & 1 != 0)
+                .collect()
+        })
+        .collect()
+}
+
+/// [`live_in`] as bit sets, one run of `locals.len().div_ceil(64)` words per node in one flat
+/// vector (this runs for every procedure of every model: a few vectors per node made it a
+/// visible share of the set-up time of large programs).
+fn live_words(p: &Proc) -> Vec<u64> {
+    let n = p.locals.len();
+    let words = n.div_ceil(64);
+    let len = p.nodes.len();
+    let pack = |flags: &[bool], into: &mut [u64]| {
+        for (i, &f) in flags.iter().enumerate() {
+            if f {
+                into[i / 64] |= 1 << (i % 64);
+            }
+        }
+    };
+    let mut used = vec![0u64; len * words];
+    let mut defs = vec![0u64; len * words];
+    // a call's receivers are written on return, before the node after the call runs: they
+    // are killed on the way out of the call
+    let mut kills = vec![0u64; len * words];
+    let (mut u, mut d) = (vec![false; n], vec![false; n]);
+    for pc in 0..len {
+        u.fill(false);
+        d.fill(false);
+        use_def(p, pc, &mut u, &mut d);
+        pack(&u, &mut used[pc * words..(pc + 1) * words]);
+        pack(&d, &mut defs[pc * words..(pc + 1) * words]);
+        if let Stmt::Call { results, .. } = &p.nodes[pc].stmt {
+            for lv in results.iter().flatten() {
+                if let LValue::Local(i) = lv {
+                    kills[pc * words + *i as usize / 64] |= 1 << (*i % 64);
+                }
+            }
+        }
+    }
+    let mut live = vec![0u64; len * words];
+    // one buffer for every node and round
+    let mut out = vec![0u64; words];
     let mut changed = true;
     while changed {
         changed = false;
-        for pc in (0..p.nodes.len()).rev() {
-            let node = &p.nodes[pc];
-            out.fill(false);
-            for &s in &node.succ {
-                for (o, l) in out.iter_mut().zip(&live[s as usize]) {
+        for pc in (0..len).rev() {
+            out.fill(0);
+            for &s in &p.nodes[pc].succ {
+                let s = s as usize;
+                for (o, l) in out.iter_mut().zip(&live[s * words..(s + 1) * words]) {
                     *o |= *l;
                 }
             }
-            if let Stmt::Call { results, .. } = &node.stmt {
-                for lv in results.iter().flatten() {
-                    if let LValue::Local(i) = lv {
-                        out[*i as usize] = false;
-                    }
-                }
-            }
-            let (used, defs) = &ud[pc];
-            for (i, l) in live[pc].iter_mut().enumerate() {
-                let new = used[i] || (out[i] && !defs[i]);
-                if new != *l {
-                    *l = new;
+            for (w, &o) in out.iter().enumerate() {
+                let k = pc * words + w;
+                let new = used[k] | (o & !kills[k] & !defs[k]);
+                if new != live[k] {
+                    live[k] = new;
                     changed = true;
                 }
             }
@@ -232,10 +266,12 @@ pub fn live_in(p: &Proc) -> Vec<Vec<bool>> {
 /// The locals that may be read before written from the procedure's entry (formals count as
 /// live: the caller supplies them).
 pub fn live_at_entry(p: &Proc) -> Vec<bool> {
+    let n = p.locals.len();
     let mut live = if p.nodes.is_empty() {
-        vec![false; p.locals.len()]
+        vec![false; n]
     } else {
-        live_in(p).swap_remove(0)
+        let words = live_words(p);
+        (0..n).map(|i| words[i / 64] >> (i % 64) & 1 != 0).collect()
     };
     for l in live.iter_mut().take(p.params as usize) {
         *l = true;

@@ -136,11 +136,23 @@ pub fn run(a: &CheckArgs) -> i32 {
             }
         }
     };
-    print!(
-        "{}",
-        report::render(&report, a.format, a.trace, a.stats, a.quiet)
-    );
-    report.exit_code
+    let stdout = std::io::stdout();
+    if let Err(e) = report::render_to(
+        &mut stdout.lock(),
+        &report,
+        a.format,
+        a.trace,
+        a.stats,
+        a.quiet,
+    ) {
+        eprintln!("error: cannot print the report: {e}");
+    }
+    let code = report.exit_code;
+    // the process exits right after this (`main`): freeing the program and the report (a
+    // large model's IR, a long counterexample) one allocation at a time would only delay that
+    std::mem::forget(report);
+    std::mem::forget(program);
+    code
 }
 
 /// The search options and the semantics that `zingrs check` uses for these arguments (the one
@@ -436,7 +448,8 @@ fn explain(
     };
     let internal = |message: String| (Verdict::InternalError { message }, None);
     let path = f.path();
-    let replayed = match explore::replay(m, path) {
+    // without a trace, only the state the path ends in is looked at
+    let replayed = match explore::replay_keeping(m, path, !opts.verdict_only) {
         Ok(r) => r,
         Err(e) => return internal(format!("the counterexample does not replay: {e}")),
     };

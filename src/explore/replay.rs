@@ -15,6 +15,12 @@ pub struct Replayed {
 
 /// Re-executes `path`, checking at every step that the choice exists and is allowed.
 pub fn replay(m: &Machine, path: &Path) -> Result<Replayed, String> {
+    replay_keeping(m, path, true)
+}
+
+/// [`replay`], keeping in [`Replayed::states`] only the last state unless `all` (a report
+/// without a trace needs only where the path ends, and a long path has millions of states).
+pub fn replay_keeping(m: &Machine, path: &Path, all: bool) -> Result<Replayed, String> {
     let width = InitialStates::new(m).width();
     if path.init.len() != width {
         return Err(format!(
@@ -44,7 +50,15 @@ pub fn replay(m: &Machine, path: &Path) -> Result<Replayed, String> {
         outs.clear();
         m.step(s, tid, &mut (), &mut outs);
         match outs.get(c.outcome as usize) {
-            Some(Outcome::Next { state, .. }) => states.push(state.clone()),
+            Some(Outcome::Next { .. }) => {
+                let Outcome::Next { state, .. } = outs.swap_remove(c.outcome as usize) else {
+                    unreachable!()
+                };
+                if !all {
+                    states.clear();
+                }
+                states.push(state)
+            }
             Some(Outcome::Violation(v)) if i + 1 == path.choices.len() => {
                 return Ok(Replayed {
                     states,

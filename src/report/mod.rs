@@ -7,7 +7,7 @@
 mod render;
 mod trace;
 
-pub use render::{render, Format, TraceDetail};
+pub use render::{render, render_to, Format, TraceDetail};
 pub use trace::build_trace;
 
 use crate::explore::Limit;

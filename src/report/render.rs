@@ -27,16 +27,156 @@ pub enum TraceDetail {
 
 /// Renders a report. `stats` adds the statistics block; `quiet` keeps only the verdict line.
 pub fn render(r: &Report, format: Format, detail: TraceDetail, stats: bool, quiet: bool) -> String {
+    let mut out = Vec::new();
+    render_to(&mut out, r, format, detail, stats, quiet).expect("writing to memory");
+    String::from_utf8(out).expect("the renderings are UTF-8")
+}
+
+/// [`render`] onto `out` (a counterexample of millions of steps renders to hundreds of
+/// megabytes, which need not be held in memory first).
+pub fn render_to(
+    out: &mut dyn std::io::Write,
+    r: &Report,
+    format: Format,
+    detail: TraceDetail,
+    stats: bool,
+    quiet: bool,
+) -> std::io::Result<()> {
+    use std::io::Write as _;
     match format {
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(r)
-                .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialize the report: {e}\"}}"));
-            s.push('\n');
-            s
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+            json::write(&mut w, r)?;
+            w.flush()
         }
-        Format::Bebop => bebop(r, detail, stats),
-        Format::Zing => zing(r, detail, stats),
-        Format::Text => text(r, detail, stats, quiet),
+        Format::Bebop => out.write_all(bebop(r, detail, stats).as_bytes()),
+        Format::Zing => out.write_all(zing(r, detail, stats).as_bytes()),
+        Format::Text => out.write_all(text(r, detail, stats, quiet).as_bytes()),
+    }
+}
+
+/// The JSON report: [`Report`]'s serialization, except that the path's choices (one per step,
+/// millions for long counterexamples, where serde_json's pretty printer took most of the time
+/// of the whole report) are written by hand in the same layout. A test checks that the two
+/// agree.
+mod json {
+    use super::super::{Finding, Report, Stats, Trace, Verdict};
+    use crate::explore::Choice;
+    use crate::runtime::Value;
+    use serde::Serialize;
+    use std::io::Write;
+
+    /// Stands for the choices in the serialized report.
+    const MARK: &str = "@the choices, written by hand@";
+
+    /// [`Report`], field for field, with the path's choices replaced by [`MARK`].
+    #[derive(Serialize)]
+    struct ReportJson<'a> {
+        tool: &'a str,
+        model: &'a str,
+        engine: &'a str,
+        verdict: &'a Verdict,
+        exit_code: i32,
+        trace: &'a Option<Trace>,
+        more: &'a [Finding],
+        stats: &'a Stats,
+        path: Option<PathJson<'a>>,
+        assertions: bool,
+    }
+
+    #[derive(Serialize)]
+    struct PathJson<'a> {
+        init: &'a [Value],
+        choices: &'static str,
+    }
+
+    pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
+        let Report {
+            tool,
+            model,
+            engine,
+            verdict,
+            exit_code,
+            trace,
+            more,
+            stats,
+            path,
+            assertions,
+        } = r;
+        let shell = ReportJson {
+            tool,
+            model,
+            engine,
+            verdict,
+            exit_code: *exit_code,
+            trace,
+            more,
+            stats,
+            path: path.as_ref().map(|p| PathJson {
+                init: &p.init,
+                choices: MARK,
+            }),
+            assertions: *assertions,
+        };
+        let mut text = match serde_json::to_vec_pretty(&shell) {
+            Ok(t) => t,
+            Err(e) => format!("{{\"error\": \"cannot serialize the report: {e}\"}}").into_bytes(),
+        };
+        text.push(b'\n');
+        let mark = format!("\"{MARK}\"");
+        // the mark's place: its last occurrence (a model's name or a label could hold the
+        // same text, escaped, but only `assertions`, a boolean, follows the path)
+        let at = path
+            .as_ref()
+            .and_then(|_| text.windows(mark.len()).rposition(|x| x == mark.as_bytes()));
+        match (at, path) {
+            (Some(at), Some(p)) => {
+                w.write_all(&text[..at])?;
+                choices(w, &p.choices)?;
+                w.write_all(&text[at + mark.len()..])
+            }
+            _ => w.write_all(&text),
+        }
+    }
+
+    /// The choices as the pretty printer lays them out at their depth (the report's `path`
+    /// field's `choices` field: elements indented by six spaces).
+    fn choices(w: &mut dyn Write, cs: &[Choice]) -> std::io::Result<()> {
+        if cs.is_empty() {
+            return w.write_all(b"[]");
+        }
+        let mut buf: Vec<u8> = Vec::with_capacity(1 << 12);
+        buf.push(b'[');
+        for (i, c) in cs.iter().enumerate() {
+            if i > 0 {
+                buf.push(b',');
+            }
+            buf.extend_from_slice(b"\n      {\n        \"thread\": ");
+            push_u32(&mut buf, c.thread);
+            buf.extend_from_slice(b",\n        \"outcome\": ");
+            push_u32(&mut buf, c.outcome);
+            buf.extend_from_slice(b"\n      }");
+            if buf.len() >= 1 << 12 {
+                w.write_all(&buf)?;
+                buf.clear();
+            }
+        }
+        buf.extend_from_slice(b"\n    ]");
+        w.write_all(&buf)
+    }
+
+    fn push_u32(buf: &mut Vec<u8>, mut x: u32) {
+        let mut digits = [0u8; 10];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (x % 10) as u8;
+            x /= 10;
+            if x == 0 {
+                break;
+            }
+        }
+        buf.extend_from_slice(&digits[i..]);
     }
 }
 
@@ -361,6 +501,42 @@ fn zing(r: &Report, detail: TraceDetail, stats: bool) -> String {
 mod tests {
     use super::*;
     use crate::report::{Stats, Trace, ZingState};
+
+    #[test]
+    fn the_json_report_is_the_report_serialized() {
+        let verdict = Verdict::TargetReached {
+            label: "R".into(),
+            procedure: "main".into(),
+            line: 7,
+        };
+        for n in [0u32, 1, 3] {
+            let mut r = Report::new("t.bp", "bdd", verdict.clone(), None);
+            r.path = Some(crate::explore::Path {
+                init: vec![crate::runtime::Value::Bool(true)],
+                choices: (0..n)
+                    .map(|i| crate::explore::Choice {
+                        thread: i % 2,
+                        outcome: 10 * i,
+                    })
+                    .collect(),
+            });
+            r.stats.counters.push(crate::report::Counter {
+                name: "x".into(),
+                value: 1,
+            });
+            let expected = serde_json::to_string_pretty(&r).unwrap() + "\n";
+            assert_eq!(
+                render(&r, Format::Json, TraceDetail::Full, true, false),
+                expected
+            );
+        }
+        let r = Report::new("t.bp", "bdd", Verdict::Passed, None);
+        let expected = serde_json::to_string_pretty(&r).unwrap() + "\n";
+        assert_eq!(
+            render(&r, Format::Json, TraceDetail::Full, true, false),
+            expected
+        );
+    }
 
     #[test]
     fn a_trace_100000_calls_deep_prints_with_bounded_indentation() {

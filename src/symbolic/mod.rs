@@ -101,8 +101,9 @@ pub fn search(m: &Machine, opts: &explore::Options, sym: &SymbolicOptions) -> Se
     let node_capacity = (memory / 40).clamp(1 << 20, 1 << 30) as usize;
     // a direct-mapped apply cache; too small a cache makes operations on shared BDDs redo work
     // (one entry per vertex: four made the cache alone a tenth of the memory of bebop-t, whose
-    // BDDs have a dozen variables)
-    let cache = nodes.next_power_of_two().clamp(1 << 18, 1 << 22);
+    // BDDs have a dozen variables). The floor is small: a cache is cleared when it is made, and
+    // 2^18 entries (7.5 MB) took longer to set up than a small model takes to check.
+    let cache = nodes.next_power_of_two().clamp(1 << 14, 1 << 22);
     let bdd = bdd::Oxidd::new(3 * slots, node_capacity, cache);
     // dropped after the engine and all its functions: see `Oxidd::manager_guard`
     let _gc = bdd.manager_guard();

@@ -59,18 +59,25 @@ impl Layout {
     }
 }
 
-/// A set of small integers (globals or locals).
+/// A set of small integers (globals or locals). Sets of up to 128 members live inline: the
+/// engine keeps one per vertex (live locals), and a heap block each made them a visible share
+/// of the memory and of the set-up time on programs with hundreds of thousands of vertices.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Bits(Vec<u64>);
+pub struct Bits(smallvec::SmallVec<[u64; 2]>);
 
 impl Bits {
     pub fn new(n: usize) -> Bits {
-        Bits(vec![0; n.div_ceil(64)])
+        Bits(smallvec::smallvec![0; n.div_ceil(64)])
     }
     pub fn full(n: usize) -> Bits {
         let mut b = Bits::new(n);
-        for i in 0..n {
-            b.insert(i as u32);
+        for (w, word) in b.0.iter_mut().enumerate() {
+            let rest = n - 64 * w;
+            *word = if rest >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << rest) - 1
+            };
         }
         b
     }
@@ -153,6 +160,14 @@ struct Reads {
     globals: Vec<u32>,
 }
 
+impl Reads {
+    fn clear(&mut self) {
+        self.locals.clear();
+        self.primed_locals.clear();
+        self.globals.clear();
+    }
+}
+
 fn reads(e: &Expr, r: &mut Reads) {
     match e {
         Expr::Const(_) | Expr::Nondet => {}
@@ -229,12 +244,12 @@ pub fn is_boolean_stmt(s: &Stmt) -> bool {
 
 /// The successors of a node as the interpreter takes them (`next` falls back to the node itself
 /// when a one-successor statement has none).
-pub fn successors(program: &Program, p: ProcId, pc: Pc) -> Vec<Pc> {
+pub fn successors(program: &Program, p: ProcId, pc: Pc) -> smallvec::SmallVec<[Pc; 2]> {
     let node = program.node(p, pc);
     match node.stmt {
-        Stmt::Goto | Stmt::Branch { .. } => node.succ.clone(),
-        Stmt::Return { .. } => Vec::new(),
-        _ => vec![node.succ.first().copied().unwrap_or(pc)],
+        Stmt::Goto | Stmt::Branch { .. } => node.succ.iter().copied().collect(),
+        Stmt::Return { .. } => smallvec::SmallVec::new(),
+        _ => smallvec::smallvec![node.succ.first().copied().unwrap_or(pc)],
     }
 }
 
@@ -243,10 +258,14 @@ pub fn live_locals(program: &Program, p: ProcId) -> Vec<Bits> {
     let proc = &program.procs[p as usize];
     let n = proc.locals.len();
     let all = Bits::full(n);
-    let mut uses = Vec::with_capacity(proc.nodes.len());
-    let mut defs = Vec::with_capacity(proc.nodes.len());
+    let len = proc.nodes.len();
+    // gen(v) = use(v) ∪ inv(v) (the invariant is checked after the step, on its targets),
+    // kill(v) = def(v)
+    let mut live: Vec<Bits> = Vec::with_capacity(len);
+    let mut defs: Vec<Bits> = Vec::with_capacity(len);
+    let mut r = Reads::default();
     for node in &proc.nodes {
-        let mut r = Reads::default();
+        r.clear();
         let mut def = Bits::new(n);
         let local_targets = |ts: &mut dyn Iterator<Item = &LValue>, def: &mut Bits| {
             for t in ts {
@@ -297,50 +316,59 @@ pub fn live_locals(program: &Program, p: ProcId) -> Vec<Bits> {
             _ => {}
         }
         let mut u = Bits::new(n);
-        for i in r.locals {
+        for &i in &r.locals {
             u.insert(i);
         }
-        let mut after = Bits::new(n);
         if let Some(inv) = &node.invariant {
             let mut ri = Reads::default();
             reads(inv, &mut ri);
             for i in ri.locals.into_iter().chain(ri.primed_locals) {
-                after.insert(i);
+                u.insert(i);
             }
         }
-        uses.push((u, after));
+        live.push(u);
         defs.push(def);
     }
-    // live_in(v) = inv(v) ∪ use(v) ∪ (live_out(v) − def(v))
-    let mut live: Vec<Bits> = uses
-        .iter()
-        .map(|(u, inv)| {
-            let mut b = u.clone();
-            b.union_with(inv);
-            b
-        })
-        .collect();
-    let succs: Vec<Vec<Pc>> = (0..proc.nodes.len() as Pc)
-        .map(|pc| successors(program, p, pc))
-        .collect();
-    let mut preds: Vec<Vec<Pc>> = vec![Vec::new(); proc.nodes.len()];
-    for (pc, ss) in succs.iter().enumerate() {
-        for &s in ss {
-            preds[s as usize].push(pc as Pc);
+    // live_in(v) = gen(v) ∪ (live_out(v) − def(v)); successors and predecessors in flat arrays
+    let succ_of = |pc: usize| -> &[Pc] {
+        let node = &proc.nodes[pc];
+        match node.stmt {
+            Stmt::Goto | Stmt::Branch { .. } => &node.succ,
+            Stmt::Return { .. } => &[],
+            _ => node.succ.get(..1).unwrap_or(&[]),
+        }
+    };
+    // a node without successor other than `return` loops on itself (see `successors`), which
+    // adds nothing to its own liveness
+    let mut pred_start = vec![0u32; len + 1];
+    for pc in 0..len {
+        for &s in succ_of(pc) {
+            pred_start[s as usize + 1] += 1;
         }
     }
-    let mut work: Vec<Pc> = (0..proc.nodes.len() as Pc).rev().collect();
-    let mut queued = vec![true; proc.nodes.len()];
+    for i in 0..len {
+        pred_start[i + 1] += pred_start[i];
+    }
+    let mut fill = pred_start.clone();
+    let mut preds = vec![0 as Pc; pred_start[len] as usize];
+    for pc in 0..len {
+        for &s in succ_of(pc) {
+            preds[fill[s as usize] as usize] = pc as Pc;
+            fill[s as usize] += 1;
+        }
+    }
+    let mut work: Vec<Pc> = (0..len as Pc).rev().collect();
+    let mut queued = vec![true; len];
     let mut out = Bits::new(n);
     while let Some(v) = work.pop() {
         queued[v as usize] = false;
         out.clear();
-        for &s in &succs[v as usize] {
+        for &s in succ_of(v as usize) {
             out.union_with(&live[s as usize]);
         }
         out.remove_all(&defs[v as usize]);
         if live[v as usize].union_with(&out) {
-            for &u in &preds[v as usize] {
+            for &u in &preds[pred_start[v as usize] as usize..pred_start[v as usize + 1] as usize] {
                 if !queued[u as usize] {
                     queued[u as usize] = true;
                     work.push(u);

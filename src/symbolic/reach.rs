@@ -146,7 +146,9 @@ pub struct Engine<'m, 'p, B: Bdds> {
     pub proc_of: Vec<ProcId>,
     pub succ_start: Vec<u32>,
     pub succ: Vec<u32>,
-    pub inv: Vec<Option<B::F>>,
+    /// The `enforce` invariant of the vertices that have one (most have none: a map, not a
+    /// function handle per vertex).
+    pub inv: ahash::AHashMap<u32, B::F>,
     pub target: Vec<u32>,
     /// The transfer relation of each vertex, built when the vertex is first processed
     /// (shared between vertices with equal [`XferKey`]s).
@@ -173,6 +175,17 @@ pub struct Engine<'m, 'p, B: Bdds> {
     pub peak_nodes: usize,
     /// Transfer relations already built, by what they depend on.
     pub xfer_cache: ahash::AHashMap<XferKey, std::rc::Rc<Xfer<B>>>,
+    /// The scopes the counterexample walk has needed (see [`Engine::scope_of`]).
+    scopes: std::cell::RefCell<Scopes>,
+}
+
+/// Scopes computed once per vertex and shared between the vertices that have equal ones.
+#[derive(Default)]
+struct Scopes {
+    /// The index in `table` of each vertex's scope (`NONE`: not computed yet).
+    id: Vec<u32>,
+    table: Vec<std::rc::Rc<[u32]>>,
+    index: ahash::AHashMap<std::rc::Rc<[u32]>, u32>,
 }
 
 impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
@@ -253,7 +266,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             proc_of,
             succ_start,
             succ,
-            inv: Vec::with_capacity(n),
+            inv: Default::default(),
             target,
             xfer: (0..n).map(|_| None).collect(),
             callsite_of: vec![NONE; n],
@@ -274,6 +287,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             summaries: 0,
             peak_nodes: 0,
             xfer_cache: Default::default(),
+            scopes: Default::default(),
             procs,
             bdd,
         };
@@ -295,14 +309,18 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
     /// Invariants and the per-procedure relations.
     fn prepare_vertices(&mut self) {
         let p = self.m.program;
-        let mut invs = Vec::with_capacity(self.proc_of.len());
+        let mut invs = ahash::AHashMap::new();
+        let mut invs_at = 0u32;
         for (q, proc) in p.procs.iter().enumerate() {
             let info = &self.procs[q];
             let nloc = proc.locals.len() as u32;
             for node in &proc.nodes {
                 let enc = self.enc();
                 let unprimed = enc.unprimed();
-                invs.push(node.invariant.as_ref().map(|i| enc.sets(i, &unprimed).t));
+                if let Some(i) = &node.invariant {
+                    invs.insert(invs_at, enc.sets(i, &unprimed).t);
+                }
+                invs_at += 1;
             }
             // E = C over the touched globals and the locals live at the entry
             let b = &self.bdd;
@@ -418,7 +436,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             return;
         }
         let mut s = s;
-        if let Some(inv) = &self.inv[w as usize] {
+        if let Some(inv) = (!self.inv.is_empty()).then(|| self.inv.get(&w)).flatten() {
             s = b.and(&s, inv);
         }
         if entry {
@@ -512,6 +530,10 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         let s0 = self.succ_start[v as usize] as usize;
         let s1 = self.succ_start[v as usize + 1] as usize;
         match x {
+            Xfer::Jump { kill } if kill.len() == 1 => {
+                let p = b.exists(&d, &kill[0]);
+                self.propagate(self.succ[s0], p, false);
+            }
             Xfer::Jump { kill } => {
                 let outs: Vec<B::F> = kill.iter().map(|k| b.exists(&d, k)).collect();
                 for (i, p) in (s0..s1).zip(outs) {
@@ -969,6 +991,27 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             n += info.touched.len() + info.live[0].len();
         }
         n
+    }
+
+    /// [`Engine::scope`], computed once per vertex (the counterexample walk asks for the
+    /// scopes of the same vertices again and again).
+    pub fn scope_of(&self, v: u32) -> std::rc::Rc<[u32]> {
+        let mut sc = self.scopes.borrow_mut();
+        if sc.id.is_empty() {
+            sc.id = vec![NONE; self.proc_of.len()];
+        }
+        let id = sc.id[v as usize];
+        if id != NONE {
+            return sc.table[id as usize].clone();
+        }
+        let s: std::rc::Rc<[u32]> = self.scope(v).into();
+        let next = sc.table.len() as u32;
+        let id = *sc.index.entry(s.clone()).or_insert(next);
+        if id == next {
+            sc.table.push(s.clone());
+        }
+        sc.id[v as usize] = id;
+        sc.table[id as usize].clone()
     }
 
     /// The variables a path edge at `v` can mention: touched globals (entry and current),

@@ -26,7 +26,7 @@ struct Point<F> {
     /// The conjunction of `vals`, built when first needed (most steps of a walk never need it).
     cube: std::cell::OnceCell<F>,
     /// `(variable, value)` for the scope's variables.
-    vals: std::rc::Rc<[(u32, bool)]>,
+    vals: Vals,
     stamp: u32,
 }
 
@@ -43,15 +43,58 @@ impl<F> Point<F> {
     }
 }
 
+/// A valuation of a scope, sorted by variable (inline: scopes are a few variables).
+type Vals = smallvec::SmallVec<[(u32, bool); 16]>;
+
 /// A valuation and the stamp of the batch holding it.
-type Stamped = (u32, Vec<(u32, bool)>);
+type Stamped = (u32, Vals);
+
+/// The points of a walk, compactly: a counterexample has a point per concrete step (millions
+/// on large programs), and each point's valuation is over its vertex's scope, so the values are
+/// kept as bits in scope order.
+#[derive(Default)]
+struct Trail {
+    /// The vertex of each point.
+    v: Vec<u32>,
+    /// Where each point's bits start in `words`.
+    start: Vec<u32>,
+    words: Vec<u64>,
+}
+
+impl Trail {
+    fn push<F>(&mut self, p: &Point<F>) {
+        self.v.push(p.v);
+        self.start.push(self.words.len() as u32);
+        for chunk in p.vals.chunks(64) {
+            let mut w = 0u64;
+            for (k, &(_, val)) in chunk.iter().enumerate() {
+                w |= (val as u64) << k;
+            }
+            self.words.push(w);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.v.len()
+    }
+
+    fn reverse(&mut self) {
+        self.v.reverse();
+        self.start.reverse();
+    }
+
+    /// The value of the `k`-th variable of point `i`'s scope.
+    fn bit(&self, i: usize, k: usize) -> bool {
+        self.words[self.start[i] as usize + k / 64] >> (k % 64) & 1 != 0
+    }
+}
 
 /// How a predecessor point was found: the same valuation (the step changes nothing), a set
 /// to pick from, or a valuation found by evaluation.
 enum Pre<F> {
     Kept,
     Meet(F),
-    Vals(Vec<(u32, bool)>),
+    Vals(Vals),
 }
 
 /// A frame of the backward walk: the current point. A nested frame walks inside a callee
@@ -62,8 +105,8 @@ struct WalkFrame<F> {
 
 impl<B: Bdds> Engine<'_, '_, B> {
     /// The batches of `v`, oldest first.
-    fn batches(&self, v: u32) -> Vec<u32> {
-        let mut out = Vec::new();
+    fn batches(&self, v: u32) -> smallvec::SmallVec<[u32; 8]> {
+        let mut out = smallvec::SmallVec::new();
         let mut i = self.head[v as usize];
         while i != NONE {
             out.push(i);
@@ -107,15 +150,15 @@ impl<B: Bdds> Engine<'_, '_, B> {
     /// One valuation of `v`'s scope inside `f`.
     fn point(&self, v: u32, f: &B::F, stamp: u32) -> Point<B::F> {
         let pick = self.bdd.pick(f).expect("a non-empty set");
-        let vals: Vec<(u32, bool)> = self
-            .scope(v)
-            .into_iter()
-            .map(|x| (x, pick[x as usize].unwrap_or(false)))
+        let vals: Vals = self
+            .scope_of(v)
+            .iter()
+            .map(|&x| (x, pick[x as usize].unwrap_or(false)))
             .collect();
         Point {
             v,
             cube: Default::default(),
-            vals: vals.into(),
+            vals,
             stamp,
         }
     }
@@ -152,7 +195,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
     }
 
     /// Walks back from the error point to the initial state; the points in forward order.
-    fn walk(&self, start: Point<B::F>) -> Result<Vec<Point<B::F>>, String> {
+    fn walk(&self, start: Point<B::F>) -> Result<Trail, String> {
         let b = &self.bdd;
         // the predecessors of each vertex, in increasing order, in one flat array
         let n = self.proc_of.len();
@@ -183,7 +226,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
             &pred_list[pred_start[v as usize] as usize..pred_start[v as usize + 1] as usize]
         };
         let main_entry = self.entry(self.main);
-        let mut out: Vec<Point<B::F>> = Vec::new();
+        let mut out = Trail::default();
         let mut frames: Vec<WalkFrame<B::F>> = vec![WalkFrame { at: start }];
         loop {
             let top = frames.last().expect("a frame");
@@ -204,11 +247,11 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 if start {
                     if frames.len() > 1 {
                         // the callee's entry: the parent frame is at the call already
-                        out.push(frames.pop().expect("nested frame").at);
+                        out.push(&frames.pop().expect("nested frame").at);
                         continue;
                     }
                     if v == main_entry && at.stamp == 0 {
-                        out.push(frames.pop().expect("frame").at);
+                        out.push(&frames.pop().expect("frame").at);
                         break;
                     }
                     // the outermost walk goes on in a caller
@@ -228,7 +271,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     let c = self.callsites[i].c;
                     let p = self.point(c, &meet, s);
                     let top = frames.last_mut().expect("frame");
-                    out.push(std::mem::replace(&mut top.at, p));
+                    out.push(&std::mem::replace(&mut top.at, p));
                     continue;
                 }
             }
@@ -247,15 +290,13 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     }
                     continue;
                 }
-                if let Xfer::Update { rel, back, .. } = x {
-                    if let Some(found) = self.update_pre_by_eval(u, rel, back, at) {
-                        if let Some((s, vals)) = found {
-                            if best.as_ref().is_none_or(|x| s < x.0) {
-                                best = Some((s, u, Pre::Vals(vals)));
-                            }
+                if let Some(found) = self.pre_by_eval(u, v, x, at) {
+                    if let Some((s, vals)) = found {
+                        if best.as_ref().is_none_or(|x| s < x.0) {
+                            best = Some((s, u, Pre::Vals(vals)));
                         }
-                        continue;
                     }
+                    continue;
                 }
                 let pre = match x {
                     Xfer::Jump { .. } => at.cube(b).clone(),
@@ -308,7 +349,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 Pre::Vals(vals) => Point {
                     v: u,
                     cube: Default::default(),
-                    vals: vals.into(),
+                    vals,
                     stamp: s,
                 },
             };
@@ -316,12 +357,12 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 // over the summary: the callee runs from its entry to an exit in a nested frame
                 let exit = self.exit_point(*i as usize, &p, at)?;
                 let top = frames.last_mut().expect("frame");
-                out.push(std::mem::replace(&mut top.at, p));
+                out.push(&std::mem::replace(&mut top.at, p));
                 frames.push(WalkFrame { at: exit });
                 continue;
             }
             let top = frames.last_mut().expect("frame");
-            out.push(std::mem::replace(&mut top.at, p));
+            out.push(&std::mem::replace(&mut top.at, p));
         }
         out.reverse();
         Ok(out)
@@ -377,56 +418,88 @@ impl<B: Bdds> Engine<'_, '_, B> {
         Some(None)
     }
 
-    /// For an assignment `u` (relation `rel` over current and next copies, `back` renaming the
-    /// live targets' current copies to next): the oldest batch of `u` older than `at` holding
-    /// a valuation of `u`'s scope that steps to `at`, and that valuation, found by enumerating
-    /// the few valuations that agree with `at` off the targets and evaluating `rel` and the
-    /// batches on them (no BDD is built). `Some(None)` if there is none; `None` when this does
-    /// not apply (too many free variables, or a function reads a variable the valuations do
-    /// not assign), and the caller computes the pre-image with BDDs.
-    fn update_pre_by_eval(
+    /// For a step `u` → `v` that is not a call or a return: the oldest batch of `u` older than
+    /// `at` holding a valuation of `u`'s scope that steps to `at`, and that valuation, found by
+    /// enumerating the few valuations that agree with `at` on the variables the step keeps and
+    /// evaluating the step's test or relation and the batches on them (no BDD is built). A step
+    /// keeps every variable of `u`'s scope but an assignment's live targets (whose next copies
+    /// `at` gives); the variables that die on the way are free. `Some(None)` if there is none;
+    /// `None` when this does not apply (too many free variables, or a function reads a variable
+    /// the valuations do not assign), and the caller computes the pre-image with BDDs.
+    fn pre_by_eval(
         &self,
         u: u32,
-        rel: &B::F,
-        back: &B::Renaming,
+        v: u32,
+        x: &Xfer<B>,
         at: &Point<B::F>,
     ) -> Option<Option<Stamped>> {
         /// At most 2^MAX_FREE valuations are tried.
         const MAX_FREE: usize = 4;
         let b = &self.bdd;
-        let scope = self.scope(u);
+        // the test on the way from `u` to `v` (over `u`'s current copies)
+        let test: Option<B::F> = match x {
+            Xfer::Branch { t, f, .. } => {
+                let s = self.succs(u);
+                match (s[0] == v, s[1] == v) {
+                    (true, false) => Some(t.clone()),
+                    (false, true) => Some(f.clone()),
+                    _ => Some(b.or(t, f)),
+                }
+            }
+            Xfer::Assume { t, .. } | Xfer::Assert { t, .. } => Some(t.clone()),
+            Xfer::Jump { .. } | Xfer::Update { .. } => None,
+            Xfer::Call(_) | Xfer::Return { .. } => return None,
+        };
+        // an assignment's relation and its renaming of the live targets to their next copies
+        let (rel, back) = match x {
+            Xfer::Update { rel, back, .. } => (Some(rel), Some(back)),
+            _ => (None, None),
+        };
+        // the oldest batch of `u` (the tail of its list): nothing older can be found
+        let mut oldest = NONE;
+        let mut i = self.head[u as usize];
+        while i != NONE {
+            oldest = i;
+            i = self.log[i as usize].1;
+        }
+        if oldest == NONE || oldest >= at.stamp {
+            return Some(None);
+        }
+        let scope = self.scope_of(u);
         // the point's variables: next copies of the live targets, and the rest, which a
         // valuation at `u` must agree with
-        let mut next: Vec<(u32, bool)> = Vec::new();
-        let mut fixed: Vec<(u32, bool)> = Vec::with_capacity(at.vals.len());
+        let mut next: smallvec::SmallVec<[(u32, bool); 8]> = smallvec::SmallVec::new();
+        let mut fixed: smallvec::SmallVec<[(u32, bool); 16]> = smallvec::SmallVec::new();
         for &(x, val) in at.vals.iter() {
-            let y = b.renamed(back, x);
+            let y = back.map_or(x, |r| b.renamed(r, x));
             if y != x {
                 next.push((y, val));
             } else {
                 fixed.push((x, val));
             }
         }
+        next.sort_unstable_by_key(|p| p.0);
         // every fixed variable must be in u's scope (then `fixed` is a sub-list of `scope`)
-        let mut free: Vec<u32> = Vec::new();
+        let mut free: smallvec::SmallVec<[u32; 8]> = smallvec::SmallVec::new();
         let mut k = 0;
-        for &x in &scope {
+        for &x in scope.iter() {
             if k < fixed.len() && fixed[k].0 == x {
                 k += 1;
             } else {
                 free.push(x);
+                if free.len() > MAX_FREE {
+                    return None;
+                }
             }
         }
-        if k < fixed.len() || free.len() > MAX_FREE {
+        if k < fixed.len() {
             return None;
         }
-        let mut best: Option<Stamped> = None;
-        let mut vals: Vec<(u32, bool)> = Vec::with_capacity(scope.len());
-        let mut full: Vec<(u32, bool)> = Vec::with_capacity(scope.len() + next.len());
-        for bits in 0u32..(1 << free.len()) {
+        // the valuation that agrees with `fixed` and gives the free variables the bits of `bits`
+        let valuation = |bits: u32, vals: &mut Vals| {
             vals.clear();
             let (mut i, mut j) = (0, 0);
-            for &x in &scope {
+            for &x in scope.iter() {
                 if i < fixed.len() && fixed[i].0 == x {
                     vals.push(fixed[i]);
                     i += 1;
@@ -435,20 +508,47 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     j += 1;
                 }
             }
-            full.clear();
-            full.extend_from_slice(&vals);
-            full.extend_from_slice(&next);
-            full.sort_unstable_by_key(|p| p.0);
-            if !b.eval(rel, &full)? {
-                continue;
+        };
+        let mut best: Option<(u32, u32)> = None;
+        let mut vals = Vals::new();
+        let mut full: smallvec::SmallVec<[(u32, bool); 24]> = smallvec::SmallVec::new();
+        for bits in 0u32..(1 << free.len()) {
+            valuation(bits, &mut vals);
+            if let Some(t) = &test {
+                if !b.eval(t, &vals)? {
+                    continue;
+                }
+            }
+            if let Some(rel) = rel {
+                // `vals` and `next` are both sorted: merge them
+                full.clear();
+                let (mut i, mut j) = (0, 0);
+                while i < vals.len() || j < next.len() {
+                    if j == next.len() || (i < vals.len() && vals[i].0 < next[j].0) {
+                        full.push(vals[i]);
+                        i += 1;
+                    } else {
+                        full.push(next[j]);
+                        j += 1;
+                    }
+                }
+                if !b.eval(rel, &full)? {
+                    continue;
+                }
             }
             if let Some(s) = self.batch_holding(u, &vals, at.stamp)? {
-                if best.as_ref().is_none_or(|x| s < x.0) {
-                    best = Some((s, vals.clone()));
+                if best.is_none_or(|x| s < x.0) {
+                    best = Some((s, bits));
+                    if s == oldest {
+                        break;
+                    }
                 }
             }
         }
-        Some(best)
+        Some(best.map(|(s, bits)| {
+            valuation(bits, &mut vals);
+            (s, vals)
+        }))
     }
 
     /// Points at call vertex `i.c` whose summary edges (from exits older than the point `at`
@@ -569,17 +669,19 @@ impl<B: Bdds> Engine<'_, '_, B> {
         })
     }
 
-    /// Whether state `s` is at `p`'s vertex and agrees with its valuation.
-    fn agrees(&self, s: &State, p: &Point<B::F>) -> bool {
+    /// Whether state `s` is at the vertex of the trail's point `i` and agrees with its
+    /// valuation.
+    fn agrees(&self, s: &State, t: &Trail, i: usize) -> bool {
         let Some(frame) = s.threads.first().and_then(|t| t.stack.top()) else {
             return false;
         };
-        let q = self.proc_of[p.v as usize];
-        if frame.proc != q || frame.pc != self.pc(p.v) {
+        let v = t.v[i];
+        let q = self.proc_of[v as usize];
+        if frame.proc != q || frame.pc != self.pc(v) {
             return false;
         }
         let globals = self.m.global_values(s, Some(0));
-        p.vals.iter().all(|&(x, val)| {
+        self.scope_of(v).iter().enumerate().all(|(k, &x)| {
             let (slot, copy) = self.layout.slot_of(x);
             if copy != 1 {
                 return true;
@@ -592,22 +694,21 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     None => return true,
                 }
             };
-            actual.as_bool() == val
+            actual.as_bool() == t.bit(i, k)
         })
     }
 
     /// Executes the points on the interpreter and records the choices.
-    fn concretize(&self, points: &[Point<B::F>], violation: bool) -> Result<Path, String> {
+    fn concretize(&self, points: &Trail, violation: bool) -> Result<Path, String> {
         let m = self.m;
         let p = m.program;
-        let first = points.first().ok_or("an empty walk")?;
+        if points.len() == 0 {
+            return Err("an empty walk".into());
+        }
+        let scope0 = self.scope_of(points.v[0]);
         let value = |var: u32, init| {
-            Value::Bool(
-                first
-                    .get(var)
-                    .or(super::model::fixed_init(init))
-                    .unwrap_or(false),
-            )
+            let at = scope0.binary_search(&var).ok().map(|k| points.bit(0, k));
+            Value::Bool(at.or(super::model::fixed_init(init)).unwrap_or(false))
         };
         let mut init: Vec<Value> = Vec::new();
         for pass in [false, true] {
@@ -621,12 +722,12 @@ impl<B: Bdds> Engine<'_, '_, B> {
             init.push(value(self.layout.cv(self.g + j as u32), lv.init));
         }
         let mut state = InitialStates::build(m, &init);
-        if !self.agrees(&state, first) {
+        if !self.agrees(&state, points, 0) {
             return Err("the initial state does not match".into());
         }
         let mut choices = Vec::with_capacity(points.len());
         let mut outs = Vec::new();
-        for (k, next) in points.iter().enumerate().skip(1) {
+        for k in 1..points.len() {
             outs.clear();
             m.step(&state, 0, &mut (), &mut outs);
             // a step with one outcome takes it (the walk's point is checked at the next step
@@ -636,15 +737,16 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 matches!(outs[0], Outcome::Next { .. }).then_some(0)
             } else {
                 outs.iter().position(|o| match o {
-                    Outcome::Next { state, .. } => self.agrees(state, next),
+                    Outcome::Next { state, .. } => self.agrees(state, points, k),
                     _ => false,
                 })
             };
             let Some(i) = hit else {
+                let v = points.v[k];
                 return Err(format!(
                     "step {k}: no outcome reaches {} pc {}",
-                    p.procs[self.proc_of[next.v as usize] as usize].name,
-                    self.pc(next.v)
+                    p.procs[self.proc_of[v as usize] as usize].name,
+                    self.pc(v)
                 ));
             };
             choices.push(Choice {
