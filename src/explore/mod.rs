@@ -10,6 +10,7 @@
 //! as one transaction is not stepped into: its [`Transaction`] summary is applied, as one
 //! macro step that a reported path expands back into the callee's own steps.
 
+mod chunked;
 mod limits;
 mod replay;
 mod zing_count;
@@ -24,6 +25,7 @@ use crate::runtime::{
     InitialStates, Kind, Machine, Outcome, RtError, State, Touched, Value, Violation,
 };
 use crate::summary::Transaction;
+use chunked::Chunked;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -886,7 +888,7 @@ impl Explorer<'_, '_> {
 
     /// Rebuilds the path nodes above the last live one, up to the top: their states by
     /// re-executing their choices, and the top's pending outcomes from where it was.
-    fn restore(&mut self, stack: &mut [Entry], spare: &mut Spare) {
+    fn restore(&mut self, stack: &mut Chunked<Entry>, spare: &mut Spare) {
         let top = stack.len() - 1;
         let base = (0..top)
             .rev()
@@ -989,7 +991,7 @@ impl Explorer<'_, '_> {
             }
             self.count_zing(&s0, true);
             self.result.stats.initial_states += 1;
-            let path_of = |stack: &[Entry], last: Option<Choice>| Path {
+            let path_of = |stack: &Chunked<Entry>, last: Option<Choice>| Path {
                 init: init.clone(),
                 choices: stack
                     .iter()
@@ -998,18 +1000,19 @@ impl Explorer<'_, '_> {
                     .chain(last)
                     .collect(),
             };
-            match self.arrive(&s0, || path_of(&[], None)) {
+            match self.arrive(&s0, || path_of(&Chunked::default(), None)) {
                 Arrive::Stop => return,
                 Arrive::Skip => continue,
                 Arrive::Expand => {}
             }
             let canon = self.canon_of(&s0);
-            let mut stack = vec![Entry {
+            let mut stack = Chunked::default();
+            stack.push(Entry {
                 turn: Self::first_turn(&s0, Ctx::START),
                 live: Some(Self::live(&mut spare, s0, canon, Ctx::START)),
                 resume: NO_CHOICE,
                 via: NO_CHOICE,
-            }];
+            });
             while let Some(top) = stack.last_mut() {
                 self.top_up(top);
                 if self.result.limit.is_some() {
