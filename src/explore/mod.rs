@@ -408,7 +408,7 @@ const LOOKAHEAD: usize = 2;
 /// Path nodes whose depth is a multiple of this keep their state.
 const CHECKPOINT: usize = 64;
 /// The top path nodes that keep their state.
-const WINDOW: usize = 32;
+const WINDOW: usize = 64;
 
 /// Which thread of a path node steps next.
 #[derive(Clone, Copy, PartialEq, Eq)]
