@@ -68,11 +68,18 @@ impl Recorder for Touched {
     #[inline]
     fn write(&mut self, loc: Loc) {
         if loc.addr != GLOBALS {
-            self.alloc(loc.addr);
+            self.add(loc.addr);
         }
     }
     #[inline]
     fn alloc(&mut self, addr: Addr) {
+        self.add(addr);
+    }
+}
+
+impl Touched {
+    #[inline]
+    fn add(&mut self, addr: Addr) {
         if !self.addrs.contains(&addr) {
             self.addrs.push(addr);
         }

@@ -207,6 +207,22 @@ impl Drop for Oxidd {
 /// is instead of being looked up again in the unique table).
 type Mgr<'id> = <BCDDFunction as Function>::Manager<'id>;
 type Ed<'id> = <Mgr<'id> as Manager>::Edge;
+/// Both halves of a node's walk once the second is done; if it failed, the first is given
+/// back to the manager (an edge not dropped would leak).
+fn with_first<'id>(
+    m: &Mgr<'id>,
+    h: Ed<'id>,
+    l: oxidd::util::AllocResult<Ed<'id>>,
+) -> oxidd::util::AllocResult<(Ed<'id>, Ed<'id>)> {
+    match l {
+        Ok(l) => Ok((h, l)),
+        Err(x) => {
+            m.drop_edge(h);
+            Err(x)
+        }
+    }
+}
+
 /// Results per visited edge (node and complement tag): an index into `out`, or [`SAME`] when
 /// the result is the visited edge itself. The index table is taken from a pool and given back
 /// with its capacity (growing a table from empty at each call was a large part of long walks).
@@ -316,13 +332,7 @@ impl Oxidd {
         }
         let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
         let h = self.rename_e(m, &hi, r, memo)?;
-        let l = match self.rename_e(m, &lo, r, memo) {
-            Ok(l) => l,
-            Err(x) => {
-                m.drop_edge(h);
-                return Err(x);
-            }
-        };
+        let (h, l) = with_first(m, h, self.rename_e(m, &lo, r, memo))?;
         let to = self.renamed(r, level);
         let same = to == level && h == *hi && l == *lo;
         let out = self.node_e(m, e, same, to, h, l)?;
@@ -352,25 +362,13 @@ impl Oxidd {
         let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
         let h = self.project_e(m, &hi, keep, memo)?;
         let out = if keep.binary_search(&level).is_ok() {
-            let l = match self.project_e(m, &lo, keep, memo) {
-                Ok(l) => l,
-                Err(x) => {
-                    m.drop_edge(h);
-                    return Err(x);
-                }
-            };
+            let (h, l) = with_first(m, h, self.project_e(m, &lo, keep, memo))?;
             let same = h == *hi && l == *lo;
             self.node_e(m, e, same, level, h, l)?
         } else if h == *self.t.as_edge(m) {
             h
         } else {
-            let l = match self.project_e(m, &lo, keep, memo) {
-                Ok(l) => l,
-                Err(x) => {
-                    m.drop_edge(h);
-                    return Err(x);
-                }
-            };
+            let (h, l) = with_first(m, h, self.project_e(m, &lo, keep, memo))?;
             let o = BCDDFunction::or_edge(m, &h, &l);
             m.drop_edge(h);
             m.drop_edge(l);
@@ -465,13 +463,7 @@ impl Oxidd {
         }
         let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
         let h = self.above_e(m, &hi, top, memo, op)?;
-        let l = match self.above_e(m, &lo, top, memo, op) {
-            Ok(l) => l,
-            Err(x) => {
-                m.drop_edge(h);
-                return Err(x);
-            }
-        };
+        let (h, l) = with_first(m, h, self.above_e(m, &lo, top, memo, op))?;
         let same = h == *hi && l == *lo;
         let out = self.node_e(m, e, same, level, h, l)?;
         memo.put(m, e, &out, same);
