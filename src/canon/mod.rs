@@ -7,12 +7,14 @@
 //! the language has them, are renamed by this same depth-first walk and garbage is dropped.
 //!
 //! The explicit search's visited set stores a 64-bit fingerprint of the bytes (hash compaction)
-//! in a flat table unless `--exact` asks for the bytes themselves; the summary engine keys its
+//! in flat tables ([`FpTable`]) unless `--exact` asks for the bytes themselves; the summary engine keys its
 //! tables by 128-bit fingerprints.
 
 use crate::runtime::{Addr, Object, State, Thread, Value};
 
+mod fp_table;
 mod segmented;
+pub use fp_table::FpTable;
 pub use segmented::{Canon, SegmentHasher};
 use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
@@ -298,110 +300,6 @@ pub fn omission_bound(n: u64) -> f64 {
     n * n / 2f64.powi(65) + n / 2f64.powi(64)
 }
 
-/// A set of 64-bit fingerprints in one flat open-addressing table: 8 bytes a slot, no
-/// per-entry overhead, linear probing from the slot `fp·m / 2⁶⁴` (so the table size `m`
-/// need not be a power of two). The table grows by half when it is 80% full, so it stays
-/// between 53% and 80% full: 10 to 15 bytes per stored fingerprint.
-pub struct FpTable {
-    slots: Vec<u64>,
-    len: usize,
-    grow_at: usize,
-}
-
-/// The table's first size, in slots.
-const FP_FIRST: usize = 1 << 12;
-
-impl Default for FpTable {
-    fn default() -> Self {
-        FpTable::with_slots(FP_FIRST)
-    }
-}
-
-impl FpTable {
-    fn with_slots(m: usize) -> FpTable {
-        FpTable {
-            // zeroed memory from the allocator: the kernel zeroes pages as they are touched
-            slots: vec![0; m],
-            len: 0,
-            grow_at: m / 5 * 4,
-        }
-    }
-
-    #[inline]
-    fn home(fp: u64, m: usize) -> usize {
-        ((fp as u128 * m as u128) >> 64) as usize
-    }
-
-    /// Inserts a fingerprint; true if it was new. 0 marks an empty slot, so it is stored as 1.
-    #[inline]
-    pub fn insert(&mut self, fp: u64) -> bool {
-        let fp = fp.max(1);
-        if self.len >= self.grow_at {
-            self.grow();
-        }
-        let m = self.slots.len();
-        let mut i = Self::home(fp, m);
-        loop {
-            // SAFETY: i < m = slots.len(): home() < m, and i wraps to 0 at m
-            let slot = unsafe { self.slots.get_unchecked_mut(i) };
-            if *slot == fp {
-                return false;
-            }
-            if *slot == 0 {
-                *slot = fp;
-                self.len += 1;
-                return true;
-            }
-            i += 1;
-            if i == m {
-                i = 0;
-            }
-        }
-    }
-
-    /// Asks the processor to fetch the slot where `fp` would start its probe (a hint: it
-    /// changes nothing).
-    #[inline]
-    pub fn prefetch(&self, fp: u64) {
-        let i = Self::home(fp.max(1), self.slots.len());
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch never faults, and i < slots.len()
-        #[allow(unused_unsafe)]
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(self.slots.as_ptr().add(i) as *const i8);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = i;
-    }
-
-    #[cold]
-    fn grow(&mut self) {
-        let m = self.slots.len();
-        let mut bigger = FpTable::with_slots(m + m / 2);
-        // the old slots are nearly sorted by fingerprint, so the new table fills nearly in order
-        for &fp in &self.slots {
-            if fp != 0 {
-                bigger.insert(fp);
-            }
-        }
-        *self = bigger;
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The table's memory in bytes.
-    pub fn bytes(&self) -> usize {
-        self.slots.len() * std::mem::size_of::<u64>()
-    }
-}
-
 /// The set of visited states: 64-bit fingerprints (hash compaction), or whole canonical forms
 /// with `--exact`.
 pub enum Visited {
@@ -636,38 +534,6 @@ mod tests {
             assert!(v.insert(b"abd"));
             assert_eq!(v.len(), 2);
         }
-    }
-
-    #[test]
-    fn fingerprint_table_agrees_with_a_hash_set_across_growth() {
-        let mut t = FpTable::default();
-        let mut set = std::collections::HashSet::new();
-        // a simple generator with repeats, so both new and known fingerprints are inserted
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        for i in 0..200_000u64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let fp = if i % 3 == 0 { x % 50_000 } else { x };
-            assert_eq!(t.insert(fp), set.insert(fp.max(1)), "at {i}");
-        }
-        assert_eq!(t.len(), set.len());
-        // 53% to 80% full: 10 to 15 bytes per fingerprint
-        let per = t.bytes() as f64 / t.len() as f64;
-        assert!((10.0..=15.1).contains(&per), "{per} bytes per fingerprint");
-        // the largest fingerprints sit at the end and wrap around
-        assert!(t.insert(u64::MAX));
-        assert!(t.insert(u64::MAX - 1));
-        assert!(!t.insert(u64::MAX));
-    }
-
-    #[test]
-    fn fingerprint_zero_is_stored_as_one() {
-        let mut t = FpTable::default();
-        assert!(t.insert(0));
-        assert!(!t.insert(1));
-        assert!(!t.insert(0));
-        assert_eq!(t.len(), 1);
     }
 
     #[test]
