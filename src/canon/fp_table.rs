@@ -9,8 +9,8 @@
 //! for a while, and every segment grows at about the same moment, so the old arrays would
 //! still count when the new ones are full.
 
-/// How many segments (the fingerprint's top 8 bits choose one).
-const SEGMENT_BITS: u32 = 8;
+/// How many segments (the fingerprint's top 4 bits choose one).
+const SEGMENT_BITS: u32 = 4;
 pub const SEGMENTS: usize = 1 << SEGMENT_BITS;
 
 /// A segment's first size, in slots.
