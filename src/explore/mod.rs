@@ -875,6 +875,19 @@ impl Explorer<'_, '_> {
         }
     }
 
+    /// Asks again for the visited-table slots of a node's pending outcomes: the search comes
+    /// back to the node after a whole subtree, which has long since evicted them, and the
+    /// node steps its next thread before it looks the first one up.
+    fn prefetch_pending(&self, live: &Live) {
+        if let Visited::Fingerprints(table) = &self.visited {
+            for &(fp, _) in live.fps.iter().skip(live.next).take(LOOKAHEAD) {
+                if fp != 0 {
+                    table.prefetch(fp);
+                }
+            }
+        }
+    }
+
     /// Stores a successor's state, by its fingerprint computed ahead if there is one; true if
     /// new.
     #[inline]
@@ -929,20 +942,27 @@ impl Explorer<'_, '_> {
                 }
                 None => None,
             };
-            let mut live = Self::live(spare, state, canon, ctx);
             let e = &mut stack[k];
-            let r = std::mem::replace(&mut e.resume, NO_CHOICE);
-            if r != NO_CHOICE {
-                // the thread of the first pending outcome again, from that outcome on
-                self.steps_of(&live.state, r.thread as usize, &mut live.outs);
-                live.next = r.outcome as usize;
-                let next = live.next;
-                live.fps.resize(next, (0, false));
-                self.fingerprints(&mut live, next);
-                e.turn = Self::turn_after(&live.state, ctx, r.thread);
-            }
-            e.live = Some(live);
+            e.live = Some(Self::live(spare, state, canon, ctx));
+            self.refill(e);
         }
+    }
+
+    /// Gives a live node whose pending outcomes were dropped (see [`Explorer::thin`]) those
+    /// outcomes again: the thread of the first one is stepped again, from that outcome on.
+    fn refill(&mut self, e: &mut Entry) {
+        let r = std::mem::replace(&mut e.resume, NO_CHOICE);
+        if r == NO_CHOICE {
+            return;
+        }
+        let live = e.live.as_deref_mut().expect("a refilled node is live");
+        debug_assert!(live.outs.is_empty());
+        self.steps_of(&live.state, r.thread as usize, &mut live.outs);
+        live.next = r.outcome as usize;
+        let next = live.next;
+        live.fps.resize(next, (0, false));
+        self.fingerprints(live, next);
+        e.turn = Self::turn_after(&live.state, live.ctx, r.thread);
     }
 
     /// A path node's live part for `state`, with reused lists if there are some.
@@ -972,6 +992,29 @@ impl Explorer<'_, '_> {
         } = *live;
         e.resume = outs.get(next).map_or(NO_CHOICE, |(c, _)| *c);
         if spare.len() < 64 {
+            outs.clear();
+            fps.clear();
+            spare.push((outs, fps));
+        }
+    }
+
+    /// Drops a checkpoint's pending outcomes but keeps its state: the outcomes are whole
+    /// states, several times the checkpoint's own memory, and [`Explorer::refill`] recomputes
+    /// them when the search comes back to the node.
+    fn thin(spare: &mut Spare, e: &mut Entry) {
+        let Some(live) = e.live.as_deref_mut() else {
+            return;
+        };
+        if e.resume != NO_CHOICE {
+            // thinned already (a node is thinned each time the path grows past it)
+            return;
+        }
+        e.resume = live.outs.get(live.next).map_or(NO_CHOICE, |(c, _)| *c);
+        let outs = std::mem::take(&mut live.outs);
+        let fps = std::mem::take(&mut live.fps);
+        live.next = 0;
+        if spare.len() < 64 {
+            let (mut outs, mut fps) = (outs, fps);
             outs.clear();
             fps.clear();
             spare.push((outs, fps));
@@ -1029,6 +1072,13 @@ impl Explorer<'_, '_> {
                     }
                     if stack.last().is_some_and(|e| e.live.is_none()) {
                         self.restore(&mut stack, &mut spare);
+                    }
+                    if let Some(parent) = stack.last_mut() {
+                        // a thinned checkpoint gets its pending outcomes back
+                        self.refill(parent);
+                        if let Some(live) = parent.live.as_deref() {
+                            self.prefetch_pending(live);
+                        }
                     }
                     continue;
                 }
@@ -1090,8 +1140,13 @@ impl Explorer<'_, '_> {
                             via: choice,
                         });
                         let len = stack.len();
-                        if len > window && (len - 1 - window) % CHECKPOINT != 0 {
-                            Self::retire(&mut spare, &mut stack[len - 1 - window]);
+                        if len > window {
+                            let e = &mut stack[len - 1 - window];
+                            if (len - 1 - window) % CHECKPOINT != 0 {
+                                Self::retire(&mut spare, e);
+                            } else {
+                                Self::thin(&mut spare, e);
+                            }
                         }
                         if len as u64 > self.result.stats.max_path {
                             self.result.stats.max_path = len as u64;
