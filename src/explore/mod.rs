@@ -1010,12 +1010,11 @@ impl Explorer<'_, '_> {
             return;
         }
         e.resume = live.outs.get(live.next).map_or(NO_CHOICE, |(c, _)| *c);
-        let outs = std::mem::take(&mut live.outs);
-        let fps = std::mem::take(&mut live.fps);
+        let mut outs = std::mem::take(&mut live.outs);
+        let mut fps = std::mem::take(&mut live.fps);
         live.next = 0;
+        outs.clear();
         if spare.len() < 64 {
-            let (mut outs, mut fps) = (outs, fps);
-            outs.clear();
             fps.clear();
             spare.push((outs, fps));
         }
