@@ -178,6 +178,15 @@ impl State {
         Rc::make_mut(&mut Rc::make_mut(&mut self.threads)[tid])
     }
 
+    /// The thread list with thread `tid` replaced by `t`.
+    pub fn with_thread(&self, tid: usize, t: Thread) -> Rc<Vec<Rc<Thread>>> {
+        let mut threads = Vec::with_capacity(self.threads.len());
+        threads.extend_from_slice(&self.threads[..tid]);
+        threads.push(Rc::new(t));
+        threads.extend_from_slice(&self.threads[tid + 1..]);
+        Rc::new(threads)
+    }
+
     /// The thread owning the atomic section, if any.
     pub fn atomic_owner(&self) -> Option<usize> {
         self.threads.iter().position(|t| t.atomic)

@@ -944,14 +944,19 @@ impl Machine<'_> {
         atomic: bool,
         rec: &mut R,
     ) -> Outcome {
-        let mut st = s.clone();
-        let t = st.thread_mut(tid);
-        let top = t.stack.top().expect("running thread has a frame");
-        let f = Frame { pc, ..top.clone() };
-        t.stack = t.stack.with_top(f);
-        if atomic {
-            t.atomic = true;
-        }
+        let old = &s.threads[tid];
+        let top = old.stack.top().expect("running thread has a frame");
+        let thread = Thread {
+            stack: old.stack.with_top(Frame { pc, ..top.clone() }),
+            thread_locals: old.thread_locals.clone(),
+            atomic: old.atomic || atomic,
+            atomic_steps: old.atomic_steps,
+        };
+        let st = State {
+            globals: s.globals.clone(),
+            threads: s.with_thread(tid, thread),
+            heap: s.heap.clone(),
+        };
         self.checked(st, &[tid], Kind::Internal, rec)
     }
 
@@ -965,16 +970,32 @@ impl Machine<'_> {
         kind: Kind,
         rec: &mut R,
     ) -> Outcome {
-        let mut st = s.clone();
-        let locals = post.install(&mut st, tid);
-        let t = st.thread_mut(tid);
-        let top = t.stack.top().expect("running thread has a frame");
-        let f = Frame {
-            proc: top.proc,
-            pc,
+        // the successor is built whole: copying the thread and then replacing its stack and
+        // thread-locals would count every shared part up and down again
+        let old = &s.threads[tid];
+        let top = old.stack.top().expect("running thread has a frame");
+        let Post {
+            globals,
+            tl,
+            heap,
             locals,
+            ..
+        } = post;
+        let thread = Thread {
+            stack: old.stack.with_top(Frame {
+                proc: top.proc,
+                pc,
+                locals,
+            }),
+            thread_locals: tl.map_or_else(|| old.thread_locals.clone(), Into::into),
+            atomic: old.atomic,
+            atomic_steps: old.atomic_steps,
         };
-        t.stack = t.stack.with_top(f);
+        let st = State {
+            globals: globals.map_or_else(|| s.globals.clone(), Into::into),
+            threads: s.with_thread(tid, thread),
+            heap: heap.unwrap_or_else(|| s.heap.clone()),
+        };
         self.checked(st, &[tid], kind, rec)
     }
 
