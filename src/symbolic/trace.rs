@@ -16,8 +16,8 @@
 use super::bdd::Bdds;
 use super::model::Encoder;
 use super::reach::{Engine, Found, Xfer, NONE};
-use crate::explore::{Choice, Finding, Path};
-use crate::runtime::{InitialStates, Outcome, State, Value};
+use crate::explore::{Finding, Path, Replayed, Replayer};
+use crate::runtime::{Outcome, State, Value};
 use zingrs_lang::ir::Stmt;
 
 /// A valuation of the scope of a vertex, found in the batch with stamp `stamp`.
@@ -645,8 +645,9 @@ impl<B: Bdds> Engine<'_, '_, B> {
         (0..n).map(|k| self.layout.nv(self.g + k)).collect()
     }
 
-    /// Turns a finding into a path that replays on the interpreter.
-    pub fn finding(&self, f: Found) -> Result<Finding, String> {
+    /// Turns a finding into a path and the path's replay on the interpreter (every state when
+    /// `all`, else the last).
+    pub fn finding(&self, f: Found, all: bool) -> Result<(Finding, Replayed), String> {
         let b = &self.bdd;
         let (v, set) = match f {
             Found::Target { v, .. } => (v, b.constant(true)),
@@ -659,14 +660,16 @@ impl<B: Bdds> Engine<'_, '_, B> {
             .first_meet(v, &set, NONE)
             .ok_or("the error vertex has no path edge")?;
         let points = self.walk(self.point(v, &meet, s))?;
-        let path = self.concretize(&points, matches!(f, Found::Assertion { .. }))?;
-        Ok(match f {
+        let (path, replayed) =
+            self.concretize(&points, matches!(f, Found::Assertion { .. }), all)?;
+        let finding = match f {
             Found::Assertion { .. } => Finding::Assertion { path },
             Found::Target { target, .. } => Finding::Target {
                 label: self.target_names[target as usize].clone(),
                 path,
             },
-        })
+        };
+        Ok((finding, replayed))
     }
 
     /// Whether state `s` is at the vertex of the trail's point `i` and agrees with its
@@ -698,8 +701,14 @@ impl<B: Bdds> Engine<'_, '_, B> {
         })
     }
 
-    /// Executes the points on the interpreter and records the choices.
-    fn concretize(&self, points: &Trail, violation: bool) -> Result<Path, String> {
+    /// Executes the points on the interpreter and records the choices: the path and its
+    /// replay (every state when `all`, else the last), which is the one execution of the path.
+    fn concretize(
+        &self,
+        points: &Trail,
+        violation: bool,
+        all: bool,
+    ) -> Result<(Path, Replayed), String> {
         let m = self.m;
         let p = m.program;
         if points.len() == 0 {
@@ -721,15 +730,12 @@ impl<B: Bdds> Engine<'_, '_, B> {
         for (j, lv) in p.procs[self.main as usize].locals.iter().enumerate() {
             init.push(value(self.layout.cv(self.g + j as u32), lv.init));
         }
-        let mut state = InitialStates::build(m, &init);
-        if !self.agrees(&state, points, 0) {
+        let mut r = Replayer::start(m, init, all)?;
+        if !self.agrees(r.state(), points, 0) {
             return Err("the initial state does not match".into());
         }
-        let mut choices = Vec::with_capacity(points.len());
-        let mut outs = Vec::new();
         for k in 1..points.len() {
-            outs.clear();
-            m.step(&state, 0, &mut (), &mut outs);
+            let outs = r.outcomes(0)?;
             // a step with one outcome takes it (the walk's point is checked at the next step
             // with a choice, and at the end)
             let last = k + 1 == points.len();
@@ -749,27 +755,16 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     self.pc(v)
                 ));
             };
-            choices.push(Choice {
-                thread: 0,
-                outcome: i as u32,
-            });
-            let Outcome::Next { state: s, .. } = outs.swap_remove(i) else {
-                unreachable!()
-            };
-            state = s;
+            r.take(i as u32)?;
         }
         if violation {
-            outs.clear();
-            m.step(&state, 0, &mut (), &mut outs);
-            let i = outs
+            let i = r
+                .outcomes(0)?
                 .iter()
                 .position(|o| matches!(o, Outcome::Violation(_)))
                 .ok_or("the assertion does not fail")?;
-            choices.push(Choice {
-                thread: 0,
-                outcome: i as u32,
-            });
+            r.take(i as u32)?;
         }
-        Ok(Path { init, choices })
+        Ok(r.finish())
     }
 }
