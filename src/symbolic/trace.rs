@@ -97,6 +97,21 @@ enum Pre<F> {
     Vals(Vals),
 }
 
+/// Buffers [`Engine::pre_by_eval`] reuses from one step of the walk to the next.
+#[derive(Default)]
+struct Scratch {
+    /// A valuation of the predecessor's scope.
+    vals: Vec<(u32, bool)>,
+    /// The point's values of the next copies of an assignment's live targets.
+    next: Vec<(u32, bool)>,
+    /// Where the free variables are in `vals`.
+    free: Vec<usize>,
+    /// `vals` and `next` merged, for the assignment's relation.
+    full: Vec<(u32, bool)>,
+    /// Where the free variables are in `full`.
+    free_full: Vec<usize>,
+}
+
 /// A frame of the backward walk: the current point. A nested frame walks inside a callee
 /// from an exit back to its entry; its parent waits at the call.
 struct WalkFrame<F> {
@@ -228,6 +243,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
         let main_entry = self.entry(self.main);
         let mut out = Trail::default();
         let mut frames: Vec<WalkFrame<B::F>> = vec![WalkFrame { at: start }];
+        let mut scratch = Scratch::default();
         loop {
             let top = frames.last().expect("a frame");
             let at = &top.at;
@@ -290,7 +306,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     }
                     continue;
                 }
-                if let Some(found) = self.pre_by_eval(u, v, x, at) {
+                if let Some(found) = self.pre_by_eval(u, v, x, at, &mut scratch) {
                     if let Some((s, vals)) = found {
                         if best.as_ref().is_none_or(|x| s < x.0) {
                             best = Some((s, u, Pre::Vals(vals)));
@@ -432,21 +448,26 @@ impl<B: Bdds> Engine<'_, '_, B> {
         v: u32,
         x: &Xfer<B>,
         at: &Point<B::F>,
+        scratch: &mut Scratch,
     ) -> Option<Option<Stamped>> {
         /// At most 2^MAX_FREE valuations are tried.
         const MAX_FREE: usize = 4;
         let b = &self.bdd;
         // the test on the way from `u` to `v` (over `u`'s current copies)
-        let test: Option<B::F> = match x {
+        let either;
+        let test: Option<&B::F> = match x {
             Xfer::Branch { t, f, .. } => {
                 let s = self.succs(u);
                 match (s[0] == v, s[1] == v) {
-                    (true, false) => Some(t.clone()),
-                    (false, true) => Some(f.clone()),
-                    _ => Some(b.or(t, f)),
+                    (true, false) => Some(t),
+                    (false, true) => Some(f),
+                    _ => {
+                        either = b.or(t, f);
+                        Some(&either)
+                    }
                 }
             }
-            Xfer::Assume { t, .. } | Xfer::Assert { t, .. } => Some(t.clone()),
+            Xfer::Assume { t, .. } | Xfer::Assert { t, .. } => Some(t),
             Xfer::Jump { .. } | Xfer::Update { .. } => None,
             Xfer::Call(_) | Xfer::Return { .. } => return None,
         };
@@ -466,77 +487,84 @@ impl<B: Bdds> Engine<'_, '_, B> {
             return Some(None);
         }
         let scope = self.scope_of(u);
-        // the point's variables: next copies of the live targets, and the rest, which a
-        // valuation at `u` must agree with
-        let mut next: smallvec::SmallVec<[(u32, bool); 8]> = smallvec::SmallVec::new();
-        let mut fixed: smallvec::SmallVec<[(u32, bool); 16]> = smallvec::SmallVec::new();
+        // the valuation at `u`: `at`'s values on the variables the step keeps (which must all
+        // be in `u`'s scope), the free variables (the others) set from the bits tried; and
+        // the point's next copies of the live targets, which the relation also reads
+        let Scratch {
+            vals,
+            next,
+            free,
+            full,
+            free_full,
+        } = scratch;
+        vals.clear();
+        next.clear();
+        free.clear();
+        full.clear();
+        free_full.clear();
+        let mut k = 0;
         for &(x, val) in at.vals.iter() {
             let y = back.map_or(x, |r| b.renamed(r, x));
             if y != x {
                 next.push((y, val));
-            } else {
-                fixed.push((x, val));
+                continue;
             }
-        }
-        next.sort_unstable_by_key(|p| p.0);
-        // every fixed variable must be in u's scope (then `fixed` is a sub-list of `scope`)
-        let mut free: smallvec::SmallVec<[u32; 8]> = smallvec::SmallVec::new();
-        let mut k = 0;
-        for &x in scope.iter() {
-            if k < fixed.len() && fixed[k].0 == x {
+            // `x` is kept: the scope's variables before it are free
+            while k < scope.len() && scope[k] < x {
+                free.push(vals.len());
+                vals.push((scope[k], false));
                 k += 1;
-            } else {
-                free.push(x);
-                if free.len() > MAX_FREE {
-                    return None;
-                }
             }
+            if k == scope.len() || scope[k] != x {
+                return None;
+            }
+            vals.push((x, val));
+            k += 1;
         }
-        if k < fixed.len() {
+        for &x in &scope[k..] {
+            free.push(vals.len());
+            vals.push((x, false));
+        }
+        if free.len() > MAX_FREE {
             return None;
         }
-        // the valuation that agrees with `fixed` and gives the free variables the bits of `bits`
-        let valuation = |bits: u32, vals: &mut Vals| {
-            vals.clear();
-            let (mut i, mut j) = (0, 0);
-            for &x in scope.iter() {
-                if i < fixed.len() && fixed[i].0 == x {
-                    vals.push(fixed[i]);
+        next.sort_unstable_by_key(|p| p.0);
+        // `vals` and `next` merged (both sorted), and where the free variables are in it
+        if rel.is_some() {
+            let (mut i, mut j, mut f) = (0, 0, 0);
+            while i < vals.len() || j < next.len() {
+                if j == next.len() || (i < vals.len() && vals[i].0 < next[j].0) {
+                    if f < free.len() && free[f] == i {
+                        free_full.push(full.len());
+                        f += 1;
+                    }
+                    full.push(vals[i]);
                     i += 1;
                 } else {
-                    vals.push((x, bits & (1 << j) != 0));
+                    full.push(next[j]);
                     j += 1;
                 }
             }
-        };
+        }
         let mut best: Option<(u32, u32)> = None;
-        let mut vals = Vals::new();
-        let mut full: smallvec::SmallVec<[(u32, bool); 24]> = smallvec::SmallVec::new();
         for bits in 0u32..(1 << free.len()) {
-            valuation(bits, &mut vals);
-            if let Some(t) = &test {
-                if !b.eval(t, &vals)? {
+            for (j, &at) in free.iter().enumerate() {
+                vals[at].1 = bits & (1 << j) != 0;
+            }
+            if let Some(t) = test {
+                if !b.eval(t, vals)? {
                     continue;
                 }
             }
             if let Some(rel) = rel {
-                // `vals` and `next` are both sorted: merge them
-                full.clear();
-                let (mut i, mut j) = (0, 0);
-                while i < vals.len() || j < next.len() {
-                    if j == next.len() || (i < vals.len() && vals[i].0 < next[j].0) {
-                        full.push(vals[i]);
-                        i += 1;
-                    } else {
-                        full.push(next[j]);
-                        j += 1;
-                    }
+                for (j, &at) in free_full.iter().enumerate() {
+                    full[at].1 = bits & (1 << j) != 0;
                 }
-                if !b.eval(rel, &full)? {
+                if !b.eval(rel, full)? {
                     continue;
                 }
             }
-            if let Some(s) = self.batch_holding(u, &vals, at.stamp)? {
+            if let Some(s) = self.batch_holding(u, vals, at.stamp)? {
                 if best.is_none_or(|x| s < x.0) {
                     best = Some((s, bits));
                     if s == oldest {
@@ -546,8 +574,10 @@ impl<B: Bdds> Engine<'_, '_, B> {
             }
         }
         Some(best.map(|(s, bits)| {
-            valuation(bits, &mut vals);
-            (s, vals)
+            for (j, &at) in free.iter().enumerate() {
+                vals[at].1 = bits & (1 << j) != 0;
+            }
+            (s, Vals::from_slice(vals))
         }))
     }
 
