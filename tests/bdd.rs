@@ -323,14 +323,19 @@ fn reductions_do_not_change_verdicts() {
                     mod_ref,
                     count_edges: true,
                 };
-                let r = search(&m, &opts, &sym);
+                let (r, replays) = search(&m, &opts, &sym);
+                assert_eq!(replays.len(), r.findings.len());
                 assert_eq!(
                     r.findings.len(),
                     usize::from(unsafe_),
                     "live {live} modref {mod_ref}"
                 );
-                for f in &r.findings {
-                    zingrs::explore::replay(&m, f.path()).expect("the path replays");
+                for (f, own) in r.findings.iter().zip(&replays) {
+                    let again = zingrs::explore::replay(&m, f.path()).expect("the path replays");
+                    // the engine's own replay is the same execution
+                    let own = own.as_ref().expect("the engine replayed it");
+                    assert_eq!(own.states.len(), again.states.len());
+                    assert_eq!(own.violation, again.violation);
                 }
             }
         }

@@ -131,7 +131,9 @@ pub fn run(a: &CheckArgs) -> i32 {
             };
             let m = Machine::new(&program, semantics);
             match run_engine_on(e, &m, &opts) {
-                Ok(result) => report_with(&m, &name, e.name(), &result, &opts, dumps),
+                Ok((result, replays)) => {
+                    report_with(&m, &name, e.name(), &result, replays, &opts, dumps)
+                }
                 Err(why) => return usage_error(&why),
             }
         }
@@ -246,22 +248,27 @@ pub fn run_engine(
     semantics: Semantics,
     opts: &Options,
 ) -> Result<explore::SearchResult, String> {
-    run_engine_on(engine, &Machine::new(program, semantics), opts)
+    run_engine_on(engine, &Machine::new(program, semantics), opts).map(|r| r.0)
 }
 
+/// The replays of a search's findings that the engine made itself (in order; `None` or
+/// missing: the report replays the path).
+type Replays = Vec<Option<explore::Replayed>>;
+
 /// [`run_engine`] on a machine built once for the search and the report (building one
-/// computes every procedure's live locals, a visible share of the time on large programs).
+/// computes every procedure's live locals, a visible share of the time on large programs),
+/// with the replays the engine made.
 fn run_engine_on(
     engine: Engine,
     m: &Machine,
     opts: &Options,
-) -> Result<explore::SearchResult, String> {
+) -> Result<(explore::SearchResult, Replays), String> {
     let program = m.program;
     match engine {
-        Engine::Explicit => Ok(explore::search(m, opts)),
+        Engine::Explicit => Ok((explore::search(m, opts), Vec::new())),
         Engine::Summary => {
             if crate::summary::applies(m) {
-                Ok(crate::summary::search(m, opts))
+                Ok((crate::summary::search(m, opts), Vec::new()))
             } else {
                 // threads (or blocking): calls that run as one transaction are summarized, every
                 // other step is explored plainly
@@ -269,7 +276,7 @@ fn run_engine_on(
                     transactions: true,
                     ..opts.clone()
                 };
-                Ok(explore::search(m, &opts))
+                Ok((explore::search(m, &opts), Vec::new()))
             }
         }
         Engine::Bdd => {
@@ -298,7 +305,15 @@ fn check_all(
     let mut reports: Vec<Report> = Vec::new();
     for e in applicable_engines(program) {
         if let Ok(result) = run_engine(e, program, semantics, opts) {
-            reports.push(report_with(&m, name, e.name(), &result, opts, dumps));
+            reports.push(report_with(
+                &m,
+                name,
+                e.name(),
+                &result,
+                Vec::new(),
+                opts,
+                dumps,
+            ));
         }
     }
     let conclusive: Vec<&Report> = reports
@@ -348,19 +363,26 @@ pub fn report_of(
     result: &explore::SearchResult,
     opts: &Options,
 ) -> Report {
-    report_with(m, name, engine, result, opts, false)
+    report_with(m, name, engine, result, Vec::new(), opts, false)
 }
 
-/// [`report_of`], with every state of the counterexamples dumped when `dumps` (`--format zing`).
+/// [`report_of`], with every state of the counterexamples dumped when `dumps` (`--format zing`),
+/// and the findings' replays that the engine made (`replays`, in order; the others are
+/// replayed here).
 fn report_with(
     m: &Machine,
     name: &str,
     engine: &str,
     result: &explore::SearchResult,
+    replays: Replays,
     opts: &Options,
     dumps: bool,
 ) -> Report {
-    let mut found = result.findings.iter().map(|f| explain(m, f, opts, dumps));
+    let mut replays = replays.into_iter();
+    let mut found = result
+        .findings
+        .iter()
+        .map(|f| explain(m, f, replays.next().flatten(), opts, dumps));
     let (verdict, trace) = match found.next() {
         Some(first) => first,
         None => {
@@ -428,10 +450,12 @@ fn report_with(
     r
 }
 
-/// Replays a finding and describes it; a finding that does not replay is an internal error.
+/// Replays a finding (unless the engine did: `replayed`) and describes it; a finding that does
+/// not replay, or does not end where the finding says, is an internal error.
 fn explain(
     m: &Machine,
     f: &Finding,
+    replayed: Option<explore::Replayed>,
     opts: &Options,
     dumps: bool,
 ) -> (Verdict, Option<report::Trace>) {
@@ -449,10 +473,11 @@ fn explain(
     let internal = |message: String| (Verdict::InternalError { message }, None);
     let path = f.path();
     // without a trace, only the state the path ends in is looked at
-    let replayed = match explore::replay_keeping(m, path, !opts.verdict_only) {
-        Ok(r) => r,
-        Err(e) => return internal(format!("the counterexample does not replay: {e}")),
-    };
+    let replayed =
+        match replayed.map_or_else(|| explore::replay_keeping(m, path, !opts.verdict_only), Ok) {
+            Ok(r) => r,
+            Err(e) => return internal(format!("the counterexample does not replay: {e}")),
+        };
     let p = m.program;
     // where the last step's thread stands (for violations: the violating statement)
     let last_at = || {

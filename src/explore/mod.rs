@@ -18,7 +18,7 @@ mod zing_count;
 pub use limits::{
     default_memory_limit, peak_bytes, resident_bytes, Limit, Limits, Watch, DEFAULT_MAX_DEPTH,
 };
-pub use replay::{replay, replay_keeping, Replayed};
+pub use replay::{replay, replay_keeping, Replayed, Replayer};
 
 use crate::canon::{Canon, Encoder, SegmentHasher, Visited};
 use crate::runtime::{

@@ -1,8 +1,13 @@
 //! Re-execution of a path on the interpreter: every counterexample is replayed before it is
 //! reported, and one that does not replay is an internal error, never a verdict.
+//!
+//! [`Replayer`] is the one loop that does it, choice by choice; [`replay`] feeds it a recorded
+//! path, and an engine that picks its choices by looking at the outcomes (the BDD engine
+//! matches each step to its own trace) drives it directly, so the path it hands back has been
+//! executed once, by this code, and needs no second run.
 
-use super::Path;
-use crate::runtime::{InitialStates, Machine, Outcome, State, Violation};
+use super::{Choice, Path};
+use crate::runtime::{InitialStates, Machine, Outcome, State, Value, Violation};
 
 /// A path that replayed: the states along it and how it ended.
 #[derive(Clone, Debug)]
@@ -21,65 +26,141 @@ pub fn replay(m: &Machine, path: &Path) -> Result<Replayed, String> {
 /// [`replay`], keeping in [`Replayed::states`] only the last state unless `all` (a report
 /// without a trace needs only where the path ends, and a long path has millions of states).
 pub fn replay_keeping(m: &Machine, path: &Path, all: bool) -> Result<Replayed, String> {
-    let width = InitialStates::new(m).width();
-    if path.init.len() != width {
-        return Err(format!(
-            "the initial valuation has {} values, the program needs {width}",
-            path.init.len()
-        ));
+    let mut r = Replayer::start(m, path.init.clone(), all)?;
+    for c in &path.choices {
+        r.outcomes(c.thread)?;
+        r.take(c.outcome)?;
     }
-    let s0 = InitialStates::build(m, &path.init);
-    if !(0..s0.threads.len()).all(|t| m.invariant_holds(&s0, t, &mut ())) {
-        return Err("the initial state violates an `enforce` invariant".into());
+    Ok(r.finish().1)
+}
+
+/// A replay in progress: the path so far, the state it is in, and the outcomes of the step
+/// being chosen. Each step is [`Replayer::outcomes`] then [`Replayer::take`]; the checks are
+/// those of [`replay`] (the choice exists and is allowed, a violation ends the path).
+pub struct Replayer<'m, 'p> {
+    m: &'m Machine<'p>,
+    path: Path,
+    /// The states so far (only the last unless `all`).
+    states: Vec<State>,
+    all: bool,
+    /// The outcomes of the current step, in `step`'s order.
+    outs: Vec<Outcome>,
+    /// The thread the outcomes are of.
+    thread: u32,
+    violation: Option<Violation>,
+}
+
+impl<'m, 'p> Replayer<'m, 'p> {
+    /// Starts from the initial state of valuation `init` (checked against the program's
+    /// initial slots and `enforce` invariants).
+    pub fn start(m: &'m Machine<'p>, init: Vec<Value>, all: bool) -> Result<Self, String> {
+        let width = InitialStates::new(m).width();
+        if init.len() != width {
+            return Err(format!(
+                "the initial valuation has {} values, the program needs {width}",
+                init.len()
+            ));
+        }
+        let s0 = InitialStates::build(m, &init);
+        if !(0..s0.threads.len()).all(|t| m.invariant_holds(&s0, t, &mut ())) {
+            return Err("the initial state violates an `enforce` invariant".into());
+        }
+        Ok(Replayer {
+            m,
+            path: Path {
+                init,
+                choices: Vec::new(),
+            },
+            states: vec![s0],
+            all,
+            outs: Vec::new(),
+            thread: 0,
+            violation: None,
+        })
     }
-    let mut states = vec![s0];
-    let mut outs = Vec::new();
-    for (i, c) in path.choices.iter().enumerate() {
-        let s = states.last().expect("at least the initial state");
-        let tid = c.thread as usize;
-        if tid >= s.threads.len() {
-            return Err(format!("step {i}: thread {tid} does not exist"));
+
+    /// The state the path is in.
+    pub fn state(&self) -> &State {
+        self.states.last().expect("at least the initial state")
+    }
+
+    /// The number of choices taken so far.
+    pub fn len(&self) -> usize {
+        self.path.choices.len()
+    }
+
+    /// Whether no choice has been taken yet.
+    pub fn is_empty(&self) -> bool {
+        self.path.choices.is_empty()
+    }
+
+    /// Steps thread `tid` from the current state: its outcomes, in `step`'s order.
+    pub fn outcomes(&mut self, tid: u32) -> Result<&[Outcome], String> {
+        let i = self.len();
+        if self.violation.is_some() {
+            return Err(format!(
+                "step {}: a violation in the middle of the path",
+                i - 1
+            ));
+        }
+        let s = self.states.last().expect("at least the initial state");
+        let t = tid as usize;
+        if t >= s.threads.len() {
+            return Err(format!("step {i}: thread {t} does not exist"));
         }
         if let Some(owner) = s.atomic_owner() {
-            if owner != tid {
+            if owner != t {
                 return Err(format!(
-                    "step {i}: thread {tid} moves while thread {owner} is atomic"
+                    "step {i}: thread {t} moves while thread {owner} is atomic"
                 ));
             }
         }
-        outs.clear();
-        m.step(s, tid, &mut (), &mut outs);
-        match outs.get(c.outcome as usize) {
+        self.outs.clear();
+        self.m.step(s, t, &mut (), &mut self.outs);
+        self.thread = tid;
+        Ok(&self.outs)
+    }
+
+    /// Takes outcome `k` of the last [`Replayer::outcomes`]: a successor state goes on the
+    /// path; a violation ends it (a further step is an error).
+    pub fn take(&mut self, k: u32) -> Result<(), String> {
+        let i = self.len();
+        match self.outs.get(k as usize) {
             Some(Outcome::Next { .. }) => {
-                let Outcome::Next { state, .. } = outs.swap_remove(c.outcome as usize) else {
+                let Outcome::Next { state, .. } = self.outs.swap_remove(k as usize) else {
                     unreachable!()
                 };
-                if !all {
-                    states.clear();
+                if !self.all {
+                    self.states.clear();
                 }
-                states.push(state)
+                self.states.push(state)
             }
-            Some(Outcome::Violation(v)) if i + 1 == path.choices.len() => {
-                return Ok(Replayed {
-                    states,
-                    violation: Some(*v),
-                })
-            }
-            Some(Outcome::Violation(_)) => {
-                return Err(format!("step {i}: a violation in the middle of the path"))
-            }
+            Some(Outcome::Violation(v)) => self.violation = Some(*v),
             Some(Outcome::Pruned) => return Err(format!("step {i}: the choice is pruned")),
             None => {
                 return Err(format!(
-                    "step {i}: thread {tid} has {} outcomes, the path takes #{}",
-                    outs.len(),
-                    c.outcome
+                    "step {i}: thread {} has {} outcomes, the path takes #{k}",
+                    self.thread,
+                    self.outs.len(),
                 ))
             }
         }
+        self.outs.clear();
+        self.path.choices.push(Choice {
+            thread: self.thread,
+            outcome: k,
+        });
+        Ok(())
     }
-    Ok(Replayed {
-        states,
-        violation: None,
-    })
+
+    /// The path taken and what replaying it gives.
+    pub fn finish(self) -> (Path, Replayed) {
+        (
+            self.path,
+            Replayed {
+                states: self.states,
+                violation: self.violation,
+            },
+        )
+    }
 }

@@ -91,8 +91,16 @@ pub fn applies(program: &Program) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks `m`'s program symbolically. Findings come with paths that replay on `m`.
-pub fn search(m: &Machine, opts: &explore::Options, sym: &SymbolicOptions) -> SearchResult {
+/// Checks `m`'s program symbolically. Findings come with paths that replay on `m`, and with
+/// those replays (`None` for a counterexample the engine failed to build): the engine matches
+/// its trace to the interpreter's outcomes step by step, which is a replay already, so the
+/// report need not run the path again. The replays keep every state unless
+/// `opts.verdict_only`.
+pub fn search(
+    m: &Machine,
+    opts: &explore::Options,
+    sym: &SymbolicOptions,
+) -> (SearchResult, Vec<Option<explore::Replayed>>) {
     let start = Instant::now();
     let p = m.program;
     let nodes: usize = p.procs.iter().map(|q| q.nodes.len()).sum();
@@ -113,9 +121,13 @@ pub fn search(m: &Machine, opts: &explore::Options, sym: &SymbolicOptions) -> Se
         limit,
         ..Default::default()
     };
+    let mut replays = Vec::new();
     for f in e.found.clone() {
-        match e.finding(f) {
-            Ok(finding) => result.findings.push(finding),
+        match e.finding(f, !opts.verdict_only) {
+            Ok((finding, replayed)) => {
+                result.findings.push(finding);
+                replays.push(Some(replayed));
+            }
             Err(why) => {
                 // a bug of ours: report a finding that will fail to replay (exit 5)
                 eprintln!("internal error: the bdd engine could not build a counterexample: {why}");
@@ -125,6 +137,7 @@ pub fn search(m: &Machine, opts: &explore::Options, sym: &SymbolicOptions) -> Se
                         choices: Vec::new(),
                     },
                 });
+                replays.push(None);
             }
         }
         if !opts.keep_going {
@@ -135,7 +148,7 @@ pub fn search(m: &Machine, opts: &explore::Options, sym: &SymbolicOptions) -> Se
         result.limit = None;
     }
     result.stats = stats(&e, start);
-    result
+    (result, replays)
 }
 
 fn stats<B: bdd::Bdds>(e: &reach::Engine<B>, start: Instant) -> SearchStats {

@@ -983,7 +983,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         cs
     }
 
-    /// The number of variables of [`Engine::scope`] (without building it).
+    /// The number of variables of [`Engine::scope_of`] (without building it).
     pub fn scope_len(&self, v: u32) -> u32 {
         let info = &self.procs[self.proc_of[v as usize] as usize];
         let mut n = info.touched.len() + info.live[self.pc(v) as usize].len();
@@ -993,8 +993,11 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         n
     }
 
-    /// [`Engine::scope`], computed once per vertex (the counterexample walk asks for the
-    /// scopes of the same vertices again and again).
+    /// [`Engine::scope_into`], computed once per vertex (the counterexample walk asks for the
+    /// scopes of the same vertices again and again). The first time a procedure's vertex is
+    /// asked for, the scopes of all its vertices are found: a vertex whose live locals are
+    /// those of the vertex before has its scope (the usual case), the others are computed and
+    /// shared through the table.
     pub fn scope_of(&self, v: u32) -> std::rc::Rc<[u32]> {
         let mut sc = self.scopes.borrow_mut();
         if sc.id.is_empty() {
@@ -1004,24 +1007,42 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         if id != NONE {
             return sc.table[id as usize].clone();
         }
-        let s: std::rc::Rc<[u32]> = self.scope(v).into();
-        let next = sc.table.len() as u32;
-        let id = *sc.index.entry(s.clone()).or_insert(next);
-        if id == next {
-            sc.table.push(s.clone());
+        let q = self.proc_of[v as usize];
+        let info = &self.procs[q as usize];
+        let base = info.base;
+        let mut vars = Vec::new();
+        for pc in 0..info.live.len() {
+            let u = base + pc as u32;
+            if pc > 0 && info.live[pc] == info.live[pc - 1] {
+                sc.id[u as usize] = sc.id[u as usize - 1];
+                continue;
+            }
+            self.scope_into(u, &mut vars);
+            let id = match sc.index.get(vars.as_slice()) {
+                Some(&id) => id,
+                None => {
+                    let id = sc.table.len() as u32;
+                    let s: std::rc::Rc<[u32]> = vars.as_slice().into();
+                    sc.index.insert(s.clone(), id);
+                    sc.table.push(s);
+                    id
+                }
+            };
+            sc.id[u as usize] = id;
         }
-        sc.id[v as usize] = id;
+        let id = sc.id[v as usize];
         sc.table[id as usize].clone()
     }
 
     /// The variables a path edge at `v` can mention: touched globals (entry and current),
     /// locals live at the entry (entry copy) and at `v` (current copy); no entry copies in a
     /// procedure nobody calls.
-    pub fn scope(&self, v: u32) -> Vec<u32> {
+    /// Written into `vars` (cleared first).
+    fn scope_into(&self, v: u32, vars: &mut Vec<u32>) {
+        vars.clear();
         let q = self.proc_of[v as usize] as usize;
         let info = &self.procs[q];
         let live = &info.live[self.pc(v) as usize];
-        let mut vars = Vec::with_capacity(self.scope_len(v) as usize);
         // in variable order: the local slots come first, then the globals, and each slot's
         // entry copy right before its current copy
         let entry = &info.live[0];
@@ -1052,7 +1073,6 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             vars.push(self.layout.cv(i));
         }
         debug_assert!(vars.windows(2).all(|w| w[0] < w[1]));
-        vars
     }
 }
 

@@ -16,8 +16,8 @@
 use super::bdd::Bdds;
 use super::model::Encoder;
 use super::reach::{Engine, Found, Xfer, NONE};
-use crate::explore::{Choice, Finding, Path};
-use crate::runtime::{InitialStates, Outcome, State, Value};
+use crate::explore::{Finding, Path, Replayed, Replayer};
+use crate::runtime::{Outcome, State, Value};
 use zingrs_lang::ir::Stmt;
 
 /// A valuation of the scope of a vertex, found in the batch with stamp `stamp`.
@@ -95,6 +95,21 @@ enum Pre<F> {
     Kept,
     Meet(F),
     Vals(Vals),
+}
+
+/// Buffers [`Engine::pre_by_eval`] reuses from one step of the walk to the next.
+#[derive(Default)]
+struct Scratch {
+    /// A valuation of the predecessor's scope.
+    vals: Vec<(u32, bool)>,
+    /// The point's values of the next copies of an assignment's live targets.
+    next: Vec<(u32, bool)>,
+    /// Where the free variables are in `vals`.
+    free: Vec<usize>,
+    /// `vals` and `next` merged, for the assignment's relation.
+    full: Vec<(u32, bool)>,
+    /// Where the free variables are in `full`.
+    free_full: Vec<usize>,
 }
 
 /// A frame of the backward walk: the current point. A nested frame walks inside a callee
@@ -228,6 +243,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
         let main_entry = self.entry(self.main);
         let mut out = Trail::default();
         let mut frames: Vec<WalkFrame<B::F>> = vec![WalkFrame { at: start }];
+        let mut scratch = Scratch::default();
         loop {
             let top = frames.last().expect("a frame");
             let at = &top.at;
@@ -290,7 +306,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     }
                     continue;
                 }
-                if let Some(found) = self.pre_by_eval(u, v, x, at) {
+                if let Some(found) = self.pre_by_eval(u, v, x, at, &mut scratch) {
                     if let Some((s, vals)) = found {
                         if best.as_ref().is_none_or(|x| s < x.0) {
                             best = Some((s, u, Pre::Vals(vals)));
@@ -432,21 +448,26 @@ impl<B: Bdds> Engine<'_, '_, B> {
         v: u32,
         x: &Xfer<B>,
         at: &Point<B::F>,
+        scratch: &mut Scratch,
     ) -> Option<Option<Stamped>> {
         /// At most 2^MAX_FREE valuations are tried.
         const MAX_FREE: usize = 4;
         let b = &self.bdd;
         // the test on the way from `u` to `v` (over `u`'s current copies)
-        let test: Option<B::F> = match x {
+        let either;
+        let test: Option<&B::F> = match x {
             Xfer::Branch { t, f, .. } => {
                 let s = self.succs(u);
                 match (s[0] == v, s[1] == v) {
-                    (true, false) => Some(t.clone()),
-                    (false, true) => Some(f.clone()),
-                    _ => Some(b.or(t, f)),
+                    (true, false) => Some(t),
+                    (false, true) => Some(f),
+                    _ => {
+                        either = b.or(t, f);
+                        Some(&either)
+                    }
                 }
             }
-            Xfer::Assume { t, .. } | Xfer::Assert { t, .. } => Some(t.clone()),
+            Xfer::Assume { t, .. } | Xfer::Assert { t, .. } => Some(t),
             Xfer::Jump { .. } | Xfer::Update { .. } => None,
             Xfer::Call(_) | Xfer::Return { .. } => return None,
         };
@@ -466,77 +487,84 @@ impl<B: Bdds> Engine<'_, '_, B> {
             return Some(None);
         }
         let scope = self.scope_of(u);
-        // the point's variables: next copies of the live targets, and the rest, which a
-        // valuation at `u` must agree with
-        let mut next: smallvec::SmallVec<[(u32, bool); 8]> = smallvec::SmallVec::new();
-        let mut fixed: smallvec::SmallVec<[(u32, bool); 16]> = smallvec::SmallVec::new();
+        // the valuation at `u`: `at`'s values on the variables the step keeps (which must all
+        // be in `u`'s scope), the free variables (the others) set from the bits tried; and
+        // the point's next copies of the live targets, which the relation also reads
+        let Scratch {
+            vals,
+            next,
+            free,
+            full,
+            free_full,
+        } = scratch;
+        vals.clear();
+        next.clear();
+        free.clear();
+        full.clear();
+        free_full.clear();
+        let mut k = 0;
         for &(x, val) in at.vals.iter() {
             let y = back.map_or(x, |r| b.renamed(r, x));
             if y != x {
                 next.push((y, val));
-            } else {
-                fixed.push((x, val));
+                continue;
             }
-        }
-        next.sort_unstable_by_key(|p| p.0);
-        // every fixed variable must be in u's scope (then `fixed` is a sub-list of `scope`)
-        let mut free: smallvec::SmallVec<[u32; 8]> = smallvec::SmallVec::new();
-        let mut k = 0;
-        for &x in scope.iter() {
-            if k < fixed.len() && fixed[k].0 == x {
+            // `x` is kept: the scope's variables before it are free
+            while k < scope.len() && scope[k] < x {
+                free.push(vals.len());
+                vals.push((scope[k], false));
                 k += 1;
-            } else {
-                free.push(x);
-                if free.len() > MAX_FREE {
-                    return None;
-                }
             }
+            if k == scope.len() || scope[k] != x {
+                return None;
+            }
+            vals.push((x, val));
+            k += 1;
         }
-        if k < fixed.len() {
+        for &x in &scope[k..] {
+            free.push(vals.len());
+            vals.push((x, false));
+        }
+        if free.len() > MAX_FREE {
             return None;
         }
-        // the valuation that agrees with `fixed` and gives the free variables the bits of `bits`
-        let valuation = |bits: u32, vals: &mut Vals| {
-            vals.clear();
-            let (mut i, mut j) = (0, 0);
-            for &x in scope.iter() {
-                if i < fixed.len() && fixed[i].0 == x {
-                    vals.push(fixed[i]);
+        next.sort_unstable_by_key(|p| p.0);
+        // `vals` and `next` merged (both sorted), and where the free variables are in it
+        if rel.is_some() {
+            let (mut i, mut j, mut f) = (0, 0, 0);
+            while i < vals.len() || j < next.len() {
+                if j == next.len() || (i < vals.len() && vals[i].0 < next[j].0) {
+                    if f < free.len() && free[f] == i {
+                        free_full.push(full.len());
+                        f += 1;
+                    }
+                    full.push(vals[i]);
                     i += 1;
                 } else {
-                    vals.push((x, bits & (1 << j) != 0));
+                    full.push(next[j]);
                     j += 1;
                 }
             }
-        };
+        }
         let mut best: Option<(u32, u32)> = None;
-        let mut vals = Vals::new();
-        let mut full: smallvec::SmallVec<[(u32, bool); 24]> = smallvec::SmallVec::new();
         for bits in 0u32..(1 << free.len()) {
-            valuation(bits, &mut vals);
-            if let Some(t) = &test {
-                if !b.eval(t, &vals)? {
+            for (j, &at) in free.iter().enumerate() {
+                vals[at].1 = bits & (1 << j) != 0;
+            }
+            if let Some(t) = test {
+                if !b.eval(t, vals)? {
                     continue;
                 }
             }
             if let Some(rel) = rel {
-                // `vals` and `next` are both sorted: merge them
-                full.clear();
-                let (mut i, mut j) = (0, 0);
-                while i < vals.len() || j < next.len() {
-                    if j == next.len() || (i < vals.len() && vals[i].0 < next[j].0) {
-                        full.push(vals[i]);
-                        i += 1;
-                    } else {
-                        full.push(next[j]);
-                        j += 1;
-                    }
+                for (j, &at) in free_full.iter().enumerate() {
+                    full[at].1 = bits & (1 << j) != 0;
                 }
-                if !b.eval(rel, &full)? {
+                if !b.eval(rel, full)? {
                     continue;
                 }
             }
-            if let Some(s) = self.batch_holding(u, &vals, at.stamp)? {
+            if let Some(s) = self.batch_holding(u, vals, at.stamp)? {
                 if best.is_none_or(|x| s < x.0) {
                     best = Some((s, bits));
                     if s == oldest {
@@ -546,8 +574,10 @@ impl<B: Bdds> Engine<'_, '_, B> {
             }
         }
         Some(best.map(|(s, bits)| {
-            valuation(bits, &mut vals);
-            (s, vals)
+            for (j, &at) in free.iter().enumerate() {
+                vals[at].1 = bits & (1 << j) != 0;
+            }
+            (s, Vals::from_slice(vals))
         }))
     }
 
@@ -645,8 +675,9 @@ impl<B: Bdds> Engine<'_, '_, B> {
         (0..n).map(|k| self.layout.nv(self.g + k)).collect()
     }
 
-    /// Turns a finding into a path that replays on the interpreter.
-    pub fn finding(&self, f: Found) -> Result<Finding, String> {
+    /// Turns a finding into a path and the path's replay on the interpreter (every state when
+    /// `all`, else the last).
+    pub fn finding(&self, f: Found, all: bool) -> Result<(Finding, Replayed), String> {
         let b = &self.bdd;
         let (v, set) = match f {
             Found::Target { v, .. } => (v, b.constant(true)),
@@ -659,14 +690,16 @@ impl<B: Bdds> Engine<'_, '_, B> {
             .first_meet(v, &set, NONE)
             .ok_or("the error vertex has no path edge")?;
         let points = self.walk(self.point(v, &meet, s))?;
-        let path = self.concretize(&points, matches!(f, Found::Assertion { .. }))?;
-        Ok(match f {
+        let (path, replayed) =
+            self.concretize(&points, matches!(f, Found::Assertion { .. }), all)?;
+        let finding = match f {
             Found::Assertion { .. } => Finding::Assertion { path },
             Found::Target { target, .. } => Finding::Target {
                 label: self.target_names[target as usize].clone(),
                 path,
             },
-        })
+        };
+        Ok((finding, replayed))
     }
 
     /// Whether state `s` is at the vertex of the trail's point `i` and agrees with its
@@ -698,8 +731,14 @@ impl<B: Bdds> Engine<'_, '_, B> {
         })
     }
 
-    /// Executes the points on the interpreter and records the choices.
-    fn concretize(&self, points: &Trail, violation: bool) -> Result<Path, String> {
+    /// Executes the points on the interpreter and records the choices: the path and its
+    /// replay (every state when `all`, else the last), which is the one execution of the path.
+    fn concretize(
+        &self,
+        points: &Trail,
+        violation: bool,
+        all: bool,
+    ) -> Result<(Path, Replayed), String> {
         let m = self.m;
         let p = m.program;
         if points.len() == 0 {
@@ -721,15 +760,12 @@ impl<B: Bdds> Engine<'_, '_, B> {
         for (j, lv) in p.procs[self.main as usize].locals.iter().enumerate() {
             init.push(value(self.layout.cv(self.g + j as u32), lv.init));
         }
-        let mut state = InitialStates::build(m, &init);
-        if !self.agrees(&state, points, 0) {
+        let mut r = Replayer::start(m, init, all)?;
+        if !self.agrees(r.state(), points, 0) {
             return Err("the initial state does not match".into());
         }
-        let mut choices = Vec::with_capacity(points.len());
-        let mut outs = Vec::new();
         for k in 1..points.len() {
-            outs.clear();
-            m.step(&state, 0, &mut (), &mut outs);
+            let outs = r.outcomes(0)?;
             // a step with one outcome takes it (the walk's point is checked at the next step
             // with a choice, and at the end)
             let last = k + 1 == points.len();
@@ -749,27 +785,16 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     self.pc(v)
                 ));
             };
-            choices.push(Choice {
-                thread: 0,
-                outcome: i as u32,
-            });
-            let Outcome::Next { state: s, .. } = outs.swap_remove(i) else {
-                unreachable!()
-            };
-            state = s;
+            r.take(i as u32)?;
         }
         if violation {
-            outs.clear();
-            m.step(&state, 0, &mut (), &mut outs);
-            let i = outs
+            let i = r
+                .outcomes(0)?
                 .iter()
                 .position(|o| matches!(o, Outcome::Violation(_)))
                 .ok_or("the assertion does not fail")?;
-            choices.push(Choice {
-                thread: 0,
-                outcome: i as u32,
-            });
+            r.take(i as u32)?;
         }
-        Ok(Path { init, choices })
+        Ok(r.finish())
     }
 }

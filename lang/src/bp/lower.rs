@@ -4,10 +4,10 @@
 
 use super::ast::{self, Ident, Item, StmtKind};
 use super::lower_expr::Primes;
+use super::scope::NameMap;
 use super::scope::{bool_var, check_declarable, duplicate, init_of, Tables};
 use crate::diag::Diagnostic;
 use crate::ir::{BinOp, Expr, Init, LValue, Node, Pc, Proc, ProcId, Source, Span, Stmt, Type, Var};
-use std::collections::HashMap;
 
 /// A successor not patched yet.
 pub(super) const HOLE: Pc = Pc::MAX;
@@ -52,11 +52,11 @@ pub struct ProcLower<'a> {
     results: usize,
     locals: Vec<Var>,
     /// Locals declared textually before the current point.
-    pub(super) visible: HashMap<String, u32>,
+    pub(super) visible: NameMap<u32>,
     /// Every local and formal of the procedure, with the span of its declaration.
-    pub(super) declared: HashMap<String, Span>,
+    pub(super) declared: NameMap<Span>,
     pub(super) nodes: Vec<Node>,
-    pub(super) labels: HashMap<String, Vec<Pc>>,
+    pub(super) labels: NameMap<Vec<Pc>>,
     pub(super) gotos: Vec<PendingGoto>,
     /// Conditions of the `enforce` clauses in force (head ones first).
     invariant: Vec<Expr>,
@@ -78,10 +78,10 @@ pub fn lower_proc(
         name: p.name.name.clone(),
         results,
         locals: Vec::new(),
-        visible: HashMap::new(),
-        declared: HashMap::new(),
+        visible: NameMap::default(),
+        declared: NameMap::default(),
         nodes: Vec::new(),
-        labels: HashMap::new(),
+        labels: NameMap::default(),
         gotos: Vec::new(),
         invariant: Vec::new(),
     };
