@@ -1,6 +1,6 @@
 //! Criterion benchmarks of the explicit engine: whole searches over generated boolean programs
-//! and over `philosophers-ordered` (threads and a heap), and the hot paths (step,
-//! canonicalization + fingerprint).
+//! and over the `philosophers`, `philosophers-ordered` and `zing-clone` families (threads and a
+//! heap), and the hot paths (step, canonicalization + fingerprint).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
@@ -55,12 +55,28 @@ fn searches(c: &mut Criterion) {
             })
         });
     }
-    for n in [4u64, 5] {
-        let text = zingrs::gen::families::philosophers(n, true);
-        let p = zingrs_lang::compile("bench.zing", &text, zingrs_lang::Lang::Zing)
+    let zing = |text: &str| {
+        zingrs_lang::compile("bench.zing", text, zingrs_lang::Lang::Zing)
             .expect("the generated model compiles")
-            .program;
-        g.bench_with_input(BenchmarkId::new("philosophers-ordered", n), &p, |b, p| {
+            .program
+    };
+    let families = [
+        ("philosophers-ordered", 4u64),
+        ("philosophers-ordered", 5),
+        // the deadlock is found: the search stops there
+        ("philosophers", 5),
+        ("philosophers", 7),
+        // the plain search that summaries are measured against (2^N calls)
+        ("zing-clone", 8),
+        ("zing-clone", 12),
+    ];
+    for (family, n) in families {
+        let text = match family {
+            "zing-clone" => zingrs::gen::families::zing_clone(n),
+            _ => zingrs::gen::families::philosophers(n, family == "philosophers-ordered"),
+        };
+        let p = zing(&text);
+        g.bench_with_input(BenchmarkId::new(family, n), &p, |b, p| {
             b.iter(|| {
                 let m = Machine::new(p, Semantics::default());
                 black_box(search(&m, &Options::default()).stats.states)

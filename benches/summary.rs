@@ -1,5 +1,5 @@
-//! Criterion benchmarks of the summary engine: whole searches on seed 004's Figure 10 family
-//! and seed 001's T(N), and the hot paths Match and Apply on one summarized call.
+//! Criterion benchmarks of the summary engine: whole searches on seed 004's Figures 1, 2 and 10
+//! families and seed 001's T(N), and the hot paths Match and Apply on one summarized call.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
@@ -33,6 +33,20 @@ fn searches(c: &mut Criterion) {
             b.iter(|| {
                 let m = Machine::new(p, Semantics::default());
                 black_box(summary::search(&m, &Options::default()).stats.states)
+            })
+        });
+    }
+    // seed 004's Figures 1 and 2: one size each (unbounded allocation in a recursion, and a
+    // pattern-sensitive assertion)
+    for (family, text) in [
+        ("zing-alloc", families::zing_alloc()),
+        ("zing-patterns", families::zing_patterns()),
+    ] {
+        let p = compile("f.zing", &text);
+        g.bench_with_input(BenchmarkId::new(family, 1), &p, |b, p| {
+            b.iter(|| {
+                let m = Machine::new(p, Semantics::default());
+                black_box(summary::search(&m, &Options::default()).findings.len())
             })
         });
     }
