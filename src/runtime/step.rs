@@ -100,12 +100,11 @@ impl<'a> Post<'a> {
             },
             Target::Field(a, f) => {
                 let heap = self.heap.get_or_insert_with(|| self.old_heap.clone());
-                if let Some(obj) = heap.get(&a) {
-                    let mut obj = obj.clone();
-                    if let Some(slot) = Rc::make_mut(&mut obj).fields.get_mut(f as usize) {
+                // one walk down the map, copying the path to the object once
+                if let Some(obj) = heap.get_mut(&a) {
+                    if let Some(slot) = Rc::make_mut(obj).fields.get_mut(f as usize) {
                         *slot = v;
                     }
-                    heap.insert(a, obj);
                 }
             }
         }
