@@ -1113,20 +1113,24 @@ impl Machine<'_> {
         let Some(frame) = thread.stack.top() else {
             return 1;
         };
-        let env = Env {
+        // most statements choose nothing: the environment is built only for those that may
+        let env = || Env {
             self_id: tid as u32,
             ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
         };
         match &self.program.node(frame.proc, frame.pc).stmt {
             Stmt::Choose { lo, hi, .. } => (hi - lo + 1).max(0) as usize,
             Stmt::ChooseElem { targets, from } => self
-                .value(from, &env, &mut ())
+                .value(from, &env(), &mut ())
                 .and_then(|c| self.collection(&s.heap, c))
                 .map_or(1, |(_, f)| f.len() / targets.len().max(1)),
-            Stmt::Select { guards, first, .. } if !*first && guards.len() > 1 => guards
-                .iter()
-                .filter(|g| self.value(g, &env, &mut ()).is_ok_and(|v| v.as_bool()))
-                .count(),
+            Stmt::Select { guards, first, .. } if !*first && guards.len() > 1 => {
+                let env = env();
+                guards
+                    .iter()
+                    .filter(|g| self.value(g, &env, &mut ()).is_ok_and(|v| v.as_bool()))
+                    .count()
+            }
             _ => 1,
         }
     }
