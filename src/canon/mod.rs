@@ -361,7 +361,7 @@ mod tests {
     fn state(g: bool, l: bool) -> State {
         State {
             globals: vec![Value::Bool(g)].into(),
-            threads: Rc::new(vec![Rc::new(Thread {
+            threads: Rc::from(vec![Rc::new(Thread {
                 stack: Stack::new(Frame {
                     proc: 0,
                     pc: 1,

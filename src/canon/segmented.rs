@@ -334,7 +334,7 @@ mod tests {
     fn state(globals: Vec<Value>, locals: Vec<Value>, heap: &[(Addr, Vec<Value>)]) -> State {
         State {
             globals: globals.into(),
-            threads: Rc::new(vec![Rc::new(Thread {
+            threads: Rc::from(vec![Rc::new(Thread {
                 stack: Stack::new(Frame {
                     proc: 0,
                     pc: 0,

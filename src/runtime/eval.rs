@@ -332,7 +332,7 @@ impl Machine<'_> {
         }));
         let mut cur = State {
             globals: env.globals.into(),
-            threads: std::rc::Rc::new(threads),
+            threads: threads.into(),
             heap: env.heap.clone(),
         };
         let mut out = Vec::new();

@@ -97,7 +97,7 @@ impl<'m, 'p> InitialStates<'m, 'p> {
         }
         State {
             globals: globals.into(),
-            threads: Rc::new(threads),
+            threads: threads.into(),
             heap,
         }
     }

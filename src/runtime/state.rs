@@ -163,7 +163,7 @@ pub struct State {
     /// Live threads in creation order; a thread that ends is removed. Each thread sits
     /// behind its own `Rc`: a successor copies one pointer per thread and a new thread only
     /// for the one that moved.
-    pub threads: Rc<Vec<Rc<Thread>>>,
+    pub threads: Rc<[Rc<Thread>]>,
     pub heap: Heap,
 }
 
@@ -179,12 +179,20 @@ impl State {
     }
 
     /// The thread list with thread `tid` replaced by `t`.
-    pub fn with_thread(&self, tid: usize, t: Thread) -> Rc<Vec<Rc<Thread>>> {
-        let mut threads = Vec::with_capacity(self.threads.len());
-        threads.extend_from_slice(&self.threads[..tid]);
-        threads.push(Rc::new(t));
-        threads.extend_from_slice(&self.threads[tid + 1..]);
-        Rc::new(threads)
+    pub fn with_thread(&self, tid: usize, t: Thread) -> Rc<[Rc<Thread>]> {
+        let mut t = Some(Rc::new(t));
+        // an exact-size iterator: the list is built in its one allocation
+        self.threads
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                if i == tid {
+                    t.take().expect("one thread replaced")
+                } else {
+                    x.clone()
+                }
+            })
+            .collect()
     }
 
     /// The thread owning the atomic section, if any.

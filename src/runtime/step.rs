@@ -338,7 +338,7 @@ impl Machine<'_> {
             }
             let st = State {
                 globals: s.globals.clone(),
-                threads: Rc::new(threads),
+                threads: threads.into(),
                 heap: s.heap.clone(),
             };
             let moved: Vec<usize> = (0..procs.len()).collect();
@@ -1011,9 +1011,10 @@ impl Machine<'_> {
         let top = t.stack.top().expect("running thread has a frame");
         let f = Frame { pc, ..top.clone() };
         t.stack = t.stack.with_top(f);
-        let threads = Rc::make_mut(&mut st.threads);
+        let mut threads = st.threads.to_vec();
         threads.push(Rc::new(child));
         let new = threads.len() - 1;
+        st.threads = threads.into();
         self.checked(st, &[tid, new], Kind::ThreadStart, rec)
     }
 
@@ -1025,7 +1026,9 @@ impl Machine<'_> {
             t.stack = super::Stack::default();
             t.atomic = false;
         } else {
-            Rc::make_mut(&mut st.threads).remove(tid);
+            let mut threads = st.threads.to_vec();
+            threads.remove(tid);
+            st.threads = threads.into();
         }
         Outcome::Next {
             state: st,

@@ -379,7 +379,7 @@ pub fn visible_of(s: &State, tid: usize) -> State {
     let t = &s.threads[tid];
     State {
         globals: s.globals.clone(),
-        threads: Rc::new(vec![Rc::new(Thread {
+        threads: Rc::from(vec![Rc::new(Thread {
             stack: Stack::new(t.stack.top().expect("a frame").clone()),
             thread_locals: t.thread_locals.clone(),
             atomic: t.atomic,
