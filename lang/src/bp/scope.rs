@@ -4,51 +4,11 @@
 use super::ast::{self, Ident, InitValue};
 use crate::diag::Diagnostic;
 use crate::ir::{Const, Init, ProcId, Source, Type, Var};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// A map keyed by names. Names are short and the tables are filled once per procedure;
-/// SipHash's rounds (and a fresh random key per table) were a visible share of the front
-/// end's time on programs with thousands of procedures, so the tables use [`NameHasher`].
-pub type NameMap<V> = HashMap<String, V, BuildHasherDefault<NameHasher>>;
-
-/// FxHash's multiply-and-rotate over 8-byte words: fast on short keys. Not resistant to
-/// chosen collisions, which could only slow down the checking of a deliberately bad model.
-#[derive(Clone, Copy, Default)]
-pub struct NameHasher(u64);
-
-impl NameHasher {
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for NameHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w));
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+/// SipHash's rounds were a visible share of the front end's time on programs with thousands of
+/// procedures, so the tables use aHash.
+pub type NameMap<V> = ahash::AHashMap<String, V>;
 
 /// Largest `bool<n>` accepted (a sanity bound, not a language rule).
 const MAX_RESULTS: u64 = 4096;
