@@ -45,14 +45,6 @@ impl<T> Chunked<T> {
         self.chunks[self.len / CHUNK].pop()
     }
 
-    pub fn last(&self) -> Option<&T> {
-        self.len.checked_sub(1).map(|i| &self[i])
-    }
-
-    pub fn last_mut(&mut self) -> Option<&mut T> {
-        self.len.checked_sub(1).map(|i| &mut self[i])
-    }
-
     /// Bottom to top.
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         self.chunks.iter().flat_map(|c| c.iter())
@@ -92,7 +84,7 @@ mod tests {
                 assert_eq!(s.pop(), v.pop());
             }
             assert_eq!(s.len(), v.len());
-            assert_eq!(s.last(), v.last());
+            assert_eq!(s[s.len() - 1], v[v.len() - 1]);
             assert!(s.iter().eq(v.iter()));
             for i in [0, CHUNK - 1, CHUNK, v.len() - 1] {
                 if i < v.len() {
@@ -100,9 +92,10 @@ mod tests {
                 }
             }
         }
-        *s.last_mut().unwrap() = 1;
-        assert_eq!(s[s.len() - 1], 1);
+        let top = s.len() - 1;
+        s[top] = 1;
+        assert_eq!(s.pop(), Some(1));
         while s.pop().is_some() {}
-        assert!(s.len() == 0 && s.last().is_none());
+        assert!(s.len() == 0 && s.pop().is_none());
     }
 }

@@ -359,68 +359,88 @@ pub fn deadlocked(m: &Machine, s: &State) -> bool {
 /// re-executed from the checkpoint below (by the choices `via`) when the search backs up to
 /// them. So a deep search costs a few dozen bytes per path node, not a state's.
 ///
-/// Threads are stepped lazily, but one outcome ahead: while an outcome's state is looked up in
-/// the visited set, the next one is already computed and its table slot fetched.
+/// A node's successors are all stored in the visited set when the node is first expanded,
+/// not one by one as the search descends into them: their table slots are then fetched
+/// together, and on large tables, where nearly every lookup misses the cache and the TLB,
+/// the misses overlap instead of costing one full memory round trip per transition. A
+/// successor stored this way and met again inside an earlier sibling's subtree is not
+/// explored there: it is explored once, from the node that stored it.
 ///
 /// An entry is 32 bytes: searches millions of steps deep keep one per step.
 struct Entry {
     /// The choice that led here ([`NO_CHOICE`] at the bottom).
     via: Choice,
-    /// The next thread to step once the pending outcomes run low.
-    turn: Turn,
-    /// When the node is not live: the first pending outcome it had ([`NO_CHOICE`]: none was
-    /// pending).
-    resume: Choice,
+    /// While the node's outcomes are not in `live`: which of them (by position in the node's
+    /// list of outcomes) are still to be taken, a bit each below [`MASK_BITS`]; with `spilled`,
+    /// the positions are in [`Pending::spill`] instead.
+    pending: u64,
     live: Option<Box<Live>>,
+    /// The node's successors have not been stored yet (it was never expanded).
+    fresh: bool,
+    spilled: bool,
 }
 
 const _: () = assert!(std::mem::size_of::<Entry>() == 32);
 
-/// No choice: the bottom of the path, or no pending outcome.
+/// How many outcome positions [`Entry::pending`] holds.
+const MASK_BITS: usize = 64;
+
+/// No choice: the bottom of the path.
 const NO_CHOICE: Choice = Choice {
     thread: u32::MAX,
     outcome: u32::MAX,
 };
 
+/// What the search knows of a pending outcome besides the outcome itself.
+#[derive(Clone, Copy)]
+struct Key {
+    /// With plain hash compaction, the fingerprint of the outcome's state ...
+    fp: u64,
+    /// ... if it has one, ...
+    keyed: bool,
+    /// ... and whether it came from the parent's canon (so the state shares its numbering).
+    shared: bool,
+    /// The context bookkeeping of the outcome's state.
+    ctx: Ctx,
+}
+
+const NO_KEY: Key = Key {
+    fp: 0,
+    keyed: false,
+    shared: false,
+    ctx: Ctx::START,
+};
+
 /// The part of a path node that can be rebuilt.
 struct Live {
     state: State,
-    /// Outcomes computed so far; those before `next` were taken.
+    /// The node's outcomes, once `ready`; those before `next` were taken, and taken,
+    /// already visited or cut ones are [`Outcome::Pruned`].
     outs: Succs,
-    /// With plain hash compaction, the fingerprint of each outcome's state (0 for the other
-    /// outcomes), computed ahead, and whether it came from `canon` (so the state shares its
-    /// numbering).
-    fps: Vec<(u64, bool)>,
+    /// Per outcome, its key.
+    keys: Vec<Key>,
     next: usize,
+    /// `outs` holds the node's outcomes (otherwise they are to be computed: stored in the
+    /// visited set if the entry is fresh, else rebuilt from the entry's pending positions).
+    ready: bool,
     /// With plain hash compaction, the state's fingerprint and numbering.
     canon: Option<Canon>,
     ctx: Ctx,
 }
 
 /// A popped path node's lists, kept for reuse.
-type Spare = Vec<(Succs, Vec<(u64, bool)>)>;
+type Spare = Vec<(Succs, Vec<Key>)>;
 
-/// A path node steps threads until this many outcomes are pending: the visited-table slot of
-/// the next outcome is fetched while one is looked up (stepping every thread at once to fetch
-/// further ahead measured slower: more states are built before they are needed).
-const LOOKAHEAD: usize = 2;
+/// The pending positions of path nodes with more outcomes than [`MASK_BITS`], by depth.
+#[derive(Default)]
+struct Pending {
+    spill: ahash::AHashMap<usize, Vec<u32>>,
+}
 
 /// Path nodes whose depth is a multiple of this keep their state.
 const CHECKPOINT: usize = 64;
 /// The top path nodes that keep their state.
 const WINDOW: usize = 64;
-
-/// Which thread of a path node steps next.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Turn {
-    /// Cooperative: the process that must go on (then every thread if it is blocked).
-    Hold,
-    /// The owner of the atomic section, alone.
-    Owner(u32),
-    /// Every thread from this one on.
-    All(u32),
-    Done,
-}
 
 /// What to do with a newly stored state.
 enum Arrive {
@@ -528,23 +548,43 @@ impl Explorer<'_, '_> {
         s.threads.iter().map(|t| t.stack.depth()).max().unwrap_or(0)
     }
 
+    /// The outcomes of every thread that may move in `s`, in the search's order.
     fn successors(&mut self, s: &State, ctx: Ctx) -> Succs {
         let mut out = Vec::new();
-        if let (None, true) = (s.atomic_owner(), (ctx.hold as usize) < s.threads.len()) {
+        self.step_threads(s, ctx, &mut out, |_, _, _| {});
+        out
+    }
+
+    /// Appends the outcomes of every thread that may move in `s` to `out`, in the search's
+    /// order (only the atomic owner while there is one; in cooperative mode the running
+    /// process alone unless it is blocked), calling `then` after each thread with the
+    /// position of its first outcome.
+    fn step_threads(
+        &mut self,
+        s: &State,
+        ctx: Ctx,
+        out: &mut Succs,
+        mut then: impl FnMut(&mut Self, &mut Succs, usize),
+    ) {
+        let owner = s.atomic_owner();
+        if let (None, true) = (owner, (ctx.hold as usize) < s.threads.len()) {
             // cooperative: the running process goes on unless it is blocked
-            self.steps_of(s, ctx.hold as usize, &mut out);
-            if !out.is_empty() {
-                return out;
+            let first = out.len();
+            self.steps_of(s, ctx.hold as usize, out);
+            if out.len() > first {
+                then(self, out, first);
+                return;
             }
         }
-        let runnable: Vec<usize> = match s.atomic_owner() {
-            Some(o) => vec![o],
-            None => (0..s.threads.len()).collect(),
+        let runnable = match owner {
+            Some(o) => o..o + 1,
+            None => 0..s.threads.len(),
         };
         for tid in runnable {
-            self.steps_of(s, tid, &mut out);
+            let first = out.len();
+            self.steps_of(s, tid, out);
+            then(self, out, first);
         }
-        out
     }
 
     fn steps_of(&mut self, s: &State, tid: usize, out: &mut Succs) {
@@ -785,122 +825,124 @@ impl Explorer<'_, '_> {
         (0, f.map_or(0, |f| f.proc), f.map_or(0, |f| f.pc))
     }
 
-    /// The first thread to step in `s` (see [`Explorer::successors`]).
-    fn first_turn(s: &State, ctx: Ctx) -> Turn {
-        match s.atomic_owner() {
-            None if (ctx.hold as usize) < s.threads.len() => Turn::Hold,
-            None => Turn::All(0),
-            Some(o) => Turn::Owner(o as u32),
-        }
-    }
-
-    /// The turn after thread `t`'s outcomes, when `t` had some.
-    fn turn_after(s: &State, ctx: Ctx, t: u32) -> Turn {
-        match s.atomic_owner() {
-            Some(_) => Turn::Done,
-            None if (ctx.hold as usize) < s.threads.len() && t == ctx.hold => Turn::Done,
-            None => Turn::All(t + 1),
-        }
-    }
-
-    /// Steps threads of a live path node, in the order of [`Explorer::successors`], until at
-    /// least two outcomes are pending or no thread is left.
-    fn top_up(&mut self, e: &mut Entry) {
-        let live = e.live.as_deref_mut().expect("the top of the stack is live");
-        if live.next == live.outs.len() {
-            live.outs.clear();
-            live.fps.clear();
-            live.next = 0;
-        }
-        while live.outs.len() - live.next < LOOKAHEAD && e.turn != Turn::Done {
-            let first = live.outs.len();
-            let t = match e.turn {
-                Turn::Hold => {
-                    // cooperative: the running process goes on unless it is blocked
-                    let h = live.ctx.hold;
-                    self.steps_of(&live.state, h as usize, &mut live.outs);
-                    e.turn = if live.outs.len() > first {
-                        Turn::Done
-                    } else {
-                        Turn::All(0)
-                    };
-                    self.fingerprints(live, first);
-                    continue;
-                }
-                Turn::Owner(o) => {
-                    e.turn = Turn::Done;
-                    o
-                }
-                Turn::All(t) if (t as usize) < live.state.threads.len() => {
-                    e.turn = Turn::All(t + 1);
-                    t
-                }
-                Turn::All(_) | Turn::Done => {
-                    e.turn = Turn::Done;
-                    break;
-                }
-            };
-            self.steps_of(&live.state, t as usize, &mut live.outs);
-            self.fingerprints(live, first);
-        }
-    }
-
-    /// Computes the fingerprints of `live.outs[first..]` (with plain hash compaction) and asks
-    /// for their visited-table slots.
-    fn fingerprints(&mut self, live: &mut Live, first: usize) {
-        if !self.segmented() {
-            return;
-        }
-        let Visited::Fingerprints(table) = &self.visited else {
-            return;
+    /// Computes a live node's outcomes: every one, stored in the visited set (a fresh node),
+    /// or only those at the entry's pending positions (a node rebuilt after its outcomes were
+    /// dropped).
+    fn fill(&mut self, e: &mut Entry, depth: usize, pending: &mut Pending) {
+        let live = e.live.as_deref_mut().expect("a filled node is live");
+        debug_assert!(!live.ready);
+        live.outs.clear();
+        live.keys.clear();
+        live.next = 0;
+        live.ready = true;
+        let keep = if e.fresh {
+            None
+        } else if e.spilled {
+            e.spilled = false;
+            let spilled = pending
+                .spill
+                .remove(&depth)
+                .expect("spilled positions are kept");
+            Some(Keep::Positions(spilled))
+        } else {
+            Some(Keep::Mask(e.pending))
         };
-        for (_, o) in &live.outs[first..] {
-            let fp = match o {
-                Outcome::Next { state, .. } => {
-                    let touched = self.touched.as_ref().map(|t| &t.addrs[..]);
-                    let inc = live
-                        .canon
-                        .as_ref()
-                        .and_then(|c| self.hasher.successor(&live.state, c, state, touched));
-                    let fp = inc.unwrap_or_else(|| self.hasher.full(state));
-                    if self.opts.check_fingerprints && inc.is_some() {
-                        assert_eq!(fp, self.hasher.full(state), "incremental fingerprint");
+        let state = &live.state;
+        let outs = &mut live.outs;
+        let keys = &mut live.keys;
+        let canon = live.canon.as_ref();
+        self.step_threads(state, live.ctx, outs, |ex, outs, first| {
+            if let Some(keep) = &keep {
+                for (i, (_, o)) in outs.iter_mut().enumerate().skip(first) {
+                    if !keep.has(i) {
+                        *o = Outcome::Pruned;
                     }
-                    table.prefetch(fp);
-                    (fp, inc.is_some())
                 }
-                _ => (0, false),
+            }
+            ex.fingerprints(state, canon, &outs[first..], keys);
+        });
+        // the context bookkeeping of each outcome (also cuts those beyond the bound)
+        for ((c, o), k) in outs.iter_mut().zip(keys.iter_mut()) {
+            let kind = match o {
+                Outcome::Pruned => continue,
+                Outcome::Violation(_) => Kind::Internal,
+                Outcome::Next { kind, .. } => *kind,
             };
-            live.fps.push(fp);
-        }
-    }
-
-    /// Asks again for the visited-table slots of a node's pending outcomes: the search comes
-    /// back to the node after a whole subtree, which has long since evicted them, and the
-    /// node steps its next thread before it looks the first one up.
-    fn prefetch_pending(&self, live: &Live) {
-        if let Visited::Fingerprints(table) = &self.visited {
-            for &(fp, _) in live.fps.iter().skip(live.next).take(LOOKAHEAD) {
-                if fp != 0 {
-                    table.prefetch(fp);
+            if e.fresh {
+                if let Outcome::Next { .. } = o {
+                    self.result.stats.transitions += 1;
                 }
+            }
+            match self.advance(state, live.ctx, *c, kind) {
+                Some(ctx) => k.ctx = ctx,
+                None => *o = Outcome::Pruned,
+            }
+        }
+        if !e.fresh {
+            return;
+        }
+        e.fresh = false;
+        // every successor's table slot is fetched before any is looked up
+        if let Visited::Fingerprints(table) = &self.visited {
+            for k in keys.iter().filter(|k| k.keyed) {
+                table.prefetch(k.fp);
+            }
+        }
+        for ((_, o), k) in outs.iter_mut().zip(keys.iter()) {
+            let Outcome::Next { state: s, .. } = o else {
+                continue;
+            };
+            let new = match (&mut self.visited, k.keyed) {
+                (Visited::Fingerprints(table), true) => table.insert(k.fp),
+                _ => self.visit(s, k.ctx),
+            };
+            if !new {
+                *o = Outcome::Pruned;
+                continue;
+            }
+            self.count_zing(s, false);
+            if let Some(l) = self.watch.check(self.visited.len() as u64) {
+                self.result.limit = Some(l);
+                return;
             }
         }
     }
 
-    /// Stores a successor's state, by its fingerprint computed ahead if there is one; true if
-    /// new.
-    #[inline]
-    fn visit_succ(&mut self, fp: Option<(u64, bool)>, s: &State, ctx: Ctx) -> bool {
-        let fp = fp.map(|(fp, _)| fp);
-        match (fp, &mut self.visited) {
-            (Some(fp), Visited::Fingerprints(table)) => table.insert(fp),
-            _ => self.visit(s, ctx),
+    /// Appends the keys of `outs` (outcomes of `parent`, whose canon is `canon`) to `keys`:
+    /// with plain hash compaction, their states' fingerprints, from the parent's when the
+    /// step allows.
+    fn fingerprints(
+        &mut self,
+        parent: &State,
+        canon: Option<&Canon>,
+        outs: &[(Choice, Outcome)],
+        keys: &mut Vec<Key>,
+    ) {
+        let segmented = self.segmented();
+        for (_, o) in outs {
+            let key = match o {
+                Outcome::Next { state, .. } if segmented => {
+                    let touched = self.touched.as_ref().map(|t| &t.addrs[..]);
+                    let inc = canon.and_then(|c| self.hasher.successor(parent, c, state, touched));
+                    let fp = inc.unwrap_or_else(|| self.hasher.full(state));
+                    if self.opts.check_fingerprints && inc.is_some() {
+                        assert_eq!(fp, self.hasher.full(state), "incremental fingerprint");
+                    }
+                    Key {
+                        fp,
+                        keyed: true,
+                        shared: inc.is_some(),
+                        ctx: Ctx::START,
+                    }
+                }
+                _ => NO_KEY,
+            };
+            keys.push(key);
         }
     }
 
-    /// Rebuilds the path nodes above the last live one, up to the top: their states by
-    /// re-executing their choices, and the top's pending outcomes from where it was.
+    /// Rebuilds the path nodes above the last live one, up to the top, by re-executing their
+    /// choices; their outcomes are rebuilt when each becomes the top.
     fn restore(&mut self, stack: &mut Chunked<Entry>, spare: &mut Spare) {
         let top = stack.len() - 1;
         let base = (0..top)
@@ -924,7 +966,6 @@ impl Explorer<'_, '_> {
                 .advance(&parent.state, parent.ctx, c, kind)
                 .expect("a choice on the stack stays within the context bound");
             // the state's numbering is its parent's unless the step moved a reference
-            let parent = stack[k - 1].live.as_ref().expect("restored in order");
             let canon = match &parent.canon {
                 Some(c) => {
                     match self
@@ -942,81 +983,73 @@ impl Explorer<'_, '_> {
                 }
                 None => None,
             };
-            let e = &mut stack[k];
-            e.live = Some(Self::live(spare, state, canon, ctx));
-            self.refill(e);
+            stack[k].live = Some(Self::live(spare, state, canon, ctx));
         }
-    }
-
-    /// Gives a live node whose pending outcomes were dropped (see [`Explorer::thin`]) those
-    /// outcomes again: the thread of the first one is stepped again, from that outcome on.
-    fn refill(&mut self, e: &mut Entry) {
-        let r = std::mem::replace(&mut e.resume, NO_CHOICE);
-        if r == NO_CHOICE {
-            return;
-        }
-        let live = e.live.as_deref_mut().expect("a refilled node is live");
-        debug_assert!(live.outs.is_empty());
-        self.steps_of(&live.state, r.thread as usize, &mut live.outs);
-        live.next = r.outcome as usize;
-        let next = live.next;
-        live.fps.resize(next, (0, false));
-        self.fingerprints(live, next);
-        e.turn = Self::turn_after(&live.state, live.ctx, r.thread);
     }
 
     /// A path node's live part for `state`, with reused lists if there are some.
     fn live(spare: &mut Spare, state: State, canon: Option<Canon>, ctx: Ctx) -> Box<Live> {
-        let (outs, fps) = spare.pop().unwrap_or_default();
+        let (outs, keys) = spare.pop().unwrap_or_default();
         Box::new(Live {
             state,
             outs,
-            fps,
+            keys,
             next: 0,
+            ready: false,
             canon,
             ctx,
         })
     }
 
-    /// Drops a path node's live part, remembering its first pending outcome and keeping its
-    /// lists for reuse.
-    fn retire(spare: &mut Spare, e: &mut Entry) {
-        let Some(live) = e.live.take() else {
-            return;
-        };
-        let Live {
-            mut outs,
-            mut fps,
-            next,
-            ..
-        } = *live;
-        e.resume = outs.get(next).map_or(NO_CHOICE, |(c, _)| *c);
-        if spare.len() < 64 {
-            outs.clear();
-            fps.clear();
-            spare.push((outs, fps));
-        }
-    }
-
-    /// Drops a checkpoint's pending outcomes but keeps its state: the outcomes are whole
-    /// states, several times the checkpoint's own memory, and [`Explorer::refill`] recomputes
-    /// them when the search comes back to the node.
-    fn thin(spare: &mut Spare, e: &mut Entry) {
+    /// Drops a path node's outcomes (and, unless `keep_state`, its state), remembering which
+    /// are still pending and keeping the lists for reuse. The outcomes are whole states,
+    /// several times the node's own memory; [`Explorer::fill`] rebuilds them when the search
+    /// comes back to the node.
+    fn drop_outcomes(
+        spare: &mut Spare,
+        pending: &mut Pending,
+        e: &mut Entry,
+        depth: usize,
+        keep_state: bool,
+    ) {
         let Some(live) = e.live.as_deref_mut() else {
             return;
         };
-        if e.resume != NO_CHOICE {
-            // thinned already (a node is thinned each time the path grows past it)
-            return;
+        if live.ready {
+            // a fresh node has none yet; a node that is not ready has dropped them already
+            let left = live
+                .outs
+                .iter()
+                .enumerate()
+                .skip(live.next)
+                .filter(|(_, (_, o))| !matches!(o, Outcome::Pruned))
+                .map(|(i, _)| i as u32);
+            if live.outs.len() <= MASK_BITS {
+                e.pending = left.fold(0, |m, i| m | 1 << i);
+            } else {
+                e.spilled = true;
+                pending.spill.insert(depth, left.collect());
+            }
+            live.ready = false;
+            let outs = std::mem::take(&mut live.outs);
+            let keys = std::mem::take(&mut live.keys);
+            Self::keep_lists(spare, outs, keys);
         }
-        e.resume = live.outs.get(live.next).map_or(NO_CHOICE, |(c, _)| *c);
-        let mut outs = std::mem::take(&mut live.outs);
-        let mut fps = std::mem::take(&mut live.fps);
-        live.next = 0;
-        outs.clear();
+        if !keep_state {
+            e.live = None;
+        }
+    }
+
+    /// Keeps a popped node's lists for reuse.
+    fn recycle(spare: &mut Spare, live: Live) {
+        Self::keep_lists(spare, live.outs, live.keys);
+    }
+
+    fn keep_lists(spare: &mut Spare, mut outs: Succs, mut keys: Vec<Key>) {
         if spare.len() < 64 {
-            fps.clear();
-            spare.push((outs, fps));
+            outs.clear();
+            keys.clear();
+            spare.push((outs, keys));
         }
     }
 
@@ -1027,6 +1060,7 @@ impl Explorer<'_, '_> {
         let window = if self.tx.enabled { usize::MAX } else { WINDOW };
         // the lists of popped or dropped path nodes, reused
         let mut spare: Spare = Vec::new();
+        let mut pending = Pending::default();
         for (init, s0) in InitialStates::new(m) {
             if !self.visit(&s0, Ctx::START) {
                 continue;
@@ -1050,34 +1084,41 @@ impl Explorer<'_, '_> {
             let canon = self.canon_of(&s0);
             let mut stack = Chunked::default();
             stack.push(Entry {
-                turn: Self::first_turn(&s0, Ctx::START),
-                live: Some(Self::live(&mut spare, s0, canon, Ctx::START)),
-                resume: NO_CHOICE,
                 via: NO_CHOICE,
+                pending: 0,
+                live: Some(Self::live(&mut spare, s0, canon, Ctx::START)),
+                fresh: true,
+                spilled: false,
             });
-            while let Some(top) = stack.last_mut() {
-                self.top_up(top);
-                if self.result.limit.is_some() {
-                    return;
+            while let Some(depth) = stack.len().checked_sub(1) {
+                if stack[depth].live.is_none() {
+                    self.restore(&mut stack, &mut spare);
+                }
+                let top = &mut stack[depth];
+                if !top.live.as_deref().is_some_and(|l| l.ready) {
+                    self.fill(top, depth, &mut pending);
+                    if self.result.limit.is_some() {
+                        return;
+                    }
                 }
                 let live = top
                     .live
                     .as_deref_mut()
                     .expect("the top of the stack is live");
+                while live
+                    .outs
+                    .get(live.next)
+                    .is_some_and(|(_, o)| matches!(o, Outcome::Pruned))
+                {
+                    live.next += 1;
+                }
                 let i = live.next;
                 if i >= live.outs.len() {
-                    if let Some(mut e) = stack.pop() {
-                        Self::retire(&mut spare, &mut e);
-                    }
-                    if stack.last().is_some_and(|e| e.live.is_none()) {
-                        self.restore(&mut stack, &mut spare);
-                    }
-                    if let Some(parent) = stack.last_mut() {
-                        // a thinned checkpoint gets its pending outcomes back
-                        self.refill(parent);
-                        if let Some(live) = parent.live.as_deref() {
-                            self.prefetch_pending(live);
-                        }
+                    if let Some(Entry {
+                        live: Some(live), ..
+                    }) = stack.pop()
+                    {
+                        Self::recycle(&mut spare, *live);
                     }
                     continue;
                 }
@@ -1092,38 +1133,20 @@ impl Explorer<'_, '_> {
                         Outcome::Pruned,
                     ),
                 );
-                let fp = live.fps.get(i).copied();
+                let key = live.keys[i];
                 let parent = &live.state;
                 match outcome {
-                    Outcome::Pruned => {}
+                    Outcome::Pruned => unreachable!("pruned outcomes are skipped"),
                     Outcome::Violation(v) => {
-                        if self
-                            .advance(parent, live.ctx, choice, Kind::Internal)
-                            .is_none()
-                        {
-                            continue;
-                        }
                         let key = Self::assertion_key(parent, choice);
                         let f = self.violation_finding(v, choice, path_of(&stack, Some(choice)));
                         if self.found(f, key) {
                             return;
                         }
                     }
-                    Outcome::Next { state, kind } => {
-                        self.result.stats.transitions += 1;
-                        let Some(ctx) = self.advance(parent, live.ctx, choice, kind) else {
-                            continue;
-                        };
-                        if !self.visit_succ(fp, &state, ctx) {
-                            continue;
-                        }
-                        self.count_zing(&state, false);
-                        if let Some(l) = self.watch.check(self.visited.len() as u64) {
-                            self.result.limit = Some(l);
-                            return;
-                        }
-                        let shared = match (fp, &live.canon) {
-                            (Some((fp, true)), Some(c)) => Some(c.successor(fp)),
+                    Outcome::Next { state, .. } => {
+                        let shared = match (key.shared, &live.canon) {
+                            (true, Some(c)) => Some(c.successor(key.fp)),
                             _ => None,
                         };
                         match self.arrive(&state, || path_of(&stack, Some(choice))) {
@@ -1133,19 +1156,18 @@ impl Explorer<'_, '_> {
                         }
                         let canon = shared.or_else(|| self.canon_of(&state));
                         stack.push(Entry {
-                            turn: Self::first_turn(&state, ctx),
-                            live: Some(Self::live(&mut spare, state, canon, ctx)),
-                            resume: NO_CHOICE,
                             via: choice,
+                            pending: 0,
+                            live: Some(Self::live(&mut spare, state, canon, key.ctx)),
+                            fresh: true,
+                            spilled: false,
                         });
                         let len = stack.len();
                         if len > window {
-                            let e = &mut stack[len - 1 - window];
-                            if (len - 1 - window) % CHECKPOINT != 0 {
-                                Self::retire(&mut spare, e);
-                            } else {
-                                Self::thin(&mut spare, e);
-                            }
+                            let d = len - 1 - window;
+                            let keep_state = d % CHECKPOINT == 0;
+                            let e = &mut stack[d];
+                            Self::drop_outcomes(&mut spare, &mut pending, e, d, keep_state);
                         }
                         if len as u64 > self.result.stats.max_path {
                             self.result.stats.max_path = len as u64;
@@ -1155,7 +1177,24 @@ impl Explorer<'_, '_> {
             }
         }
     }
+}
 
+/// Which outcome positions of a rebuilt path node are still pending.
+enum Keep {
+    Mask(u64),
+    Positions(Vec<u32>),
+}
+
+impl Keep {
+    fn has(&self, i: usize) -> bool {
+        match self {
+            Keep::Mask(m) => i < MASK_BITS && m >> i & 1 == 1,
+            Keep::Positions(p) => p.binary_search(&(i as u32)).is_ok(),
+        }
+    }
+}
+
+impl Explorer<'_, '_> {
     fn bfs(&mut self) {
         enum Link {
             Root(u32),
@@ -1327,6 +1366,39 @@ mod tests {
             dfs.stats.max_path
         );
         assert_eq!(dfs.stats.states, bfs.stats.states);
+    }
+
+    /// A node with more outcomes than [`Entry::pending`] has bits, dropped while some are
+    /// still pending (each outcome starts a path far deeper than the window): the positions
+    /// spill to the side map and every outcome is still explored once.
+    #[test]
+    fn wide_nodes_dropped_deep_down_keep_their_pending_outcomes() {
+        let p = program(
+            "range R 0 .. 99;
+            class Main {
+                static int x;
+                activate static void main() {
+                    int i = 0;
+                    x = choose(R);
+                    while (i < 200) { i = i + 1; }
+                    x = choose(R);
+                    while (i < 400) { i = i + 1; }
+                }
+            };",
+        );
+        let m = Machine::new(&p, Semantics::default());
+        let dfs = search(&m, &Options::default());
+        let bfs = search(
+            &m,
+            &Options {
+                bfs: true,
+                ..Default::default()
+            },
+        );
+        assert!(dfs.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64);
+        assert!(dfs.stats.states > 100 * 400, "{}", dfs.stats.states);
+        assert_eq!(dfs.stats.states, bfs.stats.states);
+        assert_eq!(dfs.stats.transitions, bfs.stats.transitions);
     }
 
     #[test]
