@@ -10,7 +10,7 @@
 //! in flat tables ([`FpTable`]) unless `--exact` asks for the bytes themselves; the summary engine keys its
 //! tables by 128-bit fingerprints.
 
-use crate::runtime::{Addr, Object, State, Thread, Value};
+use crate::runtime::{Addr, Move, Object, State, Thread, Value};
 
 mod fp_table;
 mod segmented;
@@ -232,31 +232,73 @@ fn walk<R: Rename>(state: &State, extra: &[Addr], buf: &mut Vec<u8>, ren: &mut R
 /// The walk's first part: the shared globals and the number of threads.
 #[inline]
 fn globals_part<R: Rename>(state: &State, buf: &mut Vec<u8>, ren: &mut R) {
-    for &v in state.globals.iter() {
+    globals_values(&state.globals, state.threads.len(), buf, ren);
+}
+
+/// [`globals_part`] from the globals' values and the number of threads.
+#[inline]
+fn globals_values<R: Rename>(globals: &[Value], threads: usize, buf: &mut Vec<u8>, ren: &mut R) {
+    for &v in globals {
         value(buf, v, ren);
     }
-    varint(buf, state.threads.len() as u64);
+    varint(buf, threads as u64);
 }
 
 /// One thread's part of the walk: its atomic flag (and step count inside a region), its
 /// thread-local globals and its frames bottom to top.
 #[inline]
 fn thread_part<R: Rename>(t: &Thread, buf: &mut Vec<u8>, ren: &mut R) {
-    buf.push(t.atomic as u8);
-    if t.atomic_steps != 0 {
-        varint(buf, t.atomic_steps as u64);
+    thread_head(
+        t.atomic,
+        t.atomic_steps,
+        &t.thread_locals,
+        t.stack.depth(),
+        buf,
+        ren,
+    );
+    t.stack
+        .for_each_bottom_up(|f| frame_part(f.proc, f.pc, &f.locals, buf, ren));
+}
+
+/// [`thread_part`] of thread `mv.tid` of a state after the move `mv` of it.
+#[inline]
+fn moved_thread_part<R: Rename>(t: &Thread, mv: &Move, buf: &mut Vec<u8>, ren: &mut R) {
+    let tl = mv.thread_locals.as_ref().unwrap_or(&t.thread_locals);
+    thread_head(mv.atomic, mv.atomic_steps, tl, t.stack.depth(), buf, ren);
+    if let Some(below) = t.stack.below() {
+        below.for_each_bottom_up(|f| frame_part(f.proc, f.pc, &f.locals, buf, ren));
     }
-    for &v in t.thread_locals.iter() {
+    let top = t.stack.top().expect("a moved thread has a frame");
+    frame_part(top.proc, mv.pc, &mv.locals, buf, ren);
+}
+
+/// A thread's atomic flag (and step count inside a region), thread-local globals and depth.
+#[inline(always)]
+fn thread_head<R: Rename>(
+    atomic: bool,
+    atomic_steps: u32,
+    thread_locals: &[Value],
+    depth: u32,
+    buf: &mut Vec<u8>,
+    ren: &mut R,
+) {
+    buf.push(atomic as u8);
+    if atomic_steps != 0 {
+        varint(buf, atomic_steps as u64);
+    }
+    for &v in thread_locals {
         value(buf, v, ren);
     }
-    varint(buf, t.stack.depth() as u64);
-    t.stack.for_each_bottom_up(|f| {
-        varint(buf, f.proc as u64);
-        varint(buf, f.pc as u64);
-        for &v in f.locals.iter() {
-            value(buf, v, ren);
-        }
-    });
+    varint(buf, depth as u64);
+}
+
+#[inline(always)]
+fn frame_part<R: Rename>(proc: u32, pc: u32, locals: &[Value], buf: &mut Vec<u8>, ren: &mut R) {
+    varint(buf, proc as u64);
+    varint(buf, pc as u64);
+    for &v in locals {
+        value(buf, v, ren);
+    }
 }
 
 /// One reachable object's part of the walk: its class and number of fields (class ids are
@@ -272,9 +314,15 @@ fn object_part<R: Rename>(state: &State, a: Addr, buf: &mut Vec<u8>, ren: &mut R
 
 #[inline]
 fn object_fields<R: Rename>(obj: &Object, buf: &mut Vec<u8>, ren: &mut R) {
-    varint(buf, obj.class as u64 + 1);
-    varint(buf, obj.fields.len() as u64);
-    for &v in obj.fields.iter() {
+    object_values(obj.class, &obj.fields, buf, ren);
+}
+
+/// [`object_fields`] from an object's class and fields.
+#[inline]
+fn object_values<R: Rename>(class: u32, fields: &[Value], buf: &mut Vec<u8>, ren: &mut R) {
+    varint(buf, class as u64 + 1);
+    varint(buf, fields.len() as u64);
+    for &v in fields {
         value(buf, v, ren);
     }
 }

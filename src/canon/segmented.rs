@@ -10,8 +10,11 @@
 //! the walk then meets the same addresses in the same order. A step that moves a reference
 //! (or changes the number of threads) is fingerprinted by the whole walk instead.
 
-use super::{globals_part, object_fields, object_part, thread_part, Encoder, Rename};
-use crate::runtime::{Addr, Object, State, Thread, Value};
+use super::{
+    globals_part, globals_values, moved_thread_part, object_fields, object_part, object_values,
+    thread_part, Encoder, Rename,
+};
+use crate::runtime::{Addr, Move, Object, State, Thread, Value};
 use imbl::ordmap::DiffItem;
 use std::rc::Rc;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
@@ -88,6 +91,8 @@ pub struct SegmentHasher {
     part: Vec<u8>,
     refs_a: Vec<Addr>,
     refs_b: Vec<Addr>,
+    fields: Vec<Value>,
+    addrs: Vec<Addr>,
 }
 
 impl SegmentHasher {
@@ -228,6 +233,83 @@ impl SegmentHasher {
         Some(fp)
     }
 
+    /// The fingerprint of the successor of `parent` (whose canon is `canon`) that `mv`
+    /// stands for, from the parts the move changes; `None` if it moves a reference (then
+    /// build the state and use [`SegmentHasher::full`]).
+    pub fn successor_move(&mut self, parent: &State, canon: &Canon, mv: &Move) -> Option<u64> {
+        let numbering = &*canon.numbering;
+        let mut fp = canon.fp;
+        if let Some(g) = &mv.globals {
+            if !same_ref_slots(&parent.globals, g) {
+                return None;
+            }
+            let n = parent.threads.len();
+            let s = seed(GLOBALS, 0);
+            let old = self.hash(numbering, s, |p, r| {
+                globals_values(&parent.globals, n, p, r)
+            })?;
+            let new = self.hash(numbering, s, |p, r| globals_values(g, n, p, r))?;
+            fp = fp.wrapping_sub(old).wrapping_add(new);
+        }
+        let tid = mv.tid as usize;
+        let t = &parent.threads[tid];
+        let top = t.stack.top()?;
+        let tl_same = mv
+            .thread_locals
+            .as_ref()
+            .is_none_or(|tl| same_ref_slots(&t.thread_locals, tl));
+        if !tl_same || !same_ref_slots(&top.locals, &mv.locals) {
+            return None;
+        }
+        let s = seed(THREAD, tid);
+        let old = self.hash(numbering, s, |p, r| thread_part(t, p, r))?;
+        let new = self.hash(numbering, s, |p, r| moved_thread_part(t, mv, p, r))?;
+        fp = fp.wrapping_sub(old).wrapping_add(new);
+        // each written object once, with all its writes
+        let mut addrs = std::mem::take(&mut self.addrs);
+        addrs.clear();
+        for &(a, _, _) in &mv.writes {
+            if !addrs.contains(&a) {
+                addrs.push(a);
+            }
+        }
+        let mut result = Some(fp);
+        for &a in &addrs {
+            let (Some(o), Some(k)) = (parent.heap.get(&a), numbering.get(a)) else {
+                // no such object (the write changes nothing), or garbage
+                continue;
+            };
+            let mut fields = std::mem::take(&mut self.fields);
+            fields.clear();
+            fields.extend_from_slice(&o.fields);
+            for &(_, f, v) in mv.writes.iter().filter(|w| w.0 == a) {
+                if let Some(slot) = fields.get_mut(f as usize) {
+                    *slot = v;
+                }
+            }
+            let s = seed(OBJECT, k as usize);
+            let changed = if same_ref_slots(&o.fields, &fields) {
+                let old = self.hash(numbering, s, |p, r| object_fields(o, p, r));
+                let new = self.hash(numbering, s, |p, r| object_values(o.class, &fields, p, r));
+                old.zip(new)
+            } else {
+                None
+            };
+            self.fields = fields;
+            match (changed, result) {
+                (Some((old, new)), Some(fp)) => {
+                    result = Some(fp.wrapping_sub(old).wrapping_add(new));
+                }
+                _ => {
+                    result = None;
+                    break;
+                }
+            }
+        }
+        self.addrs = addrs;
+        result
+    }
+
     /// `fp` with object number `k` changed from `o` to `n` (`None` if its references moved).
     fn rehash_object(
         &mut self,
@@ -274,6 +356,18 @@ fn same_thread(a: &Thread, b: &Thread) -> bool {
         && a.atomic_steps == b.atomic_steps
         && Rc::ptr_eq(&a.thread_locals, &b.thread_locals)
         && a.stack.ptr_eq(&b.stack)
+}
+
+/// Whether two lists of values hold the same references at the same positions (and so are
+/// walked alike).
+#[inline]
+fn same_ref_slots(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|p| match p {
+            (Value::Ref(x), Value::Ref(y)) => x == y,
+            (Value::Ref(_), _) | (_, Value::Ref(_)) => false,
+            _ => true,
+        })
 }
 
 /// Whether two threads hold the same references in the same order.

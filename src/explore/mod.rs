@@ -551,7 +551,11 @@ impl Explorer<'_, '_> {
     /// The outcomes of every thread that may move in `s`, in the search's order.
     fn successors(&mut self, s: &State, ctx: Ctx) -> Succs {
         let mut out = Vec::new();
-        self.step_threads(s, ctx, &mut out, |_, _, _| {});
+        self.step_threads(s, ctx, &mut out, |_, out, first| {
+            for (_, o) in &mut out[first..] {
+                o.materialize(s);
+            }
+        });
         out
     }
 
@@ -596,7 +600,7 @@ impl Explorer<'_, '_> {
         self.scratch.clear();
         let touched = self.touched.get_or_insert_with(Touched::default);
         touched.addrs.clear();
-        self.m.step(s, tid, touched, &mut self.scratch);
+        self.m.step_moves(s, tid, touched, &mut self.scratch);
         for (k, o) in self.scratch.drain(..).enumerate() {
             out.push((
                 Choice {
@@ -859,20 +863,20 @@ impl Explorer<'_, '_> {
                     }
                 }
             }
-            ex.fingerprints(state, canon, &outs[first..], keys);
+            ex.fingerprints(state, canon, &mut outs[first..], keys);
         });
         // the context bookkeeping of each outcome (also cuts those beyond the bound)
         for ((c, o), k) in outs.iter_mut().zip(keys.iter_mut()) {
             let kind = match o {
                 Outcome::Pruned => continue,
                 Outcome::Violation(_) => Kind::Internal,
-                Outcome::Next { kind, .. } => *kind,
-            };
-            if e.fresh {
-                if let Outcome::Next { .. } = o {
-                    self.result.stats.transitions += 1;
+                Outcome::Next { kind, .. } | Outcome::Moved { kind, .. } => {
+                    if e.fresh {
+                        self.result.stats.transitions += 1;
+                    }
+                    *kind
                 }
-            }
+            };
             match self.advance(state, live.ctx, *c, kind) {
                 Some(ctx) => k.ctx = ctx,
                 None => *o = Outcome::Pruned,
@@ -889,18 +893,16 @@ impl Explorer<'_, '_> {
             }
         }
         for ((_, o), k) in outs.iter_mut().zip(keys.iter()) {
-            let Outcome::Next { state: s, .. } = o else {
-                continue;
-            };
-            let new = match (&mut self.visited, k.keyed) {
-                (Visited::Fingerprints(table), true) => table.insert(k.fp),
-                _ => self.visit(s, k.ctx),
+            let new = match (&*o, &mut self.visited) {
+                (Outcome::Pruned | Outcome::Violation(_), _) => continue,
+                (_, Visited::Fingerprints(table)) if k.keyed => table.insert(k.fp),
+                (Outcome::Next { state, .. }, _) => self.visit(state, k.ctx),
+                (Outcome::Moved { .. }, _) => unreachable!("unkeyed successors are built"),
             };
             if !new {
                 *o = Outcome::Pruned;
                 continue;
             }
-            self.count_zing(s, false);
             if let Some(l) = self.watch.check(self.visited.len() as u64) {
                 self.result.limit = Some(l);
                 return;
@@ -915,11 +917,31 @@ impl Explorer<'_, '_> {
         &mut self,
         parent: &State,
         canon: Option<&Canon>,
-        outs: &[(Choice, Outcome)],
+        outs: &mut [(Choice, Outcome)],
         keys: &mut Vec<Key>,
     ) {
         let segmented = self.segmented();
         for (_, o) in outs {
+            if let Outcome::Moved { mv, .. } = o {
+                // a move is fingerprinted as it is, if it can be
+                let inc = (segmented)
+                    .then(|| canon.and_then(|c| self.hasher.successor_move(parent, c, mv)))
+                    .flatten();
+                if let Some(fp) = inc {
+                    if self.opts.check_fingerprints {
+                        let whole = self.hasher.full(&mv.clone().apply(parent));
+                        assert_eq!(fp, whole, "fingerprint of a move");
+                    }
+                    keys.push(Key {
+                        fp,
+                        keyed: true,
+                        shared: true,
+                        ctx: Ctx::START,
+                    });
+                    continue;
+                }
+                o.materialize(parent);
+            }
             let key = match o {
                 Outcome::Next { state, .. } if segmented => {
                     let touched = self.touched.as_ref().map(|t| &t.addrs[..]);
@@ -1135,7 +1157,7 @@ impl Explorer<'_, '_> {
                 );
                 let key = live.keys[i];
                 let parent = &live.state;
-                match outcome {
+                let state = match outcome {
                     Outcome::Pruned => unreachable!("pruned outcomes are skipped"),
                     Outcome::Violation(v) => {
                         let key = Self::assertion_key(parent, choice);
@@ -1143,8 +1165,14 @@ impl Explorer<'_, '_> {
                         if self.found(f, key) {
                             return;
                         }
+                        continue;
                     }
-                    Outcome::Next { state, .. } => {
+                    Outcome::Next { state, .. } => state,
+                    Outcome::Moved { mv, .. } => mv.apply(parent),
+                };
+                {
+                    {
+                        self.count_zing(&state, false);
                         let shared = match (key.shared, &live.canon) {
                             (true, Some(c)) => Some(c.successor(key.fp)),
                             _ => None,
@@ -1250,6 +1278,7 @@ impl Explorer<'_, '_> {
             for (choice, outcome) in succs {
                 match outcome {
                     Outcome::Pruned => {}
+                    Outcome::Moved { .. } => unreachable!("successors() builds every state"),
                     Outcome::Violation(v) => {
                         if self.advance(&s, ctx, choice, Kind::Internal).is_none() {
                             continue;

@@ -137,6 +137,7 @@ impl<'m, 'p> Replayer<'m, 'p> {
             }
             Some(Outcome::Violation(v)) => self.violation = Some(*v),
             Some(Outcome::Pruned) => return Err(format!("step {i}: the choice is pruned")),
+            Some(Outcome::Moved { .. }) => unreachable!("Machine::step builds every successor"),
             None => {
                 return Err(format!(
                     "step {i}: thread {} has {} outcomes, the path takes #{k}",

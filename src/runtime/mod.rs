@@ -7,6 +7,7 @@
 
 mod eval;
 mod init;
+mod moved;
 mod record;
 mod state;
 mod step;
@@ -14,6 +15,7 @@ mod value;
 
 pub use eval::{int_bounds, Env, Mask, RtError, ANY, CAN_F, CAN_T};
 pub use init::InitialStates;
+pub use moved::Move;
 pub use record::{Record, Recorder, Touched};
 pub use state::{Frame, Heap, Object, Stack, State, Thread};
 pub use step::{const_value, Kind, Outcome, Violation};

@@ -83,6 +83,10 @@ impl Stack {
             _ => false,
         }
     }
+    /// The frames below the top one.
+    pub fn below(&self) -> Option<&Stack> {
+        self.0.as_ref().map(|n| &n.below)
+    }
     pub fn top(&self) -> Option<&Frame> {
         self.0.as_ref().map(|n| &n.frame)
     }

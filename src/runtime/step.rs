@@ -1,10 +1,12 @@
 //! The step function: the one place that knows what a statement does to a state.
 
 use super::eval::{Env, RtError};
+use super::moved::{write_field, Move};
 use super::record::Recorder;
 use super::state::{Frame, Heap, State, Thread};
 use super::value::{Addr, Loc, Value, GLOBALS};
 use super::Machine;
+use smallvec::SmallVec;
 use std::rc::Rc;
 use zingrs_lang::ir::{Const, Expr, Glue, Init, LValue, Layout, Pc, ProcId, SetOp, Stmt, Type};
 
@@ -35,9 +37,30 @@ pub enum Outcome {
         state: State,
         kind: Kind,
     },
+    /// A successor given as its difference from the state stepped (only from
+    /// [`Machine::step_moves`]; [`Outcome::materialize`] builds it).
+    Moved {
+        mv: Move,
+        kind: Kind,
+    },
     /// The choice is discarded (`assume`, `constrain` or `enforce` cannot hold).
     Pruned,
     Violation(Violation),
+}
+
+impl Outcome {
+    /// Turns a [`Outcome::Moved`] of `parent` into the state it stands for.
+    pub fn materialize(&mut self, parent: &State) {
+        if let Outcome::Moved { .. } = self {
+            let Outcome::Moved { mv, kind } = std::mem::replace(self, Outcome::Pruned) else {
+                unreachable!("checked above");
+            };
+            *self = Outcome::Next {
+                state: mv.apply(parent),
+                kind,
+            };
+        }
+    }
 }
 
 /// Where a write goes, resolved before the step writes anything.
@@ -57,7 +80,11 @@ struct Post<'a> {
     old_heap: &'a Heap,
     globals: Option<Vec<Value>>,
     tl: Option<Vec<Value>>,
+    /// The whole new heap, once a step replaced an object or allocated one (field writes
+    /// made after that go straight into it).
     heap: Option<Heap>,
+    /// Field writes not applied to a heap yet.
+    writes: SmallVec<[(Addr, u32, Value); 2]>,
     /// The running frame's locals, copied only when first written.
     locals: Rc<[Value]>,
 }
@@ -77,6 +104,7 @@ impl<'a> Post<'a> {
             globals: None,
             tl: None,
             heap: None,
+            writes: SmallVec::new(),
             locals: locals.clone(),
         }
     }
@@ -98,30 +126,30 @@ impl<'a> Post<'a> {
                     self.tl.get_or_insert_with(|| self.old_tl.to_vec())[s as usize] = v
                 }
             },
-            Target::Field(a, f) => {
-                let heap = self.heap.get_or_insert_with(|| self.old_heap.clone());
-                // one walk down the map, copying the path to the object once
-                if let Some(obj) = heap.get_mut(&a) {
-                    if let Some(slot) = Rc::make_mut(obj).fields.get_mut(f as usize) {
-                        *slot = v;
-                    }
-                }
-            }
+            Target::Field(a, f) => match &mut self.heap {
+                Some(heap) => write_field(heap, a, f, v),
+                None => self.writes.push((a, f, v)),
+            },
         }
     }
 
+    /// The new heap, with every field write made so far applied.
+    fn heap(&mut self) -> &mut Heap {
+        let heap = self.heap.get_or_insert_with(|| self.old_heap.clone());
+        for (a, f, v) in self.writes.drain(..) {
+            write_field(heap, a, f, v);
+        }
+        heap
+    }
+
     /// The fields of object `a` as the step has left them so far.
-    fn fields(&self, a: Addr) -> Option<&[Value]> {
-        self.heap
-            .as_ref()
-            .unwrap_or(self.old_heap)
-            .get(&a)
-            .map(|o| &o.fields[..])
+    fn fields(&mut self, a: Addr) -> Option<&[Value]> {
+        self.heap().get(&a).map(|o| &o.fields[..])
     }
 
     /// Replaces every field of object `a` (a collection grew or shrank).
     fn replace(&mut self, a: Addr, fields: Vec<Value>) {
-        let heap = self.heap.get_or_insert_with(|| self.old_heap.clone());
+        let heap = self.heap();
         if let Some(obj) = heap.get(&a) {
             let class = obj.class;
             heap.insert(
@@ -142,12 +170,13 @@ impl<'a> Post<'a> {
     }
 
     /// Installs the written values into `st` (locals excepted: the caller places the frame).
-    fn install(self, st: &mut State, tid: usize) -> Rc<[Value]> {
+    fn install(mut self, st: &mut State, tid: usize) -> Rc<[Value]> {
+        if self.heap.is_some() || !self.writes.is_empty() {
+            self.heap();
+            st.heap = self.heap.take().expect("made by heap()");
+        }
         if let Some(g) = self.globals {
             st.globals = g.into();
-        }
-        if let Some(h) = self.heap {
-            st.heap = h;
         }
         if let Some(tl) = self.tl {
             st.thread_mut(tid).thread_locals = tl.into();
@@ -190,6 +219,22 @@ impl Machine<'_> {
     /// nondeterministic choice to `out`, in a fixed order. `rec` receives the step's reads and
     /// writes over all choices. A thread blocked at a `select` gets no outcome at all.
     pub fn step<R: Recorder>(&self, s: &State, tid: usize, rec: &mut R, out: &mut Vec<Outcome>) {
+        let first = out.len();
+        self.step_moves(s, tid, rec, out);
+        for o in &mut out[first..] {
+            o.materialize(s);
+        }
+    }
+
+    /// [`Machine::step`], but successors may come as [`Outcome::Moved`]: their difference
+    /// from `s`, to be built only if needed.
+    pub fn step_moves<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        rec: &mut R,
+        out: &mut Vec<Outcome>,
+    ) {
         let thread = &s.threads[tid];
         let Some(frame) = thread.stack.top() else {
             return;
@@ -208,13 +253,16 @@ impl Machine<'_> {
         let first = out.len();
         self.step_statement(s, tid, rec, out);
         if self.lock_global.is_some() || self.has_atomic_procs {
+            for o in &mut out[first..] {
+                o.materialize(s);
+            }
             self.atomic_bookkeeping(s, tid, frame.proc, &mut out[first..]);
         }
         if self.program.keep_completed {
             Self::count_atomic_steps(s, tid, &mut out[first..]);
         }
         if self.has_glue {
-            self.continue_glued(tid, frame.proc, frame.pc, first, rec, out);
+            self.continue_glued(s, tid, frame.proc, frame.pc, first, rec, out);
         }
     }
 
@@ -223,6 +271,15 @@ impl Machine<'_> {
     fn count_atomic_steps(s: &State, tid: usize, outs: &mut [Outcome]) {
         let before = s.threads[tid].atomic_steps;
         for o in outs {
+            if let Outcome::Moved { mv, .. } = o {
+                let steps = if mv.atomic { before + 1 } else { 0 };
+                if steps > super::state::MAX_ATOMIC_STEPS {
+                    *o = Outcome::Violation(Violation::Runtime(RtError::InfiniteLoop));
+                } else {
+                    mv.atomic_steps = steps;
+                }
+                continue;
+            }
             let Outcome::Next { state, .. } = o else {
                 continue;
             };
@@ -241,8 +298,10 @@ impl Machine<'_> {
     /// Zing's step granularity: an outcome that stays in the frame and either leaves a node
     /// glued to its successor or arrives at a node glued to its predecessor runs on within
     /// the same step (`out[first..]` are the outcomes of the node at `pc`).
+    #[allow(clippy::too_many_arguments)]
     fn continue_glued<R: Recorder>(
         &self,
+        s: &State,
         tid: usize,
         proc: ProcId,
         pc: Pc,
@@ -254,29 +313,37 @@ impl Machine<'_> {
             self.program.node(proc, pc).glue,
             Glue::ToNext | Glue::Through
         );
+        let arrives_glued = |pc: Pc| {
+            matches!(
+                self.program.node(proc, pc).glue,
+                Glue::ToPrevious | Glue::Through
+            )
+        };
         let goes_on = |o: &Outcome| match o {
             Outcome::Next {
                 state,
                 kind: Kind::Internal,
-            } => state.threads[tid].stack.top().is_some_and(|f| {
-                f.proc == proc
-                    && (leaves_glued
-                        || matches!(
-                            self.program.node(f.proc, f.pc).glue,
-                            Glue::ToPrevious | Glue::Through
-                        ))
-            }),
+            } => state.threads[tid]
+                .stack
+                .top()
+                .is_some_and(|f| f.proc == proc && (leaves_glued || arrives_glued(f.pc))),
+            // a move stays in its procedure
+            Outcome::Moved {
+                mv,
+                kind: Kind::Internal,
+            } => leaves_glued || arrives_glued(mv.pc),
             _ => false,
         };
         if !out[first..].iter().any(goes_on) {
             return;
         }
         let done: Vec<Outcome> = out.drain(first..).collect();
-        for o in done {
+        for mut o in done {
             if !goes_on(&o) {
                 out.push(o);
                 continue;
             }
+            o.materialize(s);
             let Outcome::Next { state, .. } = o else {
                 continue;
             };
@@ -608,15 +675,17 @@ impl Machine<'_> {
             }
             Stmt::EndThread => out.push(self.end_thread(s, tid)),
             Stmt::AtomicBegin | Stmt::AtomicEnd => {
-                let mut st = s.clone();
-                let t = st.thread_mut(tid);
-                t.atomic = matches!(node.stmt, Stmt::AtomicBegin);
-                let f = Frame {
+                let mv = Move {
+                    tid: tid as u32,
                     pc: next(),
-                    ..frame.clone()
+                    locals: frame.locals.clone(),
+                    atomic: matches!(node.stmt, Stmt::AtomicBegin),
+                    atomic_steps: thread.atomic_steps,
+                    thread_locals: None,
+                    globals: None,
+                    writes: SmallVec::new(),
                 };
-                t.stack = t.stack.with_top(f);
-                out.push(self.checked(st, &[tid], Kind::Internal, rec));
+                out.push(self.moved(s, mv, Kind::Internal, rec));
             }
             Stmt::New { target, class } => {
                 let obj = self.new_object(*class);
@@ -682,6 +751,10 @@ impl Machine<'_> {
                         (Outcome::Next { mut state, kind }, true) => {
                             state.thread_mut(tid).atomic = true;
                             Outcome::Next { state, kind }
+                        }
+                        (Outcome::Moved { mut mv, kind }, true) => {
+                            mv.atomic = true;
+                            Outcome::Moved { mv, kind }
                         }
                         (o, _) => o,
                     });
@@ -945,18 +1018,31 @@ impl Machine<'_> {
     ) -> Outcome {
         let old = &s.threads[tid];
         let top = old.stack.top().expect("running thread has a frame");
-        let thread = Thread {
-            stack: old.stack.with_top(Frame { pc, ..top.clone() }),
-            thread_locals: old.thread_locals.clone(),
+        let mv = Move {
+            tid: tid as u32,
+            pc,
+            locals: top.locals.clone(),
             atomic: old.atomic || atomic,
             atomic_steps: old.atomic_steps,
+            thread_locals: None,
+            globals: None,
+            writes: SmallVec::new(),
         };
-        let st = State {
-            globals: s.globals.clone(),
-            threads: s.with_thread(tid, thread),
-            heap: s.heap.clone(),
-        };
-        self.checked(st, &[tid], Kind::Internal, rec)
+        self.moved(s, mv, Kind::Internal, rec)
+    }
+
+    /// The outcome of a move of `s`: the move itself unless an `enforce` invariant at its
+    /// target needs the state to be checked.
+    fn moved<R: Recorder>(&self, s: &State, mv: Move, kind: Kind, rec: &mut R) -> Outcome {
+        let top = s.threads[mv.tid as usize]
+            .stack
+            .top()
+            .expect("running thread has a frame");
+        if self.program.node(top.proc, mv.pc).invariant.is_none() {
+            return Outcome::Moved { mv, kind };
+        }
+        let tid = mv.tid as usize;
+        self.checked(mv.apply(s), &[tid], kind, rec)
     }
 
     /// Installs the values of `post` and moves thread `tid` to `pc`.
@@ -969,10 +1055,32 @@ impl Machine<'_> {
         kind: Kind,
         rec: &mut R,
     ) -> Outcome {
-        // the successor is built whole: copying the thread and then replacing its stack and
-        // thread-locals would count every shared part up and down again
         let old = &s.threads[tid];
         let top = old.stack.top().expect("running thread has a frame");
+        if post.heap.is_none() {
+            let Post {
+                globals,
+                tl,
+                writes,
+                locals,
+                ..
+            } = post;
+            let mv = Move {
+                tid: tid as u32,
+                pc,
+                locals,
+                atomic: old.atomic,
+                atomic_steps: old.atomic_steps,
+                thread_locals: tl.map(Into::into),
+                globals: globals.map(Into::into),
+                writes,
+            };
+            return self.moved(s, mv, kind, rec);
+        }
+        // the successor is built whole: copying the thread and then replacing its stack and
+        // thread-locals would count every shared part up and down again
+        let mut post = post;
+        post.heap();
         let Post {
             globals,
             tl,

@@ -914,6 +914,7 @@ impl Summarizer<'_, '_> {
             };
             match o {
                 Outcome::Pruned => {}
+                Outcome::Moved { .. } => unreachable!("Machine::step builds every successor"),
                 Outcome::Violation(v) => {
                     let path = self.path_to(r, id, Some(choice));
                     let key = (0, f.proc, f.pc);
