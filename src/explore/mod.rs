@@ -832,6 +832,10 @@ impl Explorer<'_, '_> {
     /// Computes a live node's outcomes: every one, stored in the visited set (a fresh node),
     /// or only those at the entry's pending positions (a node rebuilt after its outcomes were
     /// dropped).
+    ///
+    /// A fresh node's successors are only fingerprinted here, and their table slots asked
+    /// for; [`Explorer::settle`] stores them. The node's own checks run in between, while the
+    /// slots arrive.
     fn fill(&mut self, e: &mut Entry, depth: usize, pending: &mut Pending) {
         let live = e.live.as_deref_mut().expect("a filled node is live");
         debug_assert!(!live.ready);
@@ -865,7 +869,22 @@ impl Explorer<'_, '_> {
             }
             ex.fingerprints(state, canon, &mut outs[first..], keys);
         });
-        // the context bookkeeping of each outcome (also cuts those beyond the bound)
+        if e.fresh {
+            // every successor's table slot is asked for before any is looked up
+            if let Visited::Fingerprints(table) = &self.visited {
+                for k in keys.iter().filter(|k| k.keyed) {
+                    table.prefetch(k.fp);
+                }
+            }
+        }
+    }
+
+    /// Completes [`Explorer::fill`]: the context bookkeeping of each outcome (cutting those
+    /// beyond the bound), and for a fresh node, storing its successors (those already
+    /// visited become [`Outcome::Pruned`]).
+    fn settle(&mut self, e: &mut Entry) {
+        let live = e.live.as_deref_mut().expect("a settled node is live");
+        let (state, outs, keys) = (&live.state, &mut live.outs, &mut live.keys);
         for ((c, o), k) in outs.iter_mut().zip(keys.iter_mut()) {
             let kind = match o {
                 Outcome::Pruned => continue,
@@ -886,12 +905,6 @@ impl Explorer<'_, '_> {
             return;
         }
         e.fresh = false;
-        // every successor's table slot is fetched before any is looked up
-        if let Visited::Fingerprints(table) = &self.visited {
-            for k in keys.iter().filter(|k| k.keyed) {
-                table.prefetch(k.fp);
-            }
-        }
         for ((_, o), k) in outs.iter_mut().zip(keys.iter()) {
             let new = match (&*o, &mut self.visited) {
                 (Outcome::Pruned | Outcome::Violation(_), _) => continue,
@@ -1087,7 +1100,6 @@ impl Explorer<'_, '_> {
             if !self.visit(&s0, Ctx::START) {
                 continue;
             }
-            self.count_zing(&s0, true);
             self.result.stats.initial_states += 1;
             let path_of = |stack: &Chunked<Entry>, last: Option<Choice>| Path {
                 init: init.clone(),
@@ -1098,11 +1110,6 @@ impl Explorer<'_, '_> {
                     .chain(last)
                     .collect(),
             };
-            match self.arrive(&s0, || path_of(&Chunked::default(), None)) {
-                Arrive::Stop => return,
-                Arrive::Skip => continue,
-                Arrive::Expand => {}
-            }
             let canon = self.canon_of(&s0);
             let mut stack = Chunked::default();
             stack.push(Entry {
@@ -1116,13 +1123,37 @@ impl Explorer<'_, '_> {
                 if stack[depth].live.is_none() {
                     self.restore(&mut stack, &mut spare);
                 }
-                let top = &mut stack[depth];
-                if !top.live.as_deref().is_some_and(|l| l.ready) {
-                    self.fill(top, depth, &mut pending);
+                if !stack[depth].live.as_deref().is_some_and(|l| l.ready) {
+                    self.fill(&mut stack[depth], depth, &mut pending);
+                    if stack[depth].fresh {
+                        // the state's own checks, while its successors' slots arrive
+                        let state = &stack[depth].live.as_deref().expect("filled").state;
+                        self.count_zing(state, depth == 0);
+                        let arrived = self.arrive(state, || path_of(&stack, None));
+                        match arrived {
+                            Arrive::Stop => return,
+                            Arrive::Skip => {
+                                if let Some(Entry {
+                                    live: Some(live), ..
+                                }) = stack.pop()
+                                {
+                                    Self::recycle(&mut spare, *live);
+                                }
+                                continue;
+                            }
+                            Arrive::Expand => {
+                                if depth as u64 + 1 > self.result.stats.max_path {
+                                    self.result.stats.max_path = depth as u64 + 1;
+                                }
+                            }
+                        }
+                    }
+                    self.settle(&mut stack[depth]);
                     if self.result.limit.is_some() {
                         return;
                     }
                 }
+                let top = &mut stack[depth];
                 let live = top
                     .live
                     .as_deref_mut()
@@ -1172,16 +1203,10 @@ impl Explorer<'_, '_> {
                 };
                 {
                     {
-                        self.count_zing(&state, false);
                         let shared = match (key.shared, &live.canon) {
                             (true, Some(c)) => Some(c.successor(key.fp)),
                             _ => None,
                         };
-                        match self.arrive(&state, || path_of(&stack, Some(choice))) {
-                            Arrive::Stop => return,
-                            Arrive::Skip => continue,
-                            Arrive::Expand => {}
-                        }
                         let canon = shared.or_else(|| self.canon_of(&state));
                         stack.push(Entry {
                             via: choice,
@@ -1196,9 +1221,6 @@ impl Explorer<'_, '_> {
                             let keep_state = d % CHECKPOINT == 0;
                             let e = &mut stack[d];
                             Self::drop_outcomes(&mut spare, &mut pending, e, d, keep_state);
-                        }
-                        if len as u64 > self.result.stats.max_path {
-                            self.result.stats.max_path = len as u64;
                         }
                     }
                 }
