@@ -378,6 +378,9 @@ struct Entry {
     /// The node's successors have not been stored yet (it was never expanded).
     fresh: bool,
     spilled: bool,
+    /// The node's own state is not stored yet: it is stored once its successors have been
+    /// computed (see [`Explorer::settle`]), and the node is dropped if it was known.
+    unchecked: bool,
 }
 
 const _: () = assert!(std::mem::size_of::<Entry>() == 32);
@@ -400,6 +403,8 @@ struct Key {
     keyed: bool,
     /// ... and whether it came from the parent's canon (so the state shares its numbering).
     shared: bool,
+    /// The state is not stored yet: the search goes on to it unchecked.
+    deferred: bool,
     /// The context bookkeeping of the outcome's state.
     ctx: Ctx,
 }
@@ -408,6 +413,7 @@ const NO_KEY: Key = Key {
     fp: 0,
     keyed: false,
     shared: false,
+    deferred: false,
     ctx: Ctx::START,
 };
 
@@ -905,6 +911,21 @@ impl Explorer<'_, '_> {
             return;
         }
         e.fresh = false;
+        // A lone successor that stays inside an atomic region is nearly always new (only a
+        // step that forgets a value can lead two states to it). It is not looked up now: the
+        // search goes on to it and stores it once its own successors are computed, so that
+        // the lookup's memory latency overlaps that work; if it was known after all, that
+        // work is dropped.
+        let mut left = outs
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, o))| !matches!(o, Outcome::Pruned));
+        if let (Some((i, (_, Outcome::Moved { mv, .. }))), None) = (left.next(), left.next()) {
+            if mv.atomic && keys[i].keyed {
+                keys[i].deferred = true;
+                return;
+            }
+        }
         for ((_, o), k) in outs.iter_mut().zip(keys.iter()) {
             let new = match (&*o, &mut self.visited) {
                 (Outcome::Pruned | Outcome::Violation(_), _) => continue,
@@ -949,6 +970,7 @@ impl Explorer<'_, '_> {
                         fp,
                         keyed: true,
                         shared: true,
+                        deferred: false,
                         ctx: Ctx::START,
                     });
                     continue;
@@ -967,6 +989,7 @@ impl Explorer<'_, '_> {
                         fp,
                         keyed: true,
                         shared: inc.is_some(),
+                        deferred: false,
                         ctx: Ctx::START,
                     }
                 }
@@ -1118,6 +1141,7 @@ impl Explorer<'_, '_> {
                 live: Some(Self::live(&mut spare, s0, canon, Ctx::START)),
                 fresh: true,
                 spilled: false,
+                unchecked: false,
             });
             while let Some(depth) = stack.len().checked_sub(1) {
                 if stack[depth].live.is_none() {
@@ -1125,6 +1149,32 @@ impl Explorer<'_, '_> {
                 }
                 if !stack[depth].live.as_deref().is_some_and(|l| l.ready) {
                     self.fill(&mut stack[depth], depth, &mut pending);
+                    if stack[depth].unchecked {
+                        // the state itself is stored now that its successors are computed
+                        stack[depth].unchecked = false;
+                        let Visited::Fingerprints(table) = &mut self.visited else {
+                            unreachable!("only fingerprinted states are deferred");
+                        };
+                        let fp = stack[depth]
+                            .live
+                            .as_deref()
+                            .and_then(|l| l.canon.as_ref())
+                            .expect("a deferred state has its canon")
+                            .fp;
+                        if !table.insert(fp) {
+                            if let Some(Entry {
+                                live: Some(live), ..
+                            }) = stack.pop()
+                            {
+                                Self::recycle(&mut spare, *live);
+                            }
+                            continue;
+                        }
+                        if let Some(l) = self.watch.check(self.visited.len() as u64) {
+                            self.result.limit = Some(l);
+                            return;
+                        }
+                    }
                     if stack[depth].fresh {
                         // the state's own checks, while its successors' slots arrive
                         let state = &stack[depth].live.as_deref().expect("filled").state;
@@ -1214,6 +1264,7 @@ impl Explorer<'_, '_> {
                             live: Some(Self::live(&mut spare, state, canon, key.ctx)),
                             fresh: true,
                             spilled: false,
+                            unchecked: key.deferred,
                         });
                         let len = stack.len();
                         if len > window {
@@ -1450,6 +1501,42 @@ mod tests {
         assert!(dfs.stats.states > 100 * 400, "{}", dfs.stats.states);
         assert_eq!(dfs.stats.states, bfs.stats.states);
         assert_eq!(dfs.stats.transitions, bfs.stats.transitions);
+    }
+
+    /// Lone successors inside atomic regions are stored only after their own successors are
+    /// computed; one that was known already (two choices met again) must be dropped with
+    /// that work, and the search must store what breadth-first search stores.
+    #[test]
+    fn deferred_successors_that_were_known_are_dropped() {
+        let p = program(
+            "class Main {
+                static int x;
+                static bool b;
+                activate static void a() {
+                    while (x < 3) {
+                        atomic { b = choose(bool); b = false; x = x + 1; }
+                    }
+                }
+                activate static void c() {
+                    while (x < 3) {
+                        atomic { b = choose(bool); b = false; x = x + 1; }
+                    }
+                }
+            };",
+        );
+        let m = Machine::new(&p, Semantics::default());
+        let dfs = search(&m, &Options::default());
+        let bfs = search(
+            &m,
+            &Options {
+                bfs: true,
+                ..Default::default()
+            },
+        );
+        assert!(dfs.findings.is_empty() && bfs.findings.is_empty());
+        assert_eq!(dfs.stats.states, bfs.stats.states);
+        assert_eq!(dfs.stats.transitions, bfs.stats.transitions);
+        assert_eq!(dfs.stats.zing_states, bfs.stats.zing_states);
     }
 
     #[test]
