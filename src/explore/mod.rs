@@ -443,6 +443,17 @@ struct Pending {
     spill: ahash::AHashMap<usize, Vec<u32>>,
 }
 
+impl Pending {
+    /// Whether a node whose outcomes were dropped has any still to take.
+    fn has_any(&self, e: &Entry, depth: usize) -> bool {
+        if e.spilled {
+            self.spill.get(&depth).is_some_and(|p| !p.is_empty())
+        } else {
+            e.pending != 0
+        }
+    }
+}
+
 /// Path nodes whose depth is a multiple of this keep their state.
 const CHECKPOINT: usize = 64;
 /// The top path nodes that keep their state.
@@ -1144,6 +1155,23 @@ impl Explorer<'_, '_> {
                 unchecked: false,
             });
             while let Some(depth) = stack.len().checked_sub(1) {
+                let e = &stack[depth];
+                if !e.fresh
+                    && !e.live.as_deref().is_some_and(|l| l.ready)
+                    && !pending.has_any(e, depth)
+                {
+                    // a dropped node with nothing left to take: popped without rebuilding
+                    if e.spilled {
+                        pending.spill.remove(&depth);
+                    }
+                    if let Some(Entry {
+                        live: Some(live), ..
+                    }) = stack.pop()
+                    {
+                        Self::recycle(&mut spare, *live);
+                    }
+                    continue;
+                }
                 if stack[depth].live.is_none() {
                     self.restore(&mut stack, &mut spare);
                 }
