@@ -15,7 +15,7 @@ use crate::runtime::{Addr, Move, Object, State, Thread, Value};
 mod fp_table;
 mod segmented;
 pub use fp_table::FpTable;
-pub use segmented::{Canon, SegmentHasher};
+pub use segmented::{Canon, MoveFp, SegmentHasher};
 use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
 /// A 128-bit hash of a state's canonical bytes (the summary engine's keys).

@@ -52,6 +52,10 @@ impl Numbering {
 pub struct Canon {
     pub fp: u64,
     numbering: Rc<Numbering>,
+    /// A thread and the hash of its part, if known: a state reached by a move knows the
+    /// moved thread's, and the next move of the same thread (the common case inside an
+    /// atomic region) need not hash its old part again.
+    moved: Option<(u32, u64)>,
 }
 
 impl Canon {
@@ -61,8 +65,26 @@ impl Canon {
         Canon {
             fp,
             numbering: self.numbering.clone(),
+            moved: None,
         }
     }
+
+    /// The canon of a successor reached by a move (see [`SegmentHasher::successor_move`]).
+    pub fn moved(&self, m: MoveFp) -> Canon {
+        Canon {
+            fp: m.fp,
+            numbering: self.numbering.clone(),
+            moved: Some((m.tid, m.thread)),
+        }
+    }
+}
+
+/// A move's fingerprint, with the hash of the moved thread's new part.
+#[derive(Clone, Copy, Debug)]
+pub struct MoveFp {
+    pub fp: u64,
+    tid: u32,
+    thread: u64,
 }
 
 /// Numbers addresses from a fixed numbering; an address it lacks is noted.
@@ -123,6 +145,7 @@ impl SegmentHasher {
         Canon {
             fp,
             numbering: Rc::new(numbering),
+            moved: None,
         }
     }
 
@@ -236,7 +259,7 @@ impl SegmentHasher {
     /// The fingerprint of the successor of `parent` (whose canon is `canon`) that `mv`
     /// stands for, from the parts the move changes; `None` if it moves a reference (then
     /// build the state and use [`SegmentHasher::full`]).
-    pub fn successor_move(&mut self, parent: &State, canon: &Canon, mv: &Move) -> Option<u64> {
+    pub fn successor_move(&mut self, parent: &State, canon: &Canon, mv: &Move) -> Option<MoveFp> {
         let numbering = &*canon.numbering;
         let mut fp = canon.fp;
         if let Some(g) = &mv.globals {
@@ -262,9 +285,12 @@ impl SegmentHasher {
             return None;
         }
         let s = seed(THREAD, tid);
-        let old = self.hash(numbering, s, |p, r| thread_part(t, p, r))?;
-        let new = self.hash(numbering, s, |p, r| moved_thread_part(t, mv, p, r))?;
-        fp = fp.wrapping_sub(old).wrapping_add(new);
+        let old = match canon.moved {
+            Some((t, h)) if t == mv.tid => h,
+            _ => self.hash(numbering, s, |p, r| thread_part(t, p, r))?,
+        };
+        let thread = self.hash(numbering, s, |p, r| moved_thread_part(t, mv, p, r))?;
+        fp = fp.wrapping_sub(old).wrapping_add(thread);
         // each written object once, with all its writes
         let mut addrs = std::mem::take(&mut self.addrs);
         addrs.clear();
@@ -307,7 +333,11 @@ impl SegmentHasher {
             }
         }
         self.addrs = addrs;
-        result
+        result.map(|fp| MoveFp {
+            fp,
+            tid: mv.tid,
+            thread,
+        })
     }
 
     /// `fp` with object number `k` changed from `o` to `n` (`None` if its references moved).

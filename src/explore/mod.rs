@@ -20,7 +20,7 @@ pub use limits::{
 };
 pub use replay::{replay, replay_keeping, Replayed, Replayer};
 
-use crate::canon::{Canon, Encoder, SegmentHasher, Visited};
+use crate::canon::{Canon, Encoder, MoveFp, SegmentHasher, Visited};
 use crate::runtime::{
     InitialStates, Kind, Machine, Outcome, RtError, State, Touched, Value, Violation,
 };
@@ -405,6 +405,8 @@ struct Key {
     shared: bool,
     /// The state is not stored yet: the search goes on to it unchecked.
     deferred: bool,
+    /// For a move, its fingerprint as [`SegmentHasher::successor_move`] gave it.
+    moved: Option<MoveFp>,
     /// The context bookkeeping of the outcome's state.
     ctx: Ctx,
 }
@@ -414,6 +416,7 @@ const NO_KEY: Key = Key {
     keyed: false,
     shared: false,
     deferred: false,
+    moved: None,
     ctx: Ctx::START,
 };
 
@@ -972,16 +975,17 @@ impl Explorer<'_, '_> {
                 let inc = (segmented)
                     .then(|| canon.and_then(|c| self.hasher.successor_move(parent, c, mv)))
                     .flatten();
-                if let Some(fp) = inc {
+                if let Some(m) = inc {
                     if self.opts.check_fingerprints {
                         let whole = self.hasher.full(&mv.clone().apply(parent));
-                        assert_eq!(fp, whole, "fingerprint of a move");
+                        assert_eq!(m.fp, whole, "fingerprint of a move");
                     }
                     keys.push(Key {
-                        fp,
+                        fp: m.fp,
                         keyed: true,
                         shared: true,
                         deferred: false,
+                        moved: Some(m),
                         ctx: Ctx::START,
                     });
                     continue;
@@ -1001,6 +1005,7 @@ impl Explorer<'_, '_> {
                         keyed: true,
                         shared: inc.is_some(),
                         deferred: false,
+                        moved: None,
                         ctx: Ctx::START,
                     }
                 }
@@ -1281,8 +1286,9 @@ impl Explorer<'_, '_> {
                 };
                 {
                     {
-                        let shared = match (key.shared, &live.canon) {
-                            (true, Some(c)) => Some(c.successor(key.fp)),
+                        let shared = match (key.shared, &live.canon, key.moved) {
+                            (true, Some(c), Some(m)) => Some(c.moved(m)),
+                            (true, Some(c), None) => Some(c.successor(key.fp)),
                             _ => None,
                         };
                         let canon = shared.or_else(|| self.canon_of(&state));
