@@ -210,7 +210,12 @@ impl FpTable {
         #[allow(unused_unsafe)]
         unsafe {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(slots.as_ptr().add(i) as *const i8);
+            let p = slots.as_ptr().add(i);
+            _mm_prefetch::<_MM_HINT_T0>(p as *const i8);
+            // a probe often runs on into the next cache line
+            if i + 8 < slots.len() {
+                _mm_prefetch::<_MM_HINT_T0>(p.add(8) as *const i8);
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = i;

@@ -2,7 +2,8 @@
 //!
 //! Depth-first by default, breadth-first with `--bfs` (shortest counterexamples). Successors
 //! come from [`Machine::step`] for every thread that may run (only the atomic owner while there
-//! is one); states are identified by their canonical bytes ([`crate::canon`]). A finding is
+//! is one; the depth-first search asks [`Machine::step_moves`] and builds only the successors
+//! it has not seen); states are identified by their canonical bytes ([`crate::canon`]). A finding is
 //! returned as a [`Path`]: the initial valuation and, per step, the thread and the index of the
 //! outcome taken, which [`replay`] re-executes before anything is reported.
 //!
