@@ -1439,20 +1439,22 @@ mod tests {
             .program
     }
 
+    /// The default (depth-first) search and the breadth-first one.
+    fn dfs_and_bfs(m: &Machine) -> (SearchResult, SearchResult) {
+        let bfs = Options {
+            bfs: true,
+            ..Default::default()
+        };
+        (search(m, &Options::default()), search(m, &bfs))
+    }
+
     /// Paths far deeper than the window of live path nodes: depth-first search rebuilds the
     /// dropped states from checkpoints and must find what breadth-first search finds.
     #[test]
     fn deep_searches_rebuild_dropped_states_exactly() {
         let p = program(&crate::gen::families::philosophers(5, true));
         let m = Machine::new(&p, Semantics::default());
-        let dfs = search(&m, &Options::default());
-        let bfs = search(
-            &m,
-            &Options {
-                bfs: true,
-                ..Default::default()
-            },
-        );
+        let (dfs, bfs) = dfs_and_bfs(&m);
         assert!(dfs.findings.is_empty() && bfs.findings.is_empty());
         assert!(dfs.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64);
         assert_eq!(dfs.stats.states, bfs.stats.states);
@@ -1524,14 +1526,7 @@ mod tests {
             };",
         );
         let m = Machine::new(&p, Semantics::default());
-        let dfs = search(&m, &Options::default());
-        let bfs = search(
-            &m,
-            &Options {
-                bfs: true,
-                ..Default::default()
-            },
-        );
+        let (dfs, bfs) = dfs_and_bfs(&m);
         assert!(dfs.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64);
         assert!(dfs.stats.states > 100 * 400, "{}", dfs.stats.states);
         assert_eq!(dfs.stats.states, bfs.stats.states);
@@ -1560,14 +1555,7 @@ mod tests {
             };",
         );
         let m = Machine::new(&p, Semantics::default());
-        let dfs = search(&m, &Options::default());
-        let bfs = search(
-            &m,
-            &Options {
-                bfs: true,
-                ..Default::default()
-            },
-        );
+        let (dfs, bfs) = dfs_and_bfs(&m);
         assert!(dfs.findings.is_empty() && bfs.findings.is_empty());
         assert_eq!(dfs.stats.states, bfs.stats.states);
         assert_eq!(dfs.stats.transitions, bfs.stats.transitions);
