@@ -398,11 +398,11 @@ const NO_CHOICE: Choice = Choice {
 /// What the search knows of a pending outcome besides the outcome itself.
 #[derive(Clone, Copy)]
 struct Key {
-    /// With plain hash compaction, the fingerprint of the outcome's state ...
+    /// With plain hash compaction, the fingerprint of the outcome's state (if `keyed`).
     fp: u64,
-    /// ... if it has one, ...
+    /// Whether `fp` is the state's fingerprint (plain hash compaction, and a successor state).
     keyed: bool,
-    /// ... and whether it came from the parent's canon (so the state shares its numbering).
+    /// Whether `fp` came from the parent's canon (so the state shares its numbering).
     shared: bool,
     /// The state is not stored yet: the search goes on to it unchecked.
     deferred: bool,
@@ -1120,6 +1120,16 @@ impl Explorer<'_, '_> {
         Self::keep_lists(spare, live.outs, live.keys);
     }
 
+    /// Pops the top path node, keeping its lists for reuse.
+    fn pop(stack: &mut Chunked<Entry>, spare: &mut Spare) {
+        if let Some(Entry {
+            live: Some(live), ..
+        }) = stack.pop()
+        {
+            Self::recycle(spare, *live);
+        }
+    }
+
     fn keep_lists(spare: &mut Spare, mut outs: Succs, mut keys: Vec<Key>) {
         if spare.len() < 64 {
             outs.clear();
@@ -1170,12 +1180,7 @@ impl Explorer<'_, '_> {
                     if e.spilled {
                         pending.spill.remove(&depth);
                     }
-                    if let Some(Entry {
-                        live: Some(live), ..
-                    }) = stack.pop()
-                    {
-                        Self::recycle(&mut spare, *live);
-                    }
+                    Self::pop(&mut stack, &mut spare);
                     continue;
                 }
                 if stack[depth].live.is_none() {
@@ -1196,12 +1201,7 @@ impl Explorer<'_, '_> {
                             .expect("a deferred state has its canon")
                             .fp;
                         if !table.insert(fp) {
-                            if let Some(Entry {
-                                live: Some(live), ..
-                            }) = stack.pop()
-                            {
-                                Self::recycle(&mut spare, *live);
-                            }
+                            Self::pop(&mut stack, &mut spare);
                             continue;
                         }
                         if let Some(l) = self.watch.check(self.visited.len() as u64) {
@@ -1217,12 +1217,7 @@ impl Explorer<'_, '_> {
                         match arrived {
                             Arrive::Stop => return,
                             Arrive::Skip => {
-                                if let Some(Entry {
-                                    live: Some(live), ..
-                                }) = stack.pop()
-                                {
-                                    Self::recycle(&mut spare, *live);
-                                }
+                                Self::pop(&mut stack, &mut spare);
                                 continue;
                             }
                             Arrive::Expand => {
@@ -1251,12 +1246,7 @@ impl Explorer<'_, '_> {
                 }
                 let i = live.next;
                 if i >= live.outs.len() {
-                    if let Some(Entry {
-                        live: Some(live), ..
-                    }) = stack.pop()
-                    {
-                        Self::recycle(&mut spare, *live);
-                    }
+                    Self::pop(&mut stack, &mut spare);
                     continue;
                 }
                 live.next += 1;
@@ -1285,30 +1275,26 @@ impl Explorer<'_, '_> {
                     Outcome::Next { state, .. } => state,
                     Outcome::Moved { mv, .. } => mv.apply(parent),
                 };
-                {
-                    {
-                        let shared = match (key.shared, &live.canon, key.moved) {
-                            (true, Some(c), Some(m)) => Some(c.moved(m)),
-                            (true, Some(c), None) => Some(c.successor(key.fp)),
-                            _ => None,
-                        };
-                        let canon = shared.or_else(|| self.canon_of(&state));
-                        stack.push(Entry {
-                            via: choice,
-                            pending: 0,
-                            live: Some(Self::live(&mut spare, state, canon, key.ctx)),
-                            fresh: true,
-                            spilled: false,
-                            unchecked: key.deferred,
-                        });
-                        let len = stack.len();
-                        if len > window {
-                            let d = len - 1 - window;
-                            let keep_state = d % CHECKPOINT == 0;
-                            let e = &mut stack[d];
-                            Self::drop_outcomes(&mut spare, &mut pending, e, d, keep_state);
-                        }
-                    }
+                let shared = match (key.shared, &live.canon, key.moved) {
+                    (true, Some(c), Some(m)) => Some(c.moved(m)),
+                    (true, Some(c), None) => Some(c.successor(key.fp)),
+                    _ => None,
+                };
+                let canon = shared.or_else(|| self.canon_of(&state));
+                stack.push(Entry {
+                    via: choice,
+                    pending: 0,
+                    live: Some(Self::live(&mut spare, state, canon, key.ctx)),
+                    fresh: true,
+                    spilled: false,
+                    unchecked: key.deferred,
+                });
+                let len = stack.len();
+                if len > window {
+                    let d = len - 1 - window;
+                    let keep_state = d % CHECKPOINT == 0;
+                    let e = &mut stack[d];
+                    Self::drop_outcomes(&mut spare, &mut pending, e, d, keep_state);
                 }
             }
         }
