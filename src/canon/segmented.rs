@@ -16,6 +16,7 @@ use super::{
 };
 use crate::runtime::{Addr, Move, Object, State, Thread, Value};
 use imbl::ordmap::DiffItem;
+use smallvec::SmallVec;
 use std::rc::Rc;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -113,8 +114,6 @@ pub struct SegmentHasher {
     part: Vec<u8>,
     refs_a: Vec<Addr>,
     refs_b: Vec<Addr>,
-    fields: Vec<Value>,
-    addrs: Vec<Addr>,
 }
 
 impl SegmentHasher {
@@ -291,49 +290,30 @@ impl SegmentHasher {
         };
         let thread = self.hash(numbering, s, |p, r| moved_thread_part(t, mv, p, r))?;
         fp = fp.wrapping_sub(old).wrapping_add(thread);
-        // each written object once, with all its writes
-        let mut addrs = std::mem::take(&mut self.addrs);
-        addrs.clear();
-        for &(a, _, _) in &mv.writes {
-            if !addrs.contains(&a) {
-                addrs.push(a);
+        for (i, &(a, _, _)) in mv.writes.iter().enumerate() {
+            // each written object once, with all its writes
+            if mv.writes[..i].iter().any(|w| w.0 == a) {
+                continue;
             }
-        }
-        let mut result = Some(fp);
-        for &a in &addrs {
             let (Some(o), Some(k)) = (parent.heap.get(&a), numbering.get(a)) else {
                 // no such object (the write changes nothing), or garbage
                 continue;
             };
-            let mut fields = std::mem::take(&mut self.fields);
-            fields.clear();
-            fields.extend_from_slice(&o.fields);
-            for &(_, f, v) in mv.writes.iter().filter(|w| w.0 == a) {
+            let mut fields: SmallVec<[Value; 8]> = SmallVec::from_slice(&o.fields);
+            for &(_, f, v) in mv.writes[i..].iter().filter(|w| w.0 == a) {
                 if let Some(slot) = fields.get_mut(f as usize) {
                     *slot = v;
                 }
             }
-            let s = seed(OBJECT, k as usize);
-            let changed = if same_ref_slots(&o.fields, &fields) {
-                let old = self.hash(numbering, s, |p, r| object_fields(o, p, r));
-                let new = self.hash(numbering, s, |p, r| object_values(o.class, &fields, p, r));
-                old.zip(new)
-            } else {
-                None
-            };
-            self.fields = fields;
-            match (changed, result) {
-                (Some((old, new)), Some(fp)) => {
-                    result = Some(fp.wrapping_sub(old).wrapping_add(new));
-                }
-                _ => {
-                    result = None;
-                    break;
-                }
+            if !same_ref_slots(&o.fields, &fields) {
+                return None;
             }
+            let s = seed(OBJECT, k as usize);
+            let old = self.hash(numbering, s, |p, r| object_fields(o, p, r))?;
+            let new = self.hash(numbering, s, |p, r| object_values(o.class, &fields, p, r))?;
+            fp = fp.wrapping_sub(old).wrapping_add(new);
         }
-        self.addrs = addrs;
-        result.map(|fp| MoveFp {
+        Some(MoveFp {
             fp,
             tid: mv.tid,
             thread,
@@ -409,11 +389,7 @@ fn same_refs(a: &Thread, b: &Thread, ra: &mut Vec<Addr>, rb: &mut Vec<Addr>) -> 
             unreachable!("same_below has both tops");
         };
         if fa.locals.len() == fb.locals.len() {
-            return fa.locals.iter().zip(fb.locals.iter()).all(|p| match p {
-                (Value::Ref(x), Value::Ref(y)) => x == y,
-                (Value::Ref(_), _) | (_, Value::Ref(_)) => false,
-                _ => true,
-            });
+            return same_ref_slots(&fa.locals, &fb.locals);
         }
     }
     thread_refs(a, ra);

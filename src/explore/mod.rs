@@ -973,9 +973,9 @@ impl Explorer<'_, '_> {
         for (_, o) in outs {
             if let Outcome::Moved { mv, .. } = o {
                 // a move is fingerprinted as it is, if it can be
-                let inc = (segmented)
-                    .then(|| canon.and_then(|c| self.hasher.successor_move(parent, c, mv)))
-                    .flatten();
+                let inc = canon
+                    .filter(|_| segmented)
+                    .and_then(|c| self.hasher.successor_move(parent, c, mv));
                 if let Some(m) = inc {
                     if self.opts.check_fingerprints {
                         let whole = self.hasher.full(&mv.clone().apply(parent));
@@ -1221,9 +1221,8 @@ impl Explorer<'_, '_> {
                                 continue;
                             }
                             Arrive::Expand => {
-                                if depth as u64 + 1 > self.result.stats.max_path {
-                                    self.result.stats.max_path = depth as u64 + 1;
-                                }
+                                let path = &mut self.result.stats.max_path;
+                                *path = (*path).max(depth as u64 + 1);
                             }
                         }
                     }

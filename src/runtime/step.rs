@@ -675,17 +675,8 @@ impl Machine<'_> {
             }
             Stmt::EndThread => out.push(self.end_thread(s, tid)),
             Stmt::AtomicBegin | Stmt::AtomicEnd => {
-                let mv = Move {
-                    tid: tid as u32,
-                    pc: next(),
-                    locals: frame.locals.clone(),
-                    atomic: matches!(node.stmt, Stmt::AtomicBegin),
-                    atomic_steps: thread.atomic_steps,
-                    thread_locals: None,
-                    globals: None,
-                    writes: SmallVec::new(),
-                };
-                out.push(self.moved(s, mv, Kind::Internal, rec));
+                let atomic = matches!(node.stmt, Stmt::AtomicBegin);
+                out.push(self.jump_as(s, tid, next(), atomic, rec));
             }
             Stmt::New { target, class } => {
                 let obj = self.new_object(*class);
@@ -1016,13 +1007,27 @@ impl Machine<'_> {
         atomic: bool,
         rec: &mut R,
     ) -> Outcome {
+        let atomic = s.threads[tid].atomic || atomic;
+        self.jump_as(s, tid, pc, atomic, rec)
+    }
+
+    /// Moves thread `tid` to `pc` without changing any variable, leaving its atomic flag
+    /// `atomic`.
+    fn jump_as<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        pc: Pc,
+        atomic: bool,
+        rec: &mut R,
+    ) -> Outcome {
         let old = &s.threads[tid];
         let top = old.stack.top().expect("running thread has a frame");
         let mv = Move {
             tid: tid as u32,
             pc,
             locals: top.locals.clone(),
-            atomic: old.atomic || atomic,
+            atomic,
             atomic_steps: old.atomic_steps,
             thread_locals: None,
             globals: None,
