@@ -4,8 +4,7 @@
 
 use super::ast::{self, Ident, Item, StmtKind};
 use super::lower_expr::Primes;
-use super::scope::NameMap;
-use super::scope::{bool_var, check_declarable, duplicate, init_of, Tables};
+use super::scope::{bool_var, check_declarable, duplicate, init_of, NameMap, Tables};
 use crate::diag::Diagnostic;
 use crate::ir::{BinOp, Expr, Init, LValue, Node, Pc, Proc, ProcId, Source, Span, Stmt, Type, Var};
 
