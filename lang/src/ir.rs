@@ -536,6 +536,11 @@ pub struct Program {
     /// Zing semantics: a process whose entry method returns stays in the process list,
     /// completed (zing-language.md §6.1); boolean programs' threads disappear.
     pub keep_completed: bool,
+    /// Zing semantics: atomic regions nest dynamically, so the end of an atomic block inside a
+    /// method called from another atomic region returns to the caller's level instead of
+    /// ending atomicity (zing-language.md §4.7); boolean programs' `atomic_begin`/`atomic_end`
+    /// are flat (bp-language.md §5.12).
+    pub nested_atomic: bool,
 }
 
 impl Program {

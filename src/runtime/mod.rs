@@ -64,6 +64,10 @@ pub struct Machine<'p> {
     /// Per procedure and pc, whether the node lies inside an atomic block (after an
     /// `atomic_begin` or an atomic `select`, before the `atomic_end`).
     in_atomic_block: Vec<Vec<bool>>,
+    /// Zing: per procedure, whether it may run inside an atomic region entered by a caller
+    /// (called, directly or not, from an atomic block or method), so that leaving one of its
+    /// own atomic blocks must look at the frames below to know whether atomicity goes on.
+    atomic_context: Vec<bool>,
     /// Whether some node is glued to a neighbour (Zing step granularity).
     has_glue: bool,
 }
@@ -81,7 +85,7 @@ impl<'p> Machine<'p> {
                 shared += 1;
             }
         }
-        Machine {
+        let mut m = Machine {
             program,
             semantics,
             slots,
@@ -103,11 +107,59 @@ impl<'p> Machine<'p> {
             atomic_proc: atomic_procs(program),
             has_atomic_procs: atomic_procs(program).iter().any(|&a| a),
             in_atomic_block: program.procs.iter().map(atomic_blocks).collect(),
+            atomic_context: Vec::new(),
             has_glue: program
                 .procs
                 .iter()
                 .any(|p| p.nodes.iter().any(|n| n.glue != zingrs_lang::ir::Glue::No)),
+        };
+        m.atomic_context = m.atomic_contexts();
+        m
+    }
+
+    /// Per procedure, whether some call chain from inside an atomic region reaches it.
+    fn atomic_contexts(&self) -> Vec<bool> {
+        use zingrs_lang::ir::Stmt;
+        let procs = &self.program.procs;
+        let mut ctx = vec![false; procs.len()];
+        let mut work: Vec<usize> = Vec::new();
+        let callees = |p: usize, all: bool| -> Vec<usize> {
+            procs[p]
+                .nodes
+                .iter()
+                .enumerate()
+                .filter(|&(pc, _)| all || self.atomic_proc[p] || self.in_atomic_block[p][pc])
+                .filter_map(|(_, n)| match &n.stmt {
+                    Stmt::Call { callee, .. } => Some(*callee as usize),
+                    _ => None,
+                })
+                .collect()
+        };
+        for p in 0..procs.len() {
+            work.extend(callees(p, false));
         }
+        while let Some(p) = work.pop() {
+            if !std::mem::replace(&mut ctx[p], true) {
+                work.extend(callees(p, true));
+            }
+        }
+        ctx
+    }
+
+    /// Zing's nested atomicity: whether the frames below the top of `stack` hold the top
+    /// frame inside an atomic region (a caller is in an atomic block or an atomic method), so
+    /// that the top frame leaving its own atomic block stays atomic.
+    pub(crate) fn enclosing_atomic(&self, stack: &Stack) -> bool {
+        let Some(top) = stack.top() else {
+            return false;
+        };
+        if !self.program.nested_atomic || !self.atomic_context[top.proc as usize] {
+            return false;
+        }
+        stack.iter().skip(1).any(|f| {
+            self.atomic_proc[f.proc as usize]
+                || self.in_atomic_block[f.proc as usize][f.pc as usize]
+        })
     }
 
     /// The value of global `i` as seen by a thread.

@@ -434,11 +434,12 @@ impl Machine<'_> {
             }
             match kind {
                 Kind::Return if self.atomic_proc[proc as usize] => {
-                    // the atomic call is over unless the caller is itself atomic
+                    // the atomic call is over unless the caller is itself atomic (or,
+                    // in Zing, runs inside a region its own callers entered)
                     let caller_atomic = t.stack.top().is_some_and(|f| {
                         self.atomic_proc[f.proc as usize]
                             || self.in_atomic_block[f.proc as usize][f.pc as usize]
-                    });
+                    }) || self.enclosing_atomic(&t.stack);
                     let locked = self.lock_global.is_some_and(|g| {
                         self.global(&state.globals, &t.thread_locals, g).as_bool()
                     });
@@ -674,8 +675,11 @@ impl Machine<'_> {
                 out.push(self.spawn(s, tid, node.succ[0], child, rec));
             }
             Stmt::EndThread => out.push(self.end_thread(s, tid)),
-            Stmt::AtomicBegin | Stmt::AtomicEnd => {
-                let atomic = matches!(node.stmt, Stmt::AtomicBegin);
+            Stmt::AtomicBegin => out.push(self.jump_as(s, tid, next(), true, rec)),
+            // Zing: back to the caller's level (still atomic inside an enclosing region);
+            // boolean programs' sections are flat
+            Stmt::AtomicEnd => {
+                let atomic = self.enclosing_atomic(&thread.stack);
                 out.push(self.jump_as(s, tid, next(), atomic, rec));
             }
             Stmt::New { target, class } => {
@@ -883,9 +887,11 @@ impl Machine<'_> {
                 };
                 let atomic = self.in_atomic_block[f.proc as usize][pc as usize]
                     || stack.iter().any(|f| self.atomic_proc[f.proc as usize]);
+                let stack = stack.with_top(f);
+                let atomic = atomic || self.enclosing_atomic(&stack);
                 let mut st = s.clone();
                 let t = st.thread_mut(tid);
-                t.stack = stack.with_top(f);
+                t.stack = stack;
                 t.atomic = atomic;
                 return Ok(Outcome::Next {
                     state: st,

@@ -67,6 +67,7 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
         static_news: Vec::new(),
         uses_self: false,
         keep_completed: false,
+        nested_atomic: false,
     };
     match getafix_layout(&program) {
         Some(layout) => program.layout = layout,

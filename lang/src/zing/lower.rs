@@ -96,6 +96,7 @@ pub fn lower(model: &Model, name: &str, text: &str) -> Result<Program, Vec<Diagn
         static_news: cx.static_news,
         uses_self: cx.uses_self,
         keep_completed: true,
+        nested_atomic: true,
     })
 }
 
