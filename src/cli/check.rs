@@ -60,6 +60,12 @@ pub struct CheckArgs {
     /// Stop when resident memory exceeds MB megabytes (exit 9); default: 3/4 of physical memory.
     #[arg(long, value_name = "MB")]
     pub memory: Option<u64>,
+    /// Reductions of the explicit search: `transactions` (an atomic region is one transition),
+    /// `por` (partial-order reduction: a thread whose next step touches only its own variables
+    /// runs alone), `all` (both), `none`. Default: `all`, or `transactions` with
+    /// `--format zing`, whose "distinct states" count is ZING's.
+    #[arg(long, value_enum, value_name = "R")]
+    pub reduction: Option<explore::Reduction>,
     /// Store whole canonical states instead of 128-bit fingerprints.
     #[arg(long)]
     pub exact: bool,
@@ -172,6 +178,11 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         verdict_only: a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json),
         transactions: false,
         check_fingerprints: false,
+        reduction: a.reduction.unwrap_or(if a.format == Format::Zing {
+            explore::Reduction::Transactions
+        } else {
+            explore::Reduction::All
+        }),
         limits: Limits {
             max_depth: a.max_depth,
             max_states: a.max_states,

@@ -14,7 +14,7 @@
 //! test (tests/differential.rs).
 
 use super::check::{report_of, run_engine, CheckArgs, Engine};
-use crate::explore::Options;
+use crate::explore::{Options, Reduction};
 use crate::report::{exit, Report};
 use crate::runtime::{Machine, Semantics};
 use clap::Parser;
@@ -68,11 +68,14 @@ pub struct RegressArgs {
 /// One way of checking a model: an engine and its search options.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The column name: `explicit`, `explicit-bfs`, `explicit-exact`, `summary`, `bdd`.
+    /// The column name: `explicit`, `explicit-bfs`, `explicit-exact`, `explicit-unreduced`,
+    /// `summary`, `bdd`.
     pub name: String,
     engine: Engine,
     bfs: bool,
     exact: bool,
+    /// Overrides the model's `--reduction` (the unreduced column).
+    reduction: Option<Reduction>,
 }
 
 impl Config {
@@ -82,17 +85,27 @@ impl Config {
             engine,
             bfs,
             exact,
+            reduction: None,
+        }
+    }
+
+    /// The explicit engine with no reduction: what every reduction is checked against.
+    fn unreduced() -> Config {
+        Config {
+            reduction: Some(Reduction::None),
+            ..Config::new("explicit-unreduced", Engine::Explicit, false, false)
         }
     }
 }
 
-/// Every engine, plus explicit search breadth-first and with exact storage: what the
-/// differential test compares.
+/// Every engine, plus explicit search breadth-first, with exact storage and without
+/// reductions: what the differential test compares.
 pub fn differential_configs() -> Vec<Config> {
     vec![
         Config::new("explicit", Engine::Explicit, false, false),
         Config::new("explicit-bfs", Engine::Explicit, true, false),
         Config::new("explicit-exact", Engine::Explicit, false, true),
+        Config::unreduced(),
         Config::new("summary", Engine::Summary, false, false),
         Config::new("bdd", Engine::Bdd, false, false),
     ]
@@ -106,6 +119,7 @@ fn configs_for(engine: RegressEngine, modes: bool) -> Vec<Config> {
         if modes {
             v.push(Config::new("explicit-bfs", Engine::Explicit, true, false));
             v.push(Config::new("explicit-exact", Engine::Explicit, false, true));
+            v.push(Config::unreduced());
         }
     }
     if matches!(engine, RegressEngine::Summary | RegressEngine::All) {
@@ -171,6 +185,9 @@ fn options_of(
     let (mut opts, semantics) = super::check::options_and_semantics(a, program);
     opts.bfs |= c.bfs;
     opts.exact |= c.exact;
+    if let Some(r) = c.reduction {
+        opts.reduction = r;
+    }
     opts.keep_going = false;
     opts.limits.timeout = Some(match a.timeout {
         Some(t) if t.is_finite() && t >= 0.0 => budget.min(Duration::from_secs_f64(t)),
@@ -829,10 +846,15 @@ fn run_case(case: &Case, configs: &[Config], budget: Duration) -> Row {
     let Some((_, want)) = &case.expected else {
         return finish(row, Status::Skipped, Some("no expected verdict".into()));
     };
-    let a = match parse_options(&case.options) {
+    let mut a = match parse_options(&case.options) {
         Ok(a) => a,
         Err(e) => return finish(row, Status::Failed, Some(format!("bad options: {e}"))),
     };
+    if case.zing_states.is_some() && a.reduction.is_none() {
+        // ZING's count is taken from the states stored without partial-order reduction (as
+        // `--format zing` does)
+        a.reduction = Some(Reduction::Transactions);
+    }
     let name = case.model.display().to_string();
     let text = match std::fs::read(&case.model) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),

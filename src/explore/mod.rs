@@ -58,6 +58,35 @@ pub struct Options {
     /// For tests: fingerprint every successor by the whole walk too, and panic if the
     /// incremental fingerprint differs.
     pub check_fingerprints: bool,
+    /// The reductions applied (`--reduction`; none under a context bound or in cooperative
+    /// mode, whose bookkeeping counts every step).
+    pub reduction: Reduction,
+}
+
+/// Which reductions the explicit search applies (`--reduction`). Both keep every verdict:
+/// deadlocks, assertion violations, runtime errors and reached labels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Reduction {
+    /// Every interleaving of every step; every state is stored.
+    #[default]
+    None,
+    /// An atomic region is one transition: the states strictly inside it are not stored
+    /// (except at its loop heads and its choices, so that the search ends and meets again).
+    Transactions,
+    /// Partial-order reduction: a thread whose next step touches only its own variables runs
+    /// alone (a persistent set of one thread, with the cycle proviso).
+    Por,
+    /// Both.
+    All,
+}
+
+impl Reduction {
+    fn transactions(self) -> bool {
+        matches!(self, Reduction::Transactions | Reduction::All)
+    }
+    fn por(self) -> bool {
+        matches!(self, Reduction::Por | Reduction::All)
+    }
 }
 
 /// One step of a path: which thread moved and which of its outcomes was taken.
@@ -161,6 +190,16 @@ struct Explorer<'m, 'p> {
     tx: Transactions,
     /// ZING's state count, for Zing models searched without transactions.
     zing: Option<zing_count::ZingCount>,
+    /// States inside atomic regions are not stored (`--reduction transactions`).
+    atomic_interior: bool,
+    /// A thread whose next step is private runs alone (`--reduction por`).
+    por: bool,
+    /// The last [`Explorer::step_threads`] expanded one thread by partial-order reduction.
+    ran_alone: bool,
+    /// What the reductions saved: states inside transactions not stored, and states
+    /// expanded by one thread.
+    interior_skipped: u64,
+    expanded_alone: u64,
 }
 
 /// Transactional calls (seed 004 §7: summaries inside transactions): which procedures may run
@@ -284,8 +323,18 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
             ..Default::default()
         },
         zing: None,
+        atomic_interior: false,
+        por: false,
+        ran_alone: false,
+        interior_skipped: 0,
+        expanded_alone: 0,
     };
-    if m.program.keep_completed && !ex.tx.enabled {
+    // the context bound and cooperative scheduling count every step of every thread
+    let reducible = opts.contexts.is_none() && !opts.cooperative;
+    ex.atomic_interior = reducible && opts.reduction.transactions();
+    ex.por = reducible && opts.reduction.por();
+    // ZING's count picks states out of the stored ones: partial-order reduction stores others
+    if m.program.keep_completed && !ex.tx.enabled && !ex.por {
         ex.zing = Some(zing_count::ZingCount::default());
     }
     if opts.bfs {
@@ -302,6 +351,18 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
             ("transaction summaries reused", ex.tx.reused),
             ("roots in transactions", ex.tx.roots),
         ];
+    }
+    if ex.atomic_interior || ex.por {
+        ex.result
+            .stats
+            .counters
+            .push(("states inside transactions not stored", ex.interior_skipped));
+    }
+    if ex.por {
+        ex.result.stats.counters.push((
+            "states expanded by one thread (partial-order reduction)",
+            ex.expanded_alone,
+        ));
     }
     if let Some(b) = ex.visited.table_bytes() {
         ex.result
@@ -410,6 +471,8 @@ struct Key {
     moved: Option<MoveFp>,
     /// The context bookkeeping of the outcome's state.
     ctx: Ctx,
+    /// The state is strictly inside an atomic region and is not stored at all.
+    interior: bool,
 }
 
 const NO_KEY: Key = Key {
@@ -419,6 +482,7 @@ const NO_KEY: Key = Key {
     deferred: false,
     moved: None,
     ctx: Ctx::START,
+    interior: false,
 };
 
 /// The part of a path node that can be rebuilt.
@@ -558,6 +622,71 @@ impl Explorer<'_, '_> {
             .is_some_and(|f| f.proc == init && f.pc == endinit)
     }
 
+    /// Per outcome of a node, whether the step of its thread was a choice: two or more
+    /// successors (a node's outcomes come thread by thread).
+    fn branching(outs: &Succs) -> impl Iterator<Item = bool> + '_ {
+        let goes_on = |o: &Outcome| matches!(o, Outcome::Next { .. } | Outcome::Moved { .. });
+        outs.chunk_by(|a, b| a.0.thread == b.0.thread)
+            .flat_map(move |run| {
+                let choice = run.iter().filter(|(_, o)| goes_on(o)).nth(1).is_some();
+                std::iter::repeat_n(choice, run.len())
+            })
+    }
+
+    /// Whether outcome `o` of thread `tid` of `parent` is a state the search goes through
+    /// without storing it. Such a state is still expanded as usual; not storing it only costs
+    /// re-exploring it when another path meets it, so it is never a state reached by a choice
+    /// (`branching`: two or more successors), and every cycle of states passes a stored one:
+    /// - with `transactions`, a state strictly inside an atomic region, unless its owner is at
+    ///   a loop head (so a loop inside the region ends) or at a choice (ZING's count, which
+    ///   counts choice states, stays as without the reduction);
+    /// - with `por`, a state whose thread `tid` moved within itself (no thread started or
+    ///   ended) to a step that it may take alone: the transaction goes on with it (a thread's
+    ///   cycle of such steps holds a node where it may not, at which the state is stored).
+    fn interior(&self, parent: &State, tid: u32, o: &Outcome, branching: bool) -> bool {
+        if branching {
+            return false;
+        }
+        let (proc, pc, depth, atomic) = match o {
+            Outcome::Moved { mv, .. } => {
+                let t = &parent.threads[tid as usize];
+                let Some(f) = t.stack.top() else {
+                    return false;
+                };
+                (f.proc, mv.pc, t.stack.depth(), mv.atomic)
+            }
+            Outcome::Next { state, kind } => {
+                if let Some(o) = state.atomic_owner() {
+                    let t = &state.threads[o];
+                    let Some(f) = t.stack.top() else {
+                        return false;
+                    };
+                    (f.proc, f.pc, t.stack.depth(), true)
+                } else if matches!(kind, Kind::ThreadStart | Kind::ThreadEnd) {
+                    return false;
+                } else {
+                    let Some(t) = state.threads.get(tid as usize) else {
+                        return false;
+                    };
+                    let Some(f) = t.stack.top() else {
+                        return false;
+                    };
+                    (f.proc, f.pc, t.stack.depth(), false)
+                }
+            }
+            _ => return false,
+        };
+        if atomic {
+            let may_choose = matches!(
+                self.m.program.node(proc, pc).stmt,
+                Stmt::Choose { .. } | Stmt::ChooseElem { .. } | Stmt::Select { .. }
+            );
+            self.atomic_interior && !may_choose && !self.m.loop_head(proc, pc)
+        } else {
+            self.por && self.m.may_run_alone_at(proc, pc, depth)
+        }
+    }
+
     fn target(&self, s: &State) -> Option<u32> {
         s.threads.iter().find_map(|t| {
             let f = t.stack.top()?;
@@ -599,6 +728,28 @@ impl Explorer<'_, '_> {
             if out.len() > first {
                 then(self, out, first);
                 return;
+            }
+        }
+        self.ran_alone = false;
+        if owner.is_none() && self.por {
+            // a persistent set of one thread: the first whose next step is private and has a
+            // successor (a step that cannot go on, such as a false `assume`, would otherwise
+            // stop every other thread too)
+            for tid in 0..s.threads.len() {
+                if !self.m.may_run_alone(s, tid) {
+                    continue;
+                }
+                let first = out.len();
+                self.steps_of(s, tid, out);
+                let goes_on = out[first..]
+                    .iter()
+                    .any(|(_, o)| matches!(o, Outcome::Next { .. } | Outcome::Moved { .. }));
+                if goes_on {
+                    self.ran_alone = true;
+                    then(self, out, first);
+                    return;
+                }
+                out.truncate(first);
             }
         }
         let runnable = match owner {
@@ -890,6 +1041,9 @@ impl Explorer<'_, '_> {
             }
             ex.fingerprints(state, canon, &mut outs[first..], keys);
         });
+        if e.fresh && self.ran_alone {
+            self.expanded_alone += 1;
+        }
         if e.fresh {
             // every successor's table slot is asked for before any is looked up
             if let Visited::Fingerprints(table) = &self.visited {
@@ -926,6 +1080,15 @@ impl Explorer<'_, '_> {
             return;
         }
         e.fresh = false;
+        if self.atomic_interior || self.por {
+            // states inside a transaction are not stored: the search runs on through them
+            for (((c, o), k), b) in outs.iter().zip(keys.iter_mut()).zip(Self::branching(outs)) {
+                if self.interior(state, c.thread, o, b) {
+                    k.interior = true;
+                    self.interior_skipped += 1;
+                }
+            }
+        }
         // A lone successor that stays inside an atomic region is nearly always new (only a
         // step that forgets a value can lead two states to it). It is not looked up now: the
         // search goes on to it and stores it once its own successors are computed, so that
@@ -936,12 +1099,15 @@ impl Explorer<'_, '_> {
             .enumerate()
             .filter(|(_, (_, o))| !matches!(o, Outcome::Pruned));
         if let (Some((i, (_, Outcome::Moved { mv, .. }))), None) = (left.next(), left.next()) {
-            if mv.atomic && keys[i].keyed {
+            if mv.atomic && keys[i].keyed && !keys[i].interior {
                 keys[i].deferred = true;
                 return;
             }
         }
         for ((_, o), k) in outs.iter_mut().zip(keys.iter()) {
+            if k.interior {
+                continue;
+            }
             let new = match (&*o, &mut self.visited) {
                 (Outcome::Pruned | Outcome::Violation(_), _) => continue,
                 (_, Visited::Fingerprints(table)) if k.keyed => table.insert(k.fp),
@@ -988,6 +1154,7 @@ impl Explorer<'_, '_> {
                         deferred: false,
                         moved: Some(m),
                         ctx: Ctx::START,
+                        interior: false,
                     });
                     continue;
                 }
@@ -1008,6 +1175,7 @@ impl Explorer<'_, '_> {
                         deferred: false,
                         moved: None,
                         ctx: Ctx::START,
+                        interior: false,
                     }
                 }
                 _ => NO_KEY,
@@ -1368,7 +1536,12 @@ impl Explorer<'_, '_> {
             if self.result.limit.is_some() {
                 return;
             }
-            for (choice, outcome) in succs {
+            let interior: Vec<bool> = succs
+                .iter()
+                .zip(Self::branching(&succs))
+                .map(|((c, o), b)| self.interior(&s, c.thread, o, b))
+                .collect();
+            for ((choice, outcome), interior) in succs.into_iter().zip(interior) {
                 match outcome {
                     Outcome::Pruned => {}
                     Outcome::Moved { .. } => unreachable!("successors() builds every state"),
@@ -1391,10 +1564,14 @@ impl Explorer<'_, '_> {
                         let Some(ctx) = self.advance(&s, ctx, choice, kind) else {
                             continue;
                         };
-                        if !self.visit(&state, ctx) {
+                        if interior {
+                            // inside a transaction: not stored, the search runs on
+                            self.interior_skipped += 1;
+                        } else if !self.visit(&state, ctx) {
                             continue;
+                        } else {
+                            self.count_zing(&state, false);
                         }
-                        self.count_zing(&state, false);
                         if let Some(l) = self.watch.check(self.visited.len() as u64) {
                             self.result.limit = Some(l);
                             return;

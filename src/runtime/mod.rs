@@ -6,6 +6,7 @@
 //! (reads, allocations, writes) to a [`Recorder`].
 
 mod eval;
+mod independence;
 mod init;
 mod moved;
 mod record;
@@ -68,6 +69,8 @@ pub struct Machine<'p> {
     /// (called, directly or not, from an atomic block or method), so that leaving one of its
     /// own atomic blocks must look at the frames below to know whether atomicity goes on.
     atomic_context: Vec<bool>,
+    /// Which steps touch only their own thread, and the loop heads (for the reductions).
+    independence: independence::Independence,
     /// Whether some node is glued to a neighbour (Zing step granularity).
     has_glue: bool,
 }
@@ -108,12 +111,14 @@ impl<'p> Machine<'p> {
             has_atomic_procs: atomic_procs(program).iter().any(|&a| a),
             in_atomic_block: program.procs.iter().map(atomic_blocks).collect(),
             atomic_context: Vec::new(),
+            independence: Default::default(),
             has_glue: program
                 .procs
                 .iter()
                 .any(|p| p.nodes.iter().any(|n| n.glue != zingrs_lang::ir::Glue::No)),
         };
         m.atomic_context = m.atomic_contexts();
+        m.independence = independence::Independence::new(&m);
         m
     }
 

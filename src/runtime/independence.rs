@@ -1,0 +1,245 @@
+//! Static independence facts for the explicit search's reductions: which steps touch only the
+//! running thread's own variables, and where the loops are.
+//!
+//! A node is *private* when its step reads and writes only the running thread's own variables
+//! (its frame's locals, its copies of `thread_local` globals, the arguments and results of
+//! calls between its own frames), cannot block, and neither starts nor ends a thread or an
+//! atomic region. Such a step is independent of every step of every other thread and stays
+//! enabled whatever they do (a both-mover in the sense of Lipton's reduction), so a state in
+//! which some thread is at a private node may be expanded by that thread alone: a persistent
+//! set of one thread.
+//!
+//! Taking private steps alone must not postpone the other threads forever (the cycle
+//! proviso). A thread that is not at a private node never moves in a state expanded by one
+//! thread, so a cycle of such states would need a cycle of private nodes in some control-flow
+//! graph. Every cycle of a graph holds a back edge of any depth-first search of it, so the
+//! targets of the back edges of the private nodes' subgraph are made *eligible* for no
+//! reduction: every cycle of the reduced state graph then passes a fully expanded state,
+//! which is the strong cycle proviso (Godefroid; Peled), and deadlocks, assertion violations
+//! and reached labels are all preserved.
+//!
+//! The same depth-first search over all nodes gives the loop heads, where a search that does
+//! not store states inside atomic regions still stores them, so that it terminates.
+
+use super::state::State;
+use super::Machine;
+use zingrs_lang::ir::{Expr, Glue, LValue, Layout, Proc, Program, Stmt};
+
+/// Per procedure and node: which steps may be taken alone, and the loop heads.
+#[derive(Debug, Default)]
+pub struct Independence {
+    /// The node is private and not the target of a back edge among private nodes.
+    alone: Vec<Vec<bool>>,
+    /// The node is the target of a back edge of the procedure's control-flow graph.
+    loop_head: Vec<Vec<bool>>,
+}
+
+impl Independence {
+    pub(super) fn new(m: &Machine) -> Independence {
+        let program = m.program;
+        // an `enforce` invariant may read anything, after any step: no step is private
+        let enforced = program
+            .procs
+            .iter()
+            .any(|p| p.nodes.iter().any(|n| n.invariant.is_some()));
+        let results_private = results_private(program);
+        let mut alone = Vec::with_capacity(program.procs.len());
+        let mut loop_head = Vec::with_capacity(program.procs.len());
+        for (i, p) in program.procs.iter().enumerate() {
+            let private: Vec<bool> = (0..p.nodes.len())
+                .map(|pc| {
+                    !enforced
+                        && !m.atomic_proc[i]
+                        && private_node(m, i as u32, p, pc, results_private[i])
+                })
+                .collect();
+            let heads_private = back_edge_targets(p, |pc| private[pc]);
+            alone.push(
+                private
+                    .iter()
+                    .zip(&heads_private)
+                    .map(|(&p, &h)| p && !h)
+                    .collect(),
+            );
+            loop_head.push(back_edge_targets(p, |_| true));
+        }
+        Independence { alone, loop_head }
+    }
+}
+
+impl Machine<'_> {
+    /// Whether thread `tid` of `s` may be expanded alone (a persistent set of one thread): its
+    /// next step is private, not at a loop of private steps, and does not remove the thread.
+    /// The search must still check that the step has a successor.
+    pub fn may_run_alone(&self, s: &State, tid: usize) -> bool {
+        let Some(t) = s.threads.get(tid) else {
+            return false;
+        };
+        let Some(f) = t.stack.top() else {
+            return false;
+        };
+        self.may_run_alone_at(f.proc, f.pc, t.stack.depth())
+    }
+
+    /// [`Machine::may_run_alone`] for a thread at `pc` of `proc` with `depth` frames.
+    pub fn may_run_alone_at(&self, proc: u32, pc: u32, depth: u32) -> bool {
+        if !self.independence.alone[proc as usize][pc as usize] {
+            return false;
+        }
+        // the bottom frame's return ends the thread: a boolean program's thread leaves the
+        // thread list (the others' indices change); a Zing process stays, completed, and its
+        // end touches nothing another process can see
+        let returns = matches!(self.program.node(proc, pc).stmt, Stmt::Return { .. });
+        !returns || depth > 1 || self.program.keep_completed
+    }
+
+    /// Whether `pc` of `proc` is a loop head (the target of a back edge).
+    pub fn loop_head(&self, proc: u32, pc: u32) -> bool {
+        self.independence.loop_head[proc as usize][pc as usize]
+    }
+}
+
+/// Per procedure: every call of it stores its results in the caller's own locals.
+fn results_private(program: &Program) -> Vec<bool> {
+    let mut ok = vec![true; program.procs.len()];
+    for p in &program.procs {
+        for n in &p.nodes {
+            if let Stmt::Call {
+                callee, results, ..
+            } = &n.stmt
+            {
+                if !results
+                    .iter()
+                    .flatten()
+                    .all(|lv| lvalue_private(program, lv))
+                {
+                    ok[*callee as usize] = false;
+                }
+            }
+        }
+    }
+    ok
+}
+
+fn private_node(m: &Machine, proc: u32, p: &Proc, pc: usize, results_private: bool) -> bool {
+    let program = m.program;
+    let node = &p.nodes[pc];
+    // Zing's step granularity: a glued step runs on into its neighbours
+    let glued = node.glue != Glue::No
+        || node
+            .succ
+            .iter()
+            .any(|&s| p.nodes[s as usize].glue != Glue::No);
+    if glued {
+        return false;
+    }
+    if let Layout::Getafix { init, endinit, .. } = program.layout {
+        if proc == init && pc as u32 == endinit {
+            return false;
+        }
+    }
+    let e = |x: &Expr| expr_private(program, x);
+    let lv = |x: &LValue| lvalue_private(program, x);
+    match &node.stmt {
+        Stmt::Skip | Stmt::Goto | Stmt::Yield => true,
+        Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => e(cond),
+        Stmt::Assign {
+            targets,
+            values,
+            constrain,
+        } => {
+            targets.iter().flatten().all(lv)
+                && values.iter().all(e)
+                && constrain.as_ref().is_none_or(e)
+        }
+        Stmt::Havoc { targets } => targets.iter().all(lv),
+        Stmt::Choose { target, .. } => lv(target),
+        Stmt::Call { args, callee, .. } => !m.atomic_proc[*callee as usize] && args.iter().all(e),
+        Stmt::Return { values } => {
+            results_private && values.as_ref().is_none_or(|v| v.iter().all(e))
+        }
+        Stmt::Constrain { .. }
+        | Stmt::StartThread { .. }
+        | Stmt::StartThreadGoto
+        | Stmt::EndThread
+        | Stmt::AtomicBegin
+        | Stmt::AtomicEnd
+        | Stmt::New { .. }
+        | Stmt::NewArray { .. }
+        | Stmt::Select { .. }
+        | Stmt::SetUpdate { .. }
+        | Stmt::Send { .. }
+        | Stmt::ChooseElem { .. }
+        | Stmt::Raise { .. } => false,
+    }
+}
+
+fn lvalue_private(program: &Program, lv: &LValue) -> bool {
+    match lv {
+        LValue::Local(_) => true,
+        LValue::Global(g) => program.globals[*g as usize].thread_local,
+        LValue::Field(..) | LValue::Elem(..) => false,
+    }
+}
+
+/// Whether evaluating `e` reads only the thread's own variables.
+fn expr_private(program: &Program, e: &Expr) -> bool {
+    let p = |x: &Expr| expr_private(program, x);
+    match e {
+        Expr::Const(_) | Expr::Local(_) | Expr::PrimedLocal(_) | Expr::Nondet | Expr::SelfId => {
+            true
+        }
+        Expr::Global(g) | Expr::PrimedGlobal(g) => program.globals[*g as usize].thread_local,
+        Expr::Unary(_, a) | Expr::Neg(_, a) | Expr::BitNot(_, a) | Expr::Convert(_, a) => p(a),
+        Expr::Binary(_, a, b) | Expr::Arith(_, _, a, b) | Expr::Cmp(_, a, b) => p(a) && p(b),
+        Expr::Schoose(a, b) => p(a) && p(b),
+        Expr::Ite(c, a, b) => p(c) && p(a) && p(b),
+        Expr::Field(..)
+        | Expr::Elem(..)
+        | Expr::Size(..)
+        | Expr::In(..)
+        | Expr::Call(..)
+        | Expr::ClassIs(..) => false,
+    }
+}
+
+/// The targets of the back edges of a depth-first search of the subgraph of `p`'s nodes that
+/// satisfy `keep` (from every such node not yet visited, so unreachable parts count too).
+fn back_edge_targets(p: &Proc, keep: impl Fn(usize) -> bool) -> Vec<bool> {
+    const NEW: u8 = 0;
+    const OPEN: u8 = 1;
+    const DONE: u8 = 2;
+    let n = p.nodes.len();
+    let mut mark = vec![NEW; n];
+    let mut heads = vec![false; n];
+    for root in 0..n {
+        if mark[root] != NEW || !keep(root) {
+            continue;
+        }
+        // (node, index of the next successor to look at)
+        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+        mark[root] = OPEN;
+        while let Some(&mut (v, ref mut i)) = stack.last_mut() {
+            let succ = &p.nodes[v].succ;
+            if *i < succ.len() {
+                let w = succ[*i] as usize;
+                *i += 1;
+                if w >= n || !keep(w) {
+                    continue;
+                }
+                match mark[w] {
+                    NEW => {
+                        mark[w] = OPEN;
+                        stack.push((w, 0));
+                    }
+                    OPEN => heads[w] = true,
+                    _ => {}
+                }
+            } else {
+                mark[v] = DONE;
+                stack.pop();
+            }
+        }
+    }
+    heads
+}
