@@ -3,7 +3,8 @@
 //! Families: `random-bp SEED` and `random-zing SEED`, random models for differential testing
 //! ([`crate::gen::random_bp`], [`crate::gen::random_zing`]), and the benchmark families of
 //! benchmarks.md ([`crate::gen::families`]): `bebop-t N`, `zing-clone N`, `zing-alloc`,
-//! `zing-patterns` (N ignored), `bp-parity K`, `philosophers N`, `philosophers-ordered N`.
+//! `zing-patterns` (N ignored), `bp-parity K`, `philosophers N`, `philosophers-ordered N`,
+//! `threads-local N`; and `philosophers-promela N`, the same philosophers for SPIN.
 
 use crate::report::exit;
 
@@ -11,7 +12,8 @@ use crate::report::exit;
 #[derive(clap::Args, Debug)]
 pub struct GenArgs {
     /// The family: `random-bp`, `random-zing`, `bebop-t`, `zing-clone`, `zing-alloc`,
-    /// `zing-patterns`, `bp-parity`, `philosophers` or `philosophers-ordered`.
+    /// `zing-patterns`, `bp-parity`, `philosophers`, `philosophers-ordered`, `threads-local`,
+    /// or `philosophers-promela` (philosophers-ordered in Promela, for SPIN).
     pub family: String,
     /// The seed (random families) or the size N (benchmark families; ignored by `zing-alloc`
     /// and `zing-patterns`).
@@ -30,6 +32,10 @@ pub fn run(a: &GenArgs) -> i32 {
         }
         "random-zing" => {
             print!("{}", crate::gen::random_zing(a.n));
+            exit::PASSED
+        }
+        "philosophers-promela" => {
+            print!("{}", crate::gen::families::philosophers_promela(a.n));
             exit::PASSED
         }
         other => match crate::gen::families::family(other) {

@@ -10,6 +10,10 @@
 //! | `bp-parity K`           | bp       | passes (exit 0)                      |
 //! | `philosophers N`        | zing     | deadlock (exit 2)                    |
 //! | `philosophers-ordered N`| zing     | passes (exit 0)                      |
+//! | `threads-local N`       | bp       | passes (exit 0)                      |
+//!
+//! `philosophers-promela N` (printed by `zingrs gen`, not checked by zingrs) is
+//! `philosophers-ordered N` in Promela, to compare with SPIN side by side.
 //!
 //! Every generator is a pure function of its size.
 
@@ -48,6 +52,7 @@ impl Family {
             "bp-parity" => bp_parity(n),
             "philosophers" => philosophers(n, false),
             "philosophers-ordered" => philosophers(n, true),
+            "threads-local" => threads_local(n),
             other => unreachable!("unknown family {other}"),
         }
     }
@@ -94,6 +99,12 @@ pub const FAMILIES: &[Family] = &[
     Family {
         name: "philosophers-ordered",
         is_bp: false,
+        scalable: true,
+        target: None,
+    },
+    Family {
+        name: "threads-local",
+        is_bp: true,
         scalable: true,
         target: None,
     },
@@ -380,4 +391,51 @@ mod tests {
         assert_eq!(family("bebop-t").unwrap().extension(), "bp");
         assert!(family("nope").is_none());
     }
+}
+
+/// `threads-local N`: `main` starts N threads, each of which makes 14 nondeterministic
+/// assignments to a local of its own and then asserts `T` (passes). Without partial-order
+/// reduction the 14·N steps interleave in every order; with it, each thread runs alone.
+pub fn threads_local(n: u64) -> String {
+    let mut s = format!(
+        "// threads-local: {n} threads, each 14 nondeterministic assignments to a local (passes)\n\n\
+         void worker()\nbegin\n  decl l;\n"
+    );
+    for _ in 0..14 {
+        s.push_str("  l := *;\n");
+    }
+    s.push_str("  assert(T);\nend\n\nvoid main()\nbegin\n");
+    for _ in 0..n {
+        s.push_str("  start_thread worker();\n");
+    }
+    s.push_str("end\n");
+    s
+}
+
+/// `philosophers-ordered N` in Promela, for SPIN (`spin -a`, `gcc -O2 -DSAFETY -DNOREDUCE
+/// pan.c`, `./pan -m10000000`): one process per philosopher, each take an `atomic` guarded
+/// assignment, each put back a plain assignment; the last philosopher takes its right fork
+/// first.
+pub fn philosophers_promela(n: u64) -> String {
+    let n = n.max(2);
+    let mut s = format!(
+        "/* philosophers-ordered {n} for SPIN (zingrs gen philosophers-promela {n}) */\n\
+         bool taken[{n}];\n\n\
+         proctype phil(byte first; byte second) {{\n\
+         \x20 do\n\
+         \x20 :: atomic {{ !taken[first] -> taken[first] = true }};\n\
+         \x20    atomic {{ !taken[second] -> taken[second] = true }};\n\
+         \x20    taken[second] = false;\n\
+         \x20    taken[first] = false\n\
+         \x20 od\n\
+         }}\n\n\
+         init {{\n  atomic {{\n"
+    );
+    for i in 0..n {
+        let (l, r) = (i, (i + 1) % n);
+        let (a, b) = if i == n - 1 { (r, l) } else { (l, r) };
+        let _ = writeln!(s, "    run phil({a}, {b});");
+    }
+    s.push_str("  }\n}\n");
+    s
 }

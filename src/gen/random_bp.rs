@@ -8,6 +8,8 @@
 //! `abortif`, head `enforce`, `? :`, receivers with `_`, and a target label `HIT` declared in an
 //! `// options: --target HIT` header.
 //!
+//! About a third of the programs are concurrent: `main` starts a thread first.
+//!
 //! At most about ten booleans are in scope anywhere, so explicit search finishes in
 //! milliseconds. Recursion (direct and mutual) is made finite in most programs by a *fuel*
 //! formal `k`: a call to a procedure that does not come later in the file (a back call) happens
@@ -139,6 +141,7 @@ impl Gen {
         for p in order {
             self.procedure(p);
         }
+        self.start_thread(seed);
         if self.target && self.hits == 0 {
             // make sure the target occurs: a label at the end of main
             let at = self
@@ -156,6 +159,34 @@ impl Gen {
         let mut text = self.lines.join("\n");
         text.push('\n');
         text
+    }
+
+    /// About one program in three is concurrent: `main` first starts a thread running another
+    /// procedure. The choice comes from a stream of its own, so the other
+    /// programs are the same as without threads.
+    fn start_thread(&mut self, seed: u64) {
+        let mut rng = Rng::new(seed ^ 0x7468_7265_6164_7321);
+        if !rng.chance(35) {
+            return;
+        }
+        // a thread's results, if any, are discarded (bp-language.md §5.12)
+        let sig = &self.sigs[rng.range(1, self.sigs.len() - 1)];
+        let args: Vec<&str> = sig
+            .formals
+            .iter()
+            .enumerate()
+            .map(|(i, _)| if i == 0 && sig.fuel { "T" } else { "*" })
+            .collect();
+        let line = format!("  start_thread {}({});", sig.name, args.join(", "));
+        let mut at = 1 + self
+            .lines
+            .iter()
+            .position(|l| l.starts_with("void main(") || l.starts_with("bool<2> main("))
+            .expect("main");
+        while self.lines[at].starts_with("  decl ") || self.lines[at].starts_with("  enforce ") {
+            at += 1;
+        }
+        self.lines.insert(at, line);
     }
 
     fn decl_item(&mut self, name: &str) -> String {

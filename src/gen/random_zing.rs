@@ -79,7 +79,7 @@ struct Gen {
 /// A random Zing model, deterministic in `seed`.
 pub fn random_zing(seed: u64) -> String {
     let mut rng = Rng::new(seed ^ 0x2106);
-    let threads = rng.chance(30);
+    let threads = rng.chance(50);
     let mut ext = Rng::new(seed ^ 0x7a11_c0de);
     let mut feat = Features::default();
     if ext.chance(60) {
