@@ -235,6 +235,21 @@ struct Macro {
 /// Marks a [`Choice::outcome`] that indexes [`Transactions::macros`].
 const MACRO: u32 = 1 << 31;
 
+/// In a [`Choice::outcome`] of the search (not of a reported path), the bits from here up to
+/// [`MACRO`] count the steps run on after the first in a chained transaction
+/// ([`Explorer::chain`]), each taking its step's only outcome.
+const CHAIN_SHIFT: u32 = 20;
+/// The longest chain (the region goes on as ordinary steps after it).
+const MAX_CHAIN: u32 = (1 << (31 - CHAIN_SHIFT)) - 1;
+
+/// A search choice's first outcome and the number of chained steps after it.
+fn split_chain(c: Choice) -> (u32, u32) {
+    (
+        c.outcome & ((1 << CHAIN_SHIFT) - 1),
+        (c.outcome & !MACRO) >> CHAIN_SHIFT,
+    )
+}
+
 /// Marks, per procedure, whether it or a procedure it calls has a statement matching `p`.
 fn reaches(program: &zingrs_lang::ir::Program, p: impl Fn(&Stmt) -> bool) -> Vec<bool> {
     let n = program.procs.len();
@@ -773,6 +788,12 @@ impl Explorer<'_, '_> {
         let touched = self.touched.get_or_insert_with(Touched::default);
         touched.addrs.clear();
         self.m.step_moves(s, tid, touched, &mut self.scratch);
+        if (self.atomic_interior || self.por) && self.scratch.len() == 1 {
+            if let Some(chained) = self.chain(s, tid) {
+                out.push(chained);
+                return;
+            }
+        }
         for (k, o) in self.scratch.drain(..).enumerate() {
             out.push((
                 Choice {
@@ -782,6 +803,94 @@ impl Explorer<'_, '_> {
                 o,
             ));
         }
+    }
+
+    /// A transaction run on as one transition: the lone outcome in `self.scratch` of thread
+    /// `tid`'s step from `s`, followed while it leads to an interior state (strictly inside
+    /// an atomic region, or with the thread at a step it may take alone; see
+    /// [`Explorer::interior`]) from which the thread's next step has exactly one outcome, a
+    /// successor. (At such a state the thread alone is a persistent set, so running it on is
+    /// one more choice of reduced search.) The result is one outcome of `s` whose choice
+    /// counts the steps taken after the first ([`CHAIN_SHIFT`]); `None` if there is nothing
+    /// to run on.
+    fn chain(&mut self, s: &State, tid: usize) -> Option<(Choice, Outcome)> {
+        let mut extra = 0u32;
+        let mut o = self.scratch.pop().expect("one outcome");
+        let mut parent = s.clone();
+        let mut kind = Kind::Internal;
+        loop {
+            if extra >= MAX_CHAIN || !self.interior(&parent, tid as u32, &o, false) {
+                break;
+            }
+            o.materialize(&parent);
+            let Outcome::Next { state, kind: k } = &o else {
+                break;
+            };
+            // a state the search must look at (a target label, the depth bound) ends the chain
+            if Self::stack_depth(state) > self.opts.limits.max_depth || self.target(state).is_some()
+            {
+                break;
+            }
+            if matches!(k, Kind::ThreadStart | Kind::ThreadEnd) {
+                kind = *k;
+            }
+            let touched = self.touched.get_or_insert_with(Touched::default);
+            self.m.step_moves(state, tid, touched, &mut self.scratch);
+            let lone = self.scratch.len() == 1
+                && matches!(
+                    self.scratch[0],
+                    Outcome::Next { .. } | Outcome::Moved { .. }
+                );
+            if !lone {
+                self.scratch.clear();
+                break;
+            }
+            let Outcome::Next { state, .. } = std::mem::replace(&mut o, Outcome::Pruned) else {
+                unreachable!("materialized above");
+            };
+            parent = state;
+            o = self.scratch.pop().expect("one outcome");
+            extra += 1;
+        }
+        if extra == 0 {
+            self.scratch.push(o);
+            return None;
+        }
+        o.materialize(&parent);
+        if let Outcome::Next { kind: k, .. } = &mut o {
+            if kind != Kind::Internal {
+                *k = kind;
+            }
+        }
+        let choice = Choice {
+            thread: tid as u32,
+            outcome: extra << CHAIN_SHIFT,
+        };
+        Some((choice, o))
+    }
+
+    /// Re-executes one choice of a path of this search (a chained transaction step by step)
+    /// from `parent`: the state it leads to and the kind of its last step.
+    fn rerun(&mut self, parent: &State, c: Choice, touched: &mut Touched) -> (State, Kind) {
+        let (first, extra) = split_chain(c);
+        let mut cur: Option<State> = None;
+        let mut kind = Kind::Internal;
+        for i in 0..=extra {
+            let from = cur.as_ref().unwrap_or(parent);
+            self.scratch.clear();
+            self.m
+                .step(from, c.thread as usize, touched, &mut self.scratch);
+            let index = if i == 0 { first } else { 0 };
+            let Some(Outcome::Next { state, kind: k }) = self.scratch.drain(..).nth(index as usize)
+            else {
+                unreachable!("a choice on the stack re-executes to a state");
+            };
+            if i == 0 || matches!(k, Kind::ThreadStart | Kind::ThreadEnd) {
+                kind = k;
+            }
+            cur = Some(state);
+        }
+        (cur.expect("at least one step"), kind)
     }
 
     /// Whether thread `tid` is at a call that runs as one transaction: the callee cannot start
@@ -890,7 +999,16 @@ impl Explorer<'_, '_> {
         let mut choices = Vec::with_capacity(p.choices.len());
         for c in p.choices {
             if c.outcome & MACRO == 0 {
-                choices.push(c);
+                // a chained transaction: its first choice, then the lone outcome of each step
+                let (first, extra) = split_chain(c);
+                choices.push(Choice {
+                    thread: c.thread,
+                    outcome: first,
+                });
+                choices.extend((0..extra).map(|_| Choice {
+                    thread: c.thread,
+                    outcome: 0,
+                }));
                 continue;
             }
             let mac = &self.tx.macros[(c.outcome & !MACRO) as usize];
@@ -1195,15 +1313,8 @@ impl Explorer<'_, '_> {
         for k in base + 1..=top {
             let c = stack[k].via;
             let parent = &stack[k - 1].live.as_ref().expect("restored in order").state;
-            self.scratch.clear();
             let mut touched = Touched::default();
-            self.m
-                .step(parent, c.thread as usize, &mut touched, &mut self.scratch);
-            let Some(Outcome::Next { state, kind }) =
-                self.scratch.drain(..).nth(c.outcome as usize)
-            else {
-                unreachable!("a choice on the stack re-executes to a state");
-            };
+            let (state, kind) = self.rerun(parent, c, &mut touched);
             let parent = stack[k - 1].live.as_ref().expect("restored in order");
             let ctx = self
                 .advance(&parent.state, parent.ctx, c, kind)
