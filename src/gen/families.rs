@@ -360,39 +360,6 @@ fn philosopher_method(name: &str, first: &str, second: &str) -> String {
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn xor_tree_is_balanced() {
-        let names: Vec<String> = (1..=4).map(|i| format!("g{i}")).collect();
-        assert_eq!(xor_tree(&names), "((g1 ^ g2) ^ (g3 ^ g4))");
-        let many: Vec<String> = (0..5000).map(|i| format!("g{i}")).collect();
-        let t = xor_tree(&many);
-        let mut depth = 0i32;
-        let mut max = 0;
-        for c in t.chars() {
-            match c {
-                '(' => depth += 1,
-                ')' => depth -= 1,
-                _ => {}
-            }
-            max = max.max(depth);
-        }
-        assert!(max <= 14, "{max}");
-    }
-
-    #[test]
-    fn every_family_generates() {
-        for f in FAMILIES {
-            assert!(!f.generate(3).is_empty(), "{}", f.name);
-        }
-        assert_eq!(family("bebop-t").unwrap().extension(), "bp");
-        assert!(family("nope").is_none());
-    }
-}
-
 /// `threads-local N`: `main` starts N threads, each of which makes 14 nondeterministic
 /// assignments to a local of its own and then asserts `T` (passes). Without partial-order
 /// reduction the 14·N steps interleave in every order; with it, each thread runs alone.
@@ -438,4 +405,37 @@ pub fn philosophers_promela(n: u64) -> String {
     }
     s.push_str("  }\n}\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xor_tree_is_balanced() {
+        let names: Vec<String> = (1..=4).map(|i| format!("g{i}")).collect();
+        assert_eq!(xor_tree(&names), "((g1 ^ g2) ^ (g3 ^ g4))");
+        let many: Vec<String> = (0..5000).map(|i| format!("g{i}")).collect();
+        let t = xor_tree(&many);
+        let mut depth = 0i32;
+        let mut max = 0;
+        for c in t.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            max = max.max(depth);
+        }
+        assert!(max <= 14, "{max}");
+    }
+
+    #[test]
+    fn every_family_generates() {
+        for f in FAMILIES {
+            assert!(!f.generate(3).is_empty(), "{}", f.name);
+        }
+        assert_eq!(family("bebop-t").unwrap().extension(), "bp");
+        assert!(family("nope").is_none());
+    }
 }
