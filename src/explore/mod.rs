@@ -196,6 +196,8 @@ struct Explorer<'m, 'p> {
     por: bool,
     /// The last [`Explorer::step_threads`] expanded one thread by partial-order reduction.
     ran_alone: bool,
+    /// The states the last [`Explorer::step_threads`] ran through in chained transactions.
+    chained: u64,
     /// What the reductions saved: states inside transactions not stored, and states
     /// expanded by one thread.
     interior_skipped: u64,
@@ -341,6 +343,7 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         atomic_interior: false,
         por: false,
         ran_alone: false,
+        chained: 0,
         interior_skipped: 0,
         expanded_alone: 0,
     };
@@ -746,6 +749,7 @@ impl Explorer<'_, '_> {
             }
         }
         self.ran_alone = false;
+        self.chained = 0;
         if owner.is_none() && self.por {
             // a persistent set of one thread: the first whose next step is private and has a
             // successor (a step that cannot go on, such as a false `assume`, would otherwise
@@ -851,6 +855,7 @@ impl Explorer<'_, '_> {
             parent = state;
             o = self.scratch.pop().expect("one outcome");
             extra += 1;
+            self.chained += 1;
         }
         if extra == 0 {
             self.scratch.push(o);
@@ -1159,8 +1164,9 @@ impl Explorer<'_, '_> {
             }
             ex.fingerprints(state, canon, &mut outs[first..], keys);
         });
-        if e.fresh && self.ran_alone {
-            self.expanded_alone += 1;
+        if e.fresh {
+            self.expanded_alone += self.ran_alone as u64;
+            self.interior_skipped += self.chained;
         }
         if e.fresh {
             // every successor's table slot is asked for before any is looked up
