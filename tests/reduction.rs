@@ -1,0 +1,127 @@
+//! `--reduction`: the reductions of the explicit search keep every verdict and store fewer
+//! states (the regressions and the differential test compare verdicts on every model; these
+//! tests pin what the reductions save and how they are switched).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn zingrs(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .args(args)
+        .output()
+        .expect("zingrs runs")
+}
+
+/// Writes `zingrs gen FAMILY N` to a file of its own and returns its path.
+fn generated(family: &str, n: u32, ext: &str) -> PathBuf {
+    let o = zingrs(&["gen", family, &n.to_string()]);
+    assert!(o.status.success(), "gen {family} {n}");
+    let dir = std::env::temp_dir().join(format!("zingrs-reduction-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(format!("{family}-{n}.{ext}"));
+    std::fs::write(&path, &o.stdout).expect("model written");
+    path
+}
+
+/// Exit code and JSON report of `zingrs check MODEL --engine explicit ARGS --format json`.
+fn check(model: &PathBuf, args: &[&str]) -> (i32, serde_json::Value) {
+    let mut all = vec!["check", model.to_str().expect("utf-8 path")];
+    all.extend_from_slice(&["--engine", "explicit", "--format", "json"]);
+    all.extend_from_slice(args);
+    let o = zingrs(&all);
+    let json = serde_json::from_slice(&o.stdout).expect("a JSON report");
+    (o.status.code().expect("an exit code"), json)
+}
+
+fn states(j: &serde_json::Value) -> u64 {
+    j["stats"]["states"].as_u64().expect("a state count")
+}
+
+#[test]
+fn philosophers_ordered_store_less_than_half_and_still_pass() {
+    let m = generated("philosophers-ordered", 6, "zing");
+    let (plain_code, plain) = check(&m, &["--reduction", "none"]);
+    let (code, reduced) = check(&m, &[]);
+    assert_eq!((plain_code, code), (0, 0));
+    assert!(
+        2 * states(&reduced) <= states(&plain),
+        "{} states with the default reduction, {} without",
+        states(&reduced),
+        states(&plain)
+    );
+}
+
+#[test]
+fn transactions_alone_keep_zings_count() {
+    let m = generated("philosophers-ordered", 5, "zing");
+    let (_, plain) = check(&m, &["--reduction", "none"]);
+    let (_, tx) = check(&m, &["--reduction", "transactions"]);
+    let zing = |j: &serde_json::Value| j["stats"]["zing_states"].as_u64();
+    assert!(zing(&plain).is_some());
+    assert_eq!(zing(&plain), zing(&tx));
+    assert!(states(&tx) < states(&plain));
+    // partial-order reduction stores other states: ZING's count is not claimed then
+    let (_, all) = check(&m, &["--reduction", "all"]);
+    assert_eq!(zing(&all), None);
+}
+
+#[test]
+fn the_philosophers_deadlock_is_found_under_every_reduction() {
+    let m = generated("philosophers", 5, "zing");
+    for r in ["none", "transactions", "por", "all"] {
+        let (code, j) = check(&m, &["--reduction", r]);
+        assert_eq!(code, 2, "--reduction {r}");
+        assert_eq!(j["verdict"]["kind"], "deadlock", "--reduction {r}");
+    }
+}
+
+#[test]
+fn thread_local_steps_run_alone() {
+    let m = generated("threads-local", 4, "bp");
+    let (plain_code, plain) = check(&m, &["--reduction", "none"]);
+    let (code, reduced) = check(&m, &[]);
+    assert_eq!((plain_code, code), (0, 0));
+    assert!(
+        100 * states(&reduced) <= states(&plain),
+        "{} states with the default reduction, {} without",
+        states(&reduced),
+        states(&plain)
+    );
+}
+
+#[test]
+fn stats_say_what_the_reductions_saved() {
+    let m = generated("philosophers-ordered", 4, "zing");
+    let o = zingrs(&[
+        "check",
+        m.to_str().expect("utf-8"),
+        "--engine",
+        "explicit",
+        "--stats",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("states inside transactions not stored"),
+        "{text}"
+    );
+    assert!(text.contains("expanded by one thread"), "{text}");
+    let o = zingrs(&[
+        "check",
+        m.to_str().expect("utf-8"),
+        "--engine",
+        "explicit",
+        "--stats",
+        "--reduction",
+        "none",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!text.contains("not stored"), "{text}");
+}
+
+#[test]
+fn an_unknown_reduction_is_a_usage_error() {
+    let m = generated("philosophers-ordered", 2, "zing");
+    let o = zingrs(&["check", m.to_str().expect("utf-8"), "--reduction", "some"]);
+    assert_eq!(o.status.code(), Some(7));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--reduction"));
+}
