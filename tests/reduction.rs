@@ -2,7 +2,7 @@
 //! states (the regressions and the differential test compare verdicts on every model; these
 //! tests pin what the reductions save and how they are switched).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn zingrs(args: &[&str]) -> Output {
@@ -24,7 +24,7 @@ fn generated(family: &str, n: u32, ext: &str) -> PathBuf {
 }
 
 /// Exit code and JSON report of `zingrs check MODEL --engine explicit ARGS --format json`.
-fn check(model: &PathBuf, args: &[&str]) -> (i32, serde_json::Value) {
+fn check(model: &Path, args: &[&str]) -> (i32, serde_json::Value) {
     let mut all = vec!["check", model.to_str().expect("utf-8 path")];
     all.extend_from_slice(&["--engine", "explicit", "--format", "json"]);
     all.extend_from_slice(args);
