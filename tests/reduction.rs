@@ -125,3 +125,50 @@ fn an_unknown_reduction_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(7));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--reduction"));
 }
+
+/// A deadlock that the depth-first search meets first (the chooser's first alternative ends
+/// it after four more steps, with the waiter blocked) and a runtime error one ZING step
+/// after the other alternative: ZING's level-by-level order reports the error (§6.6).
+const BOTH: &str = "class Main {
+    static bool go;
+    static int zero;
+
+    activate static void Waiter() {
+        select { wait(go) -> ; }
+    }
+
+    activate static void Chooser() {
+        int i = 0;
+        bool b;
+        b = choose(bool);
+        if (b) {
+            i = 1 / zero;
+        } else {
+            i = 1;
+            i = 2;
+            i = 3;
+            i = 4;
+        }
+    }
+};
+";
+
+#[test]
+fn zings_search_order_reports_the_error_it_meets_first() {
+    let dir = std::env::temp_dir().join(format!("zingrs-order-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let m = dir.join("both.zing");
+    std::fs::write(&m, BOTH).expect("model written");
+    let (dfs, _) = check(&m, &["--search", "dfs"]);
+    assert_eq!(dfs, 2, "depth-first: the deadlock of the first alternative");
+    let (zing, j) = check(&m, &["--search", "zing"]);
+    assert_eq!(zing, 4, "ZING's order: the runtime error one level up");
+    assert_eq!(j["verdict"]["kind"], "runtime-error");
+    let m = m.to_str().expect("utf-8");
+    let o = zingrs(&["check", m, "--format", "zing", "--engine", "explicit"]);
+    assert_eq!(o.status.code(), Some(4), "--format zing uses ZING's order");
+    // `--bfs` is `--search bfs`, and the two cannot be mixed
+    assert_eq!(zingrs(&["check", m, "--bfs", "-q"]).status.code(), Some(4));
+    let o = zingrs(&["check", m, "--bfs", "--search", "dfs"]);
+    assert_eq!(o.status.code(), Some(7));
+}

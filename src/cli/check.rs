@@ -23,6 +23,17 @@ pub enum Engine {
     All,
 }
 
+/// The search orders (`--search`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Search {
+    /// Depth-first.
+    Dfs,
+    /// Breadth-first.
+    Bfs,
+    /// ZING's iterative depth-bounded order (zing-language.md §6.6).
+    Zing,
+}
+
 /// Options of `zingrs check`.
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
@@ -42,9 +53,15 @@ pub struct CheckArgs {
     /// Bound the number of context switches (concurrent models).
     #[arg(long, value_name = "K")]
     pub contexts: Option<u32>,
-    /// Breadth-first search: shortest counterexamples.
-    #[arg(long)]
+    /// Breadth-first search: shortest counterexamples (the same as `--search bfs`).
+    #[arg(long, conflicts_with = "search")]
     pub bfs: bool,
+    /// The search order of the explicit engine: `dfs` (depth-first), `bfs` (breadth-first:
+    /// shortest counterexamples), `zing` (ZING's: level by level in ZING steps, processes and
+    /// choices in ascending order, so the first error reported is ZING's). Default: `dfs`, or
+    /// `zing` with `--format zing`.
+    #[arg(long, value_enum, value_name = "ORDER")]
+    pub search: Option<Search>,
     /// Zing's non-preemptive scheduling.
     #[arg(long)]
     pub cooperative: bool,
@@ -62,8 +79,9 @@ pub struct CheckArgs {
     pub memory: Option<u64>,
     /// Reductions of the explicit search: `transactions` (an atomic region is one transition),
     /// `por` (partial-order reduction: a thread whose next step touches only its own variables
-    /// runs alone), `all` (both), `none`. Default: `all`, or `transactions` with
-    /// `--format zing`, whose "distinct states" count is ZING's.
+    /// runs alone), `all` (both), `none`. Default: `all`; `transactions` with `--search zing`
+    /// or `--format zing` (whose "distinct states" count is ZING's); `none` with `--bfs`
+    /// (shortest counterexamples).
     #[arg(long, value_enum, value_name = "R")]
     pub reduction: Option<explore::Reduction>,
     /// Store whole canonical states instead of 128-bit fingerprints.
@@ -166,8 +184,15 @@ pub fn run(a: &CheckArgs) -> i32 {
 /// The search options and the semantics that `zingrs check` uses for these arguments (the one
 /// place that turns options into settings; `zingrs regress` adjusts its copy).
 pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Semantics) {
+    let search = match (a.search, a.bfs) {
+        (Some(s), _) => s,
+        (None, true) => Search::Bfs,
+        (None, false) if a.format == Format::Zing => Search::Zing,
+        (None, false) => Search::Dfs,
+    };
     let opts = Options {
-        bfs: a.bfs,
+        bfs: search != Search::Dfs,
+        zing_order: search == Search::Zing,
         exact: a.exact,
         targets: a.targets.clone(),
         keep_going: a.keep_going,
@@ -178,10 +203,12 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         verdict_only: a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json),
         transactions: false,
         check_fingerprints: false,
-        reduction: a.reduction.unwrap_or(if a.format == Format::Zing {
-            explore::Reduction::Transactions
-        } else {
-            explore::Reduction::All
+        // partial-order reduction reorders steps: off by default where the order is the point
+        // (shortest counterexamples, ZING's order and count)
+        reduction: a.reduction.unwrap_or(match search {
+            Search::Dfs if a.format != Format::Zing => explore::Reduction::All,
+            Search::Dfs | Search::Zing => explore::Reduction::Transactions,
+            Search::Bfs => explore::Reduction::None,
         }),
         limits: Limits {
             max_depth: a.max_depth,

@@ -36,6 +36,10 @@ use zingrs_lang::ir::{Layout, Stmt};
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub bfs: bool,
+    /// With `bfs`: ZING's order (zing-language.md §6.6), level by level in ZING steps (a
+    /// process step, a whole atomic region being one, and a choice among two or more
+    /// alternatives each cost one), processes and choices in ascending order.
+    pub zing_order: bool,
     pub exact: bool,
     /// Labels whose reaching is an error (`--target`).
     pub targets: Vec<String>,
@@ -649,6 +653,19 @@ impl Explorer<'_, '_> {
                 let choice = run.iter().filter(|(_, o)| goes_on(o)).nth(1).is_some();
                 std::iter::repeat_n(choice, run.len())
             })
+    }
+
+    /// What `choice` from `s` adds to a breadth-first search's level: its steps, or in ZING's
+    /// order one per process step (none inside an atomic region; a chained region is one)
+    /// plus one for a choice among two or more alternatives.
+    fn cost(&self, s: &State, choice: Choice) -> u64 {
+        if !self.opts.zing_order {
+            return 1 + split_chain(choice).1 as u64;
+        }
+        let tid = choice.thread as usize;
+        let choice = (self.m.alternatives(s, tid) >= 2) as u64;
+        let process_step = (s.atomic_owner() != Some(tid)) as u64;
+        process_step + choice
     }
 
     /// Whether outcome `o` of thread `tid` of `parent` is a state the search goes through
@@ -1585,6 +1602,49 @@ impl Explorer<'_, '_> {
     }
 }
 
+/// The breadth-first frontier, level by level; within a level, first in first out, except
+/// that a successor at no extra cost (inside an atomic region, in ZING's order) goes first.
+struct Levels<T> {
+    base: u64,
+    queues: VecDeque<VecDeque<T>>,
+}
+
+impl<T> Default for Levels<T> {
+    fn default() -> Self {
+        Levels {
+            base: 0,
+            queues: VecDeque::new(),
+        }
+    }
+}
+
+impl<T> Levels<T> {
+    /// Queues `item` at `level` (never below the level being taken), first in its level if
+    /// `first`.
+    fn push(&mut self, level: u64, item: T, first: bool) {
+        let i = level.saturating_sub(self.base) as usize;
+        while self.queues.len() <= i {
+            self.queues.push_back(VecDeque::new());
+        }
+        if first {
+            self.queues[i].push_front(item);
+        } else {
+            self.queues[i].push_back(item);
+        }
+    }
+
+    fn pop(&mut self) -> Option<T> {
+        loop {
+            let q = self.queues.front_mut()?;
+            if let Some(x) = q.pop_front() {
+                return Some(x);
+            }
+            self.queues.pop_front();
+            self.base += 1;
+        }
+    }
+}
+
 /// Which outcome positions of a rebuilt path node are still pending.
 enum Keep {
     Mask(u64),
@@ -1609,7 +1669,7 @@ impl Explorer<'_, '_> {
         let m = self.m;
         let mut inits: Vec<Vec<Value>> = Vec::new();
         let mut tree: Vec<Link> = Vec::new();
-        let mut queue: VecDeque<(State, Ctx, u32, u64)> = VecDeque::new();
+        let mut queue: Levels<(State, Ctx, u32, u64)> = Levels::default();
         let path_to = |inits: &[Vec<Value>], tree: &[Link], mut node: u32, last: Option<Choice>| {
             let mut choices: Vec<Choice> = last.into_iter().collect();
             loop {
@@ -1640,14 +1700,14 @@ impl Explorer<'_, '_> {
             match self.arrive(&s0, || path_to(&inits, &tree, node, None)) {
                 Arrive::Stop => return,
                 Arrive::Skip => {}
-                Arrive::Expand => queue.push_back((s0, Ctx::START, node, 0)),
+                Arrive::Expand => queue.push(0, (s0, Ctx::START, node, 0), false),
             }
             if let Some(l) = self.watch.check(self.visited.len() as u64) {
                 self.result.limit = Some(l);
                 return;
             }
         }
-        while let Some((s, ctx, node, level)) = queue.pop_front() {
+        while let Some((s, ctx, node, level)) = queue.pop() {
             self.result.stats.max_path = self.result.stats.max_path.max(level);
             let succs = self.successors(&s, ctx);
             if self.result.limit.is_some() {
@@ -1698,7 +1758,11 @@ impl Explorer<'_, '_> {
                         match self.arrive(&state, || path_to(&inits, &tree, child, None)) {
                             Arrive::Stop => return,
                             Arrive::Skip => {}
-                            Arrive::Expand => queue.push_back((state, ctx, child, level + 1)),
+                            Arrive::Expand => {
+                                let cost = self.cost(&s, choice);
+                                let next = level + cost;
+                                queue.push(next, (state, ctx, child, next), cost == 0);
+                            }
                         }
                     }
                 }
