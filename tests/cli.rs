@@ -224,10 +224,12 @@ fn keep_going_reports_every_distinct_error() {
 }
 
 #[test]
-fn missing_target_label_is_warned_about() {
+fn missing_target_label_is_a_usage_error() {
+    // a typo in a label must not end in "Check passed"
     let o = zingrs(&["check", FIG1, "--target", "NOWHERE"]);
-    assert_eq!(o.status.code(), Some(0));
-    assert!(err(&o).contains("NOWHERE does not occur"));
+    assert_eq!(o.status.code(), Some(7), "{}", out(&o));
+    assert!(err(&o).contains("NOWHERE does not occur"), "{}", err(&o));
+    assert!(!out(&o).contains("passed"), "{}", out(&o));
 }
 
 #[test]
@@ -650,5 +652,187 @@ fn replay_shows_what_each_step_changed() {
     assert_eq!(o.status.code(), Some(3), "{}", err(&o));
     let s = out(&o);
     assert!(s.contains("changed: Node#1.next = #1\n"), "{s}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A scratch directory for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("zingrs-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+#[test]
+fn deadlock_counts_only_blocked_processes_and_says_where_they_wait() {
+    // main has completed after starting the two workers; each worker holds one lock and waits
+    // for the other in Take, whose atomic select is on line 14: two processes are blocked
+    let model = zing_model("deadlock_lock_order_inversion.zing");
+    let o = zingrs(&["check", &model, "--trace", "none"]);
+    assert_eq!(o.status.code(), Some(2));
+    let s = out(&o);
+    assert!(s.contains("deadlock (2 processes blocked"), "{s}");
+    let waits: Vec<&str> = s.lines().filter(|l| l.contains(" waits in ")).collect();
+    assert_eq!(waits.len(), 2, "{s}");
+    for w in waits {
+        assert!(
+            w.contains("waits in Main.Take at deadlock_lock_order_inversion.zing:14: "),
+            "{w}"
+        );
+    }
+    let o = zingrs(&["check", &model, "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(j["verdict"]["blocked"], 2);
+    assert_eq!(j["verdict"]["waiting"].as_array().map(|w| w.len()), Some(2));
+    assert_eq!(j["verdict"]["waiting"][0]["line"], 14);
+}
+
+#[test]
+fn a_closed_stdout_does_not_panic() {
+    let dir = scratch("pipe");
+    let big = dir.join("big.bp");
+    let o = zingrs(&["gen", "bebop-t", "3000"]);
+    std::fs::write(&big, &o.stdout).expect("write model");
+    let big = big.to_str().expect("utf-8 path");
+    // each prints far more than a pipe holds, so the writes meet the closed pipe
+    for args in [
+        vec!["gen", "bebop-t", "3000"],
+        vec!["cfg", big],
+        vec!["cfg", big, "--dot"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("zingrs runs");
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("zingrs ends");
+        assert_ne!(o.status.code(), Some(101), "{args:?}: {}", err(&o));
+        assert!(!err(&o).contains("panicked"), "{args:?}: {}", err(&o));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn verbose_warns_about_options_without_effect() {
+    let o = zingrs(&["check", FIG1, "--engine", "explicit", "--no-mod-ref", "-v"]);
+    assert!(
+        err(&o).contains("--no-mod-ref has no effect on the explicit engine"),
+        "{}",
+        err(&o)
+    );
+    assert!(err(&o).contains("--no-mod-ref"), "{}", err(&o));
+    let o = zingrs(&[
+        "check",
+        FIG1,
+        "--engine",
+        "bdd",
+        "--no-mod-ref",
+        "--bfs",
+        "-v",
+    ]);
+    assert!(
+        !err(&o).contains("--no-mod-ref has no effect"),
+        "{}",
+        err(&o)
+    );
+    assert!(
+        err(&o).contains("--bfs has no effect on the bdd engine"),
+        "{}",
+        err(&o)
+    );
+    let o = zingrs(&["check", FIG1, "--engine", "explicit", "--no-mod-ref"]);
+    assert!(!err(&o).contains("no effect"), "{}", err(&o));
+}
+
+#[test]
+fn the_header_comes_before_the_search() {
+    let dir = scratch("header");
+    let model = dir.join("po9.zing");
+    let o = zingrs(&["gen", "philosophers-ordered", "9"]);
+    std::fs::write(&model, &o.stdout).expect("write model");
+    // the search of this model takes seconds; the header must be on stdout while it runs
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .args([
+            "check",
+            model.to_str().expect("utf-8 path"),
+            "--engine",
+            "explicit",
+            "--timeout",
+            "60",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("zingrs runs");
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().expect("stdout")),
+        &mut first,
+    )
+    .expect("read");
+    let running = child.try_wait().expect("status").is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        first.contains("checking") && first.contains("with the explicit engine"),
+        "{first}"
+    );
+    assert!(running, "the header came only after the search ended");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn quiet_keeps_the_statistics_asked_for() {
+    let o = zingrs(&["check", FIG1, "-q", "--stats"]);
+    let s = out(&o);
+    assert!(s.starts_with("Check passed"), "{s}");
+    assert!(s.contains("distinct states"), "{s}");
+    assert!(s.contains("omission probability"), "{s}");
+}
+
+#[test]
+fn long_traces_keep_the_step_column_aligned() {
+    // 1,200 iterations of two steps each: step numbers past 1,000
+    let model = "class Main {\n    activate static void main() {\n        int i = 0;\n        while (i < 1200) {\n            i = i + 1;\n        }\n        assert(false);\n    }\n};\n";
+    let o = with_stdin(&["check", "-", "--lang", "zing", "--trace", "short"], model);
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    let s = out(&o);
+    let steps: Vec<&str> = s.lines().filter(|l| l.starts_with("  #")).collect();
+    assert!(steps.len() > 2000, "{s}");
+    // the number, then blanks, then the procedure, at the same column on every line
+    let at = |l: &str| l.find("Main.main");
+    for l in &steps {
+        assert_eq!(at(l), at(steps[0]), "{l}");
+        let number = &l[3..at(l).expect("procedure")];
+        assert!(number.ends_with(' '), "{l}");
+        assert!(number.trim_end().chars().all(|c| c.is_ascii_digit()), "{l}");
+    }
+}
+
+#[test]
+fn single_model_families_take_no_size() {
+    let o = zingrs(&["gen", "zing-alloc"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(out(&o).contains("class"), "{}", out(&o));
+    assert_eq!(zingrs(&["gen", "zing-patterns"]).status.code(), Some(0));
+    assert_eq!(zingrs(&["gen", "zing-alloc", "3"]).status.code(), Some(7));
+    let o = zingrs(&["gen", "bebop-t"]);
+    assert_eq!(o.status.code(), Some(7));
+    assert!(err(&o).contains("needs a seed or size N"), "{}", err(&o));
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_named_as_such() {
+    let dir = scratch("utf8");
+    let model = dir.join("latin1.bp");
+    std::fs::write(&model, b"void main()\nbegin\n  // caf\xe9\nend\n").expect("write");
+    let o = zingrs(&["check", model.to_str().expect("utf-8 path")]);
+    assert_eq!(o.status.code(), Some(7));
+    assert!(
+        err(&o).contains("latin1.bp:3:9: the file is not UTF-8"),
+        "{}",
+        err(&o)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

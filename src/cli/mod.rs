@@ -82,6 +82,10 @@ pub(crate) fn load(
         let mut s = String::new();
         match std::io::stdin().read_to_string(&mut s) {
             Ok(_) => s,
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                eprintln!("error: standard input is not UTF-8 text");
+                return Err(INVALID);
+            }
             Err(e) => {
                 eprintln!("error: cannot read standard input: {e}");
                 return Err(INVALID);
@@ -89,7 +93,21 @@ pub(crate) fn load(
         }
     } else {
         match std::fs::read(path) {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(s) => s,
+                Err(e) => {
+                    let at = e.utf8_error().valid_up_to();
+                    let bytes = e.as_bytes();
+                    let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+                    let col = 1 + at
+                        - bytes[..at]
+                            .iter()
+                            .rposition(|&b| b == b'\n')
+                            .map_or(0, |i| i + 1);
+                    eprintln!("error: {name}:{line}:{col}: the file is not UTF-8 text (byte 0x{:02x} at offset {at})", bytes[at]);
+                    return Err(INVALID);
+                }
+            },
             Err(e) => {
                 eprintln!("error: cannot read {name}: {e}");
                 return Err(INVALID);

@@ -6,9 +6,11 @@
 
 mod render;
 mod trace;
+mod verify;
 
-pub use render::{render, render_to, Format, TraceDetail};
+pub use render::{header, render, render_to, Format, TraceDetail};
 pub use trace::build_trace;
+pub use verify::{verify, Claim};
 
 use crate::explore::Limit;
 use serde::Serialize;
@@ -47,7 +49,12 @@ pub enum Verdict {
         line: u32,
     },
     /// No process can move and one is blocked at a select not marked `end`.
-    Deadlock { blocked: u32 },
+    Deadlock {
+        /// The number of blocked processes (completed ones are not counted).
+        blocked: u32,
+        /// Where each blocked process waits.
+        waiting: Vec<Waiting>,
+    },
     /// No error was found, but the stack-depth bound cut the search.
     Bounded { bound: String },
     /// A time, state or memory limit stopped the search.
@@ -92,7 +99,7 @@ impl Verdict {
                 line,
                 ..
             } => format!("Check failed: {message} in {procedure} at line {line}"),
-            Verdict::Deadlock { blocked } => format!(
+            Verdict::Deadlock { blocked, .. } => format!(
                 "Check failed: deadlock ({blocked} process{} blocked, none runnable)",
                 if *blocked == 1 { "" } else { "es" }
             ),
@@ -108,6 +115,18 @@ impl Verdict {
             Verdict::InternalError { message } => format!("Internal error: {message}"),
         }
     }
+}
+
+/// Where a process of a deadlocked state waits (as SPIN lists its processes at an invalid
+/// end state).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Waiting {
+    /// The process's index in the state (0 is the first activated one).
+    pub process: u32,
+    pub procedure: String,
+    pub line: u32,
+    /// The statement it is blocked at, as in the source (whitespace collapsed).
+    pub statement: String,
 }
 
 /// A variable's value at a step.

@@ -25,15 +25,26 @@ pub enum TraceDetail {
     None,
 }
 
-/// Renders a report. `stats` adds the statistics block; `quiet` keeps only the verdict line.
+/// Renders a report. `stats` adds the statistics block; `quiet` keeps only the verdict line
+/// (and the statistics, if asked for).
 pub fn render(r: &Report, format: Format, detail: TraceDetail, stats: bool, quiet: bool) -> String {
     let mut out = Vec::new();
-    render_to(&mut out, r, format, detail, stats, quiet).expect("writing to memory");
+    render_to(&mut out, r, format, detail, stats, quiet, true).expect("writing to memory");
     String::from_utf8(out).expect("the renderings are UTF-8")
 }
 
+/// The first line of the text format, which `check` prints before it starts searching (so a
+/// user sees at once what runs), and then renders the rest without it.
+pub fn header(model: &str, engine: &str) -> String {
+    format!(
+        "zingrs {}: checking {model} with the {engine} engine\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 /// [`render`] onto `out` (a counterexample of millions of steps renders to hundreds of
-/// megabytes, which need not be held in memory first).
+/// megabytes, which need not be held in memory first); the text format starts with
+/// [`header`] only when `with_header`.
 pub fn render_to(
     out: &mut dyn std::io::Write,
     r: &Report,
@@ -41,6 +52,7 @@ pub fn render_to(
     detail: TraceDetail,
     stats: bool,
     quiet: bool,
+    with_header: bool,
 ) -> std::io::Result<()> {
     use std::io::Write as _;
     match format {
@@ -51,7 +63,7 @@ pub fn render_to(
         }
         Format::Bebop => out.write_all(bebop(r, detail, stats).as_bytes()),
         Format::Zing => out.write_all(zing(r, detail, stats).as_bytes()),
-        Format::Text => out.write_all(text(r, detail, stats, quiet).as_bytes()),
+        Format::Text => out.write_all(text(r, detail, stats, quiet, with_header).as_bytes()),
     }
 }
 
@@ -228,9 +240,18 @@ fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
         .map(|s| file.len() + 1 + s.line.to_string().len())
         .max()
         .unwrap_or(0);
+    // the step column is as wide as the largest step number, so that it never runs into the
+    // procedure column
+    let step_width = t
+        .steps
+        .iter()
+        .map(|s| s.step.to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max(3);
     for s in &t.steps {
         let who = who(s);
-        let _ = write!(out, "  #{:<4}", s.step);
+        let _ = write!(out, "  #{:<step_width$} ", s.step);
         if concurrent {
             let _ = write!(out, "t{:<3}", s.thread);
         }
@@ -274,30 +295,61 @@ fn stats_line(r: &Report) -> String {
     line
 }
 
-fn text(r: &Report, detail: TraceDetail, stats: bool, quiet: bool) -> String {
+/// Where each blocked process of a deadlock waits, one line each.
+fn waiting_lines(out: &mut String, file: &str, v: &Verdict) {
+    if let Verdict::Deadlock { waiting, .. } = v {
+        for w in waiting {
+            let _ = writeln!(
+                out,
+                "  process {} waits in {} at {file}:{}: {}",
+                w.process, w.procedure, w.line, w.statement
+            );
+        }
+    }
+}
+
+fn text(r: &Report, detail: TraceDetail, stats: bool, quiet: bool, with_header: bool) -> String {
     let mut out = String::new();
     if quiet {
         let _ = writeln!(out, "{}", r.verdict.headline());
+        if stats {
+            stats_block(&mut out, r);
+        }
         return out;
     }
-    let _ = writeln!(
-        out,
-        "{}: checking {} with the {} engine",
-        r.tool, r.model, r.engine
-    );
+    if with_header {
+        out.push_str(&header(&r.model, &r.engine));
+    }
     let file = r.model.rsplit('/').next().unwrap_or(&r.model);
     let _ = writeln!(out, "{}", r.verdict.headline());
+    waiting_lines(&mut out, file, &r.verdict);
     if let (Some(t), false) = (&r.trace, detail == TraceDetail::None) {
         let _ = writeln!(out, "Counterexample ({} steps):", t.steps.len());
         text_trace(&mut out, file, t, detail);
     }
     for f in &r.more {
         let _ = writeln!(out, "Also: {}", f.verdict.headline());
+        waiting_lines(&mut out, file, &f.verdict);
         if let (Some(t), false) = (&f.trace, detail == TraceDetail::None) {
             text_trace(&mut out, file, t, detail);
         }
     }
     if stats {
+        stats_block(&mut out, r);
+    } else {
+        let s = &r.stats;
+        let _ = writeln!(
+            out,
+            "{} distinct states, {} transitions, {:.3} s",
+            s.states, s.transitions, s.seconds
+        );
+    }
+    out
+}
+
+/// The statistics of `--stats`.
+fn stats_block(out: &mut String, r: &Report) {
+    {
         let _ = writeln!(out, "{}", stats_line(r));
         let _ = writeln!(
             out,
@@ -322,15 +374,7 @@ fn text(r: &Report, detail: TraceDetail, stats: bool, quiet: bool) -> String {
                 .collect();
             let _ = writeln!(out, "summaries: {}", per.join("; "));
         }
-    } else {
-        let s = &r.stats;
-        let _ = writeln!(
-            out,
-            "{} distinct states, {} transitions, {:.3} s",
-            s.states, s.transitions, s.seconds
-        );
     }
-    out
 }
 
 /// Bebop's layout (seed 001, Figure 1): the label, then one line per step in reverse
@@ -637,7 +681,11 @@ mod tests {
     fn zing_banners() {
         let banner = |v: Verdict| zing_banner(&v);
         assert_eq!(
-            banner(Verdict::Deadlock { blocked: 2 }).0,
+            banner(Verdict::Deadlock {
+                blocked: 2,
+                waiting: Vec::new()
+            })
+            .0,
             "Deadlock Detected !"
         );
         assert_eq!(
