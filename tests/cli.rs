@@ -260,27 +260,180 @@ fn cfg_prints_text_and_dot() {
 
 #[test]
 fn a_saved_counterexample_replays() {
-    let dir = std::env::temp_dir().join(format!("zingrs-replay-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = scratch("replay");
     let json = dir.join("fig1.json");
-    let o = zingrs(&["check", FIG1, "--target", "R", "--format", "json"]);
-    std::fs::write(&json, &o.stdout).expect("write report");
-    let o = zingrs(&["replay", FIG1, json.to_str().expect("utf-8 path")]);
+    let json_s = json.to_str().expect("utf-8 path");
+    let o = zingrs(&["check", FIG1, "--target", "R", "-q", "-o", json_s]);
+    assert_eq!(o.status.code(), Some(3));
+    let o = zingrs(&["replay", FIG1, json_s]);
     assert_eq!(o.status.code(), Some(3), "{}", err(&o));
     let s = out(&o);
-    assert!(s.contains("The trace replays"), "{s}");
-    assert!(s.contains("line 12: skip"), "{s}");
+    assert!(s.contains("the path ends in the reported verdict"), "{s}");
+    assert!(s.contains("label R reached in main at line 12"), "{s}");
+    // the trace looks like check's
+    assert!(s.contains("bebop-fig1.bp:12  skip"), "{s}");
     // a report without a counterexample cannot be replayed
-    let o = zingrs(&["check", FIG1, "--format", "json"]);
-    std::fs::write(&json, &o.stdout).expect("write report");
-    let o = zingrs(&["replay", FIG1, json.to_str().expect("utf-8 path")]);
+    let o = zingrs(&["check", FIG1, "-o", json_s]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = zingrs(&["replay", FIG1, json_s]);
     assert_eq!(o.status.code(), Some(7));
-    // a path that does not fit the model is an internal error, not a verdict
-    let bogus =
-        r#"{"path": {"init": [], "choices": [{"thread": 0, "outcome": 99}]}, "exit_code": 3}"#;
-    std::fs::write(&json, bogus).expect("write report");
-    let o = zingrs(&["replay", FIG1, json.to_str().expect("utf-8 path")]);
+    assert!(err(&o).contains("reports no error"), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Saves the report of `check MODEL ARGS -o` and returns it parsed.
+fn saved_report(model: &str, args: &[&str], file: &std::path::Path) -> serde_json::Value {
+    let mut all = vec![
+        "check",
+        model,
+        "-q",
+        "-o",
+        file.to_str().expect("utf-8 path"),
+    ];
+    all.extend_from_slice(args);
+    zingrs(&all);
+    serde_json::from_slice(&std::fs::read(file).expect("saved report")).expect("json")
+}
+
+/// Replays `report` (written to `file`) on `model`.
+fn replay_of(model: &str, report: &serde_json::Value, file: &std::path::Path) -> Output {
+    std::fs::write(file, serde_json::to_vec(report).expect("json")).expect("write report");
+    zingrs(&["replay", model, file.to_str().expect("utf-8 path")])
+}
+
+#[test]
+fn tampered_reports_are_rejected() {
+    let dir = scratch("tampered");
+    let file = dir.join("r.json");
+    let good = saved_report(FIG1, &["--target", "R"], &file);
+    assert_eq!(replay_of(FIG1, &good, &file).status.code(), Some(3));
+    let n = good["path"]["choices"].as_array().expect("choices").len();
+    assert!(n > 2);
+    // the path emptied: the initial state is not at R
+    let mut r = good.clone();
+    r["path"]["choices"] = serde_json::json!([]);
+    let o = replay_of(FIG1, &r, &file);
     assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    assert!(
+        err(&o).contains("no process stands at label R"),
+        "{}",
+        out(&o)
+    );
+    // truncated by its last step: one step short of R
+    let mut r = good.clone();
+    r["path"]["choices"].as_array_mut().expect("choices").pop();
+    let o = replay_of(FIG1, &r, &file);
+    assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    assert!(err(&o).contains("counterexample is wrong"), "{}", out(&o));
+    // a choice that does not exist
+    let mut r = good.clone();
+    r["path"]["choices"][0]["outcome"] = serde_json::json!(7);
+    let o = replay_of(FIG1, &r, &file);
+    assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    assert!(err(&o).contains("does not replay"), "{}", out(&o));
+    // the verdict moved to another line
+    let mut r = good.clone();
+    r["verdict"]["line"] = serde_json::json!(11);
+    let o = replay_of(FIG1, &r, &file);
+    assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    // the report of another model
+    let other = zing_model("null_deref_field_read.zing");
+    let o = replay_of(&other, &good, &file);
+    assert_eq!(o.status.code(), Some(7), "{}", out(&o));
+    assert!(err(&o).contains("is a report of"), "{}", err(&o));
+    // the same file name but other text
+    let edited = dir.join("bebop-fig1.bp");
+    let text = std::fs::read_to_string(FIG1).expect("model");
+    std::fs::write(&edited, format!("{text}\n")).expect("write model");
+    let o = replay_of(edited.to_str().expect("utf-8 path"), &good, &file);
+    assert_eq!(o.status.code(), Some(7), "{}", out(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_changed_choice_that_replays_elsewhere_is_rejected() {
+    // in Figure 1 only the branches have several outcomes: a changed outcome either does not
+    // exist or takes the other branch, after which the rest of the path no longer ends at R
+    let dir = scratch("changed-choice");
+    let file = dir.join("r.json");
+    let good = saved_report(FIG1, &["--target", "R"], &file);
+    let mut found = false;
+    let choices = good["path"]["choices"].as_array().expect("choices").clone();
+    for (i, c) in choices.iter().enumerate() {
+        for k in 0..4u32 {
+            if c["outcome"] == k {
+                continue;
+            }
+            let mut r = good.clone();
+            r["path"]["choices"][i]["outcome"] = serde_json::json!(k);
+            let o = replay_of(FIG1, &r, &file);
+            // whatever the change, it never passes for the reported counterexample
+            assert_eq!(o.status.code(), Some(5), "choice {i} -> {k}: {}", out(&o));
+            found = true;
+        }
+    }
+    assert!(found);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn replay_names_the_kind_of_error() {
+    let dir = scratch("replay-kind");
+    let file = dir.join("r.json");
+    let null = zing_model("null_deref_field_read.zing");
+    let r = saved_report(&null, &[], &file);
+    let o = replay_of(&null, &r, &file);
+    assert_eq!(o.status.code(), Some(4), "{}", out(&o));
+    assert!(out(&o).contains("null dereference"), "{}", out(&o));
+    assert!(!out(&o).contains("assertion"), "{}", out(&o));
+    let dead = zing_model("deadlock_lock_order_inversion.zing");
+    let r = saved_report(&dead, &[], &file);
+    let o = replay_of(&dead, &r, &file);
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    assert!(
+        out(&o).contains("deadlock (2 processes blocked"),
+        "{}",
+        out(&o)
+    );
+    // a deadlock report whose path stops early: some process can still move
+    let mut r = r.clone();
+    r["path"]["choices"].as_array_mut().expect("choices").pop();
+    let o = replay_of(&dead, &r, &file);
+    assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    assert!(err(&o).contains("not a deadlock"), "{}", out(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn output_writes_the_json_report_whatever_the_format() {
+    let dir = scratch("output");
+    let file = dir.join("r.json");
+    let o = zingrs(&[
+        "check",
+        FIG1,
+        "--target",
+        "R",
+        "--format",
+        "bebop",
+        "-o",
+        file.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(out(&o).starts_with("Label R reachable"), "{}", out(&o));
+    let j: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("report")).expect("json");
+    assert_eq!(j["schema"], 1);
+    assert_eq!(j["verdict"]["kind"], "target-reached");
+    assert!(j["path"]["choices"]
+        .as_array()
+        .is_some_and(|c| !c.is_empty()));
+    assert!(j["trace"]["steps"]
+        .as_array()
+        .is_some_and(|c| !c.is_empty()));
+    // an unwritable place is an error, not a silent loss
+    let o = zingrs(&["check", FIG1, "-o", "/nonexistent-dir/r.json"]);
+    assert_eq!(o.status.code(), Some(7));
+    assert!(err(&o).contains("cannot write the report"), "{}", err(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -640,8 +793,7 @@ fn changed_mentions_started_processes() {
 
 #[test]
 fn replay_shows_what_each_step_changed() {
-    let dir = std::env::temp_dir().join(format!("zingrs-replay-changed-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = scratch("replay-changed");
     let model = dir.join("changes.zing");
     std::fs::write(&model, CHANGES).expect("write model");
     let model = model.to_str().expect("utf-8 path");

@@ -74,6 +74,10 @@ pub struct CheckArgs {
     pub keep_going: bool,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Also write the full JSON report, with the replayable counterexample path, to FILE
+    /// (whatever --format prints); `zingrs replay MODEL FILE` reads it back.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// How much of the counterexample to print.
     #[arg(long, value_enum, default_value = "full")]
     pub trace: TraceDetail,
@@ -148,6 +152,14 @@ pub fn run(a: &CheckArgs) -> i32 {
             }
         }
     };
+    let mut report = report;
+    report.source_hash = report::source_hash(&program.source.text);
+    if let Some(file) = &a.output {
+        if let Err(e) = save(file, &report) {
+            eprintln!("error: cannot write the report to {}: {e}", file.display());
+            return exit::INVALID;
+        }
+    }
     let stdout = std::io::stdout();
     if let Err(e) = report::render_to(
         &mut stdout.lock(),
@@ -168,6 +180,35 @@ pub fn run(a: &CheckArgs) -> i32 {
     code
 }
 
+/// Writes the JSON report to `file` durably: to a temporary file next to it, flushed to disk,
+/// then renamed over `file`, so that an interrupted run never leaves half a report.
+fn save(file: &std::path::Path, r: &Report) -> std::io::Result<()> {
+    let mut tmp = file.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let written = (|| {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        report::render_to(
+            &mut f,
+            r,
+            Format::Json,
+            TraceDetail::Full,
+            true,
+            false,
+            false,
+        )?;
+        let f = f.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()
+    })();
+    match written {
+        Ok(()) => std::fs::rename(&tmp, file),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
 /// The search options and the semantics that `zingrs check` uses for these arguments (the one
 /// place that turns options into settings; `zingrs regress` adjusts its copy).
 pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Semantics) {
@@ -180,7 +221,9 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         cooperative: a.cooperative,
         no_live_ranges: a.no_live_ranges,
         no_mod_ref: a.no_mod_ref,
-        verdict_only: a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json),
+        // a saved report (`-o`) always has the whole trace
+        verdict_only: a.output.is_none()
+            && (a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json)),
         transactions: false,
         check_fingerprints: false,
         limits: Limits {

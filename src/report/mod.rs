@@ -236,11 +236,28 @@ pub struct Finding {
     pub trace: Option<Trace>,
 }
 
+/// The version of the JSON report's layout (`docs/json-schema.json`); it changes whenever a
+/// field is removed, renamed or changes type, so that saved reports can be recognized.
+pub const SCHEMA: u32 = 1;
+
+/// The fingerprint of a model's source text that a report carries, so that `replay` can tell
+/// a report of another model (or of an edited one) from a counterexample of this one.
+pub fn source_hash(text: &str) -> String {
+    format!(
+        "xxh3-64:{:016x}",
+        xxhash_rust::xxh3::xxh3_64(text.as_bytes())
+    )
+}
+
 /// Everything a check found.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
+    /// [`SCHEMA`].
+    pub schema: u32,
     pub tool: String,
     pub model: String,
+    /// [`source_hash`] of the model's text (empty when not known).
+    pub source_hash: String,
     pub engine: String,
     pub verdict: Verdict,
     pub exit_code: i32,
@@ -257,8 +274,10 @@ pub struct Report {
 impl Report {
     pub fn new(model: &str, engine: &str, verdict: Verdict, trace: Option<Trace>) -> Report {
         Report {
+            schema: SCHEMA,
             tool: format!("zingrs {}", env!("CARGO_PKG_VERSION")),
             model: model.to_string(),
+            source_hash: String::new(),
             engine: engine.to_string(),
             exit_code: verdict.exit_code(),
             verdict,

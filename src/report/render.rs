@@ -84,8 +84,10 @@ mod json {
     /// [`Report`], field for field, with the path's choices replaced by [`MARK`].
     #[derive(Serialize)]
     struct ReportJson<'a> {
+        schema: u32,
         tool: &'a str,
         model: &'a str,
+        source_hash: &'a str,
         engine: &'a str,
         verdict: &'a Verdict,
         exit_code: i32,
@@ -104,8 +106,10 @@ mod json {
 
     pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
         let Report {
+            schema,
             tool,
             model,
+            source_hash,
             engine,
             verdict,
             exit_code,
@@ -116,8 +120,10 @@ mod json {
             assertions,
         } = r;
         let shell = ReportJson {
+            schema: *schema,
             tool,
             model,
+            source_hash,
             engine,
             verdict,
             exit_code: *exit_code,
@@ -336,7 +342,8 @@ fn text(r: &Report, detail: TraceDetail, stats: bool, quiet: bool, with_header: 
     }
     if stats {
         stats_block(&mut out, r);
-    } else {
+    } else if r.stats != super::Stats::default() {
+        // (a replayed report has measured nothing)
         let s = &r.stats;
         let _ = writeln!(
             out,
