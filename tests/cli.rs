@@ -825,9 +825,12 @@ fn deadlock_counts_only_blocked_processes_and_says_where_they_wait() {
     assert!(s.contains("deadlock (2 processes blocked"), "{s}");
     let waits: Vec<&str> = s.lines().filter(|l| l.contains(" waits in ")).collect();
     assert_eq!(waits.len(), 2, "{s}");
-    for w in waits {
+    // `        atomic { select {`: the select starts at column 18
+    for (w, process) in waits.iter().zip(["process 1", "process 2"]) {
         assert!(
-            w.contains("waits in Main.Take at deadlock_lock_order_inversion.zing:14: "),
+            w.starts_with(&format!(
+                "{model}:14:18: {process} waits in Main.Take: select {{"
+            )),
             "{w}"
         );
     }
@@ -987,4 +990,35 @@ fn a_file_that_is_not_utf8_is_named_as_such() {
         err(&o)
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn verdict_lines_say_where_and_what_failed() {
+    // `        assert(x == 1, "x must be one");` on line 8: column 9
+    let model = zing_model("assert_with_message_fails.zing");
+    let o = zingrs(&["check", &model, "--trace", "none"]);
+    assert_eq!(o.status.code(), Some(3));
+    let s = out(&o);
+    let want = format!("{model}:8:9: assertion `x == 1` failed: x must be one (in Main.main)\n");
+    assert!(s.contains(&want), "{s}");
+    let o = zingrs(&["check", &model, "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(j["verdict"]["column"], 9);
+    assert_eq!(j["verdict"]["condition"], "x == 1");
+    assert_eq!(j["verdict"]["message"], "x must be one");
+    // `        v = c.x;` on line 11
+    let model = zing_model("null_deref_field_read.zing");
+    let s = out(&zingrs(&["check", &model, "--trace", "none"]));
+    assert!(
+        s.contains(&format!("{model}:11:9: null dereference (in Main.main)\n")),
+        "{s}"
+    );
+    // Figure 1, line 12 `    R: skip;`: the labelled statement starts at column 8
+    let s = out(&zingrs(&[
+        "check", FIG1, "--target", "R", "--trace", "none",
+    ]));
+    assert!(
+        s.contains(&format!("{FIG1}:12:8: label R reached (in main)\n")),
+        "{s}"
+    );
 }

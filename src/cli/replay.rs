@@ -82,6 +82,7 @@ impl SavedVerdict {
                 Verdict::AssertionFailed {
                     procedure: p,
                     line: l,
+                    ..
                 },
             ) => procedure == p && line == l,
             (
@@ -94,6 +95,7 @@ impl SavedVerdict {
                     label: a,
                     procedure: p,
                     line: l,
+                    ..
                 },
             ) => label == a && procedure == p && line == l,
             (

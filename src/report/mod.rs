@@ -34,12 +34,22 @@ pub enum Verdict {
     /// No error is reachable.
     Passed,
     /// An assertion can fail.
-    AssertionFailed { procedure: String, line: u32 },
+    AssertionFailed {
+        procedure: String,
+        line: u32,
+        /// The column of the assert statement (1-based, in characters).
+        column: u32,
+        /// The asserted condition as written.
+        condition: String,
+        /// Zing's `assert(e, "message")` message (empty without one).
+        message: String,
+    },
     /// A `--target` label is reachable.
     TargetReached {
         label: String,
         procedure: String,
         line: u32,
+        column: u32,
     },
     /// A runtime error (null dereference, overflow, ...) can happen.
     RuntimeError {
@@ -47,6 +57,7 @@ pub enum Verdict {
         message: String,
         procedure: String,
         line: u32,
+        column: u32,
     },
     /// No process can move and one is blocked at a select not marked `end`.
     Deadlock {
@@ -85,13 +96,16 @@ impl Verdict {
     pub fn headline(&self) -> String {
         match self {
             Verdict::Passed => "Check passed: no error is reachable".into(),
-            Verdict::AssertionFailed { procedure, line } => {
+            Verdict::AssertionFailed {
+                procedure, line, ..
+            } => {
                 format!("Check failed: assertion violated in {procedure} at line {line}")
             }
             Verdict::TargetReached {
                 label,
                 procedure,
                 line,
+                ..
             } => format!("Check failed: label {label} reached in {procedure} at line {line}"),
             Verdict::RuntimeError {
                 message,
@@ -125,6 +139,7 @@ pub struct Waiting {
     pub process: u32,
     pub procedure: String,
     pub line: u32,
+    pub column: u32,
     /// The statement it is blocked at, as in the source (whitespace collapsed).
     pub statement: String,
 }

@@ -301,16 +301,56 @@ fn stats_line(r: &Report) -> String {
     line
 }
 
-/// Where each blocked process of a deadlock waits, one line each.
-fn waiting_lines(out: &mut String, file: &str, v: &Verdict) {
-    if let Verdict::Deadlock { waiting, .. } = v {
-        for w in waiting {
+/// Where the error is, in the `FILE:LINE:COL: message` form that editors jump to: one line,
+/// or for a deadlock one per blocked process.
+fn location_lines(out: &mut String, file: &str, v: &Verdict) {
+    match v {
+        Verdict::AssertionFailed {
+            procedure,
+            line,
+            column,
+            condition,
+            message,
+        } => {
+            let _ = write!(
+                out,
+                "{file}:{line}:{column}: assertion `{condition}` failed"
+            );
+            if !message.is_empty() {
+                let _ = write!(out, ": {message}");
+            }
+            let _ = writeln!(out, " (in {procedure})");
+        }
+        Verdict::TargetReached {
+            label,
+            procedure,
+            line,
+            column,
+        } => {
             let _ = writeln!(
                 out,
-                "  process {} waits in {} at {file}:{}: {}",
-                w.process, w.procedure, w.line, w.statement
+                "{file}:{line}:{column}: label {label} reached (in {procedure})"
             );
         }
+        Verdict::RuntimeError {
+            message,
+            procedure,
+            line,
+            column,
+            ..
+        } => {
+            let _ = writeln!(out, "{file}:{line}:{column}: {message} (in {procedure})");
+        }
+        Verdict::Deadlock { waiting, .. } => {
+            for w in waiting {
+                let _ = writeln!(
+                    out,
+                    "{file}:{}:{}: process {} waits in {}: {}",
+                    w.line, w.column, w.process, w.procedure, w.statement
+                );
+            }
+        }
+        _ => {}
     }
 }
 
@@ -328,14 +368,15 @@ fn text(r: &Report, detail: TraceDetail, stats: bool, quiet: bool, with_header: 
     }
     let file = r.model.rsplit('/').next().unwrap_or(&r.model);
     let _ = writeln!(out, "{}", r.verdict.headline());
-    waiting_lines(&mut out, file, &r.verdict);
+    // the model as given, so that an editor finds it from where zingrs ran
+    location_lines(&mut out, &r.model, &r.verdict);
     if let (Some(t), false) = (&r.trace, detail == TraceDetail::None) {
         let _ = writeln!(out, "Counterexample ({} steps):", t.steps.len());
         text_trace(&mut out, file, t, detail);
     }
     for f in &r.more {
         let _ = writeln!(out, "Also: {}", f.verdict.headline());
-        waiting_lines(&mut out, file, &f.verdict);
+        location_lines(&mut out, &r.model, &f.verdict);
         if let (Some(t), false) = (&f.trace, detail == TraceDetail::None) {
             text_trace(&mut out, file, t, detail);
         }
@@ -559,6 +600,7 @@ mod tests {
             label: "R".into(),
             procedure: "main".into(),
             line: 7,
+            column: 3,
         };
         for n in [0u32, 1, 3] {
             let mut r = Report::new("t.bp", "bdd", verdict.clone(), None);
@@ -609,6 +651,9 @@ mod tests {
         let verdict = Verdict::AssertionFailed {
             procedure: "level100000".into(),
             line: 3,
+            column: 5,
+            condition: "g".into(),
+            message: String::new(),
         };
         let r = Report::new("t.bp", "summary", verdict, Some(trace));
         let text = render(&r, Format::Text, TraceDetail::Full, false, false);
@@ -664,6 +709,9 @@ mod tests {
         let v = Verdict::AssertionFailed {
             procedure: "Counter.Bump".into(),
             line: 12,
+            column: 9,
+            condition: "count == 1".into(),
+            message: String::new(),
         };
         let mut r = Report::new("counter.zing", "explicit", v, Some(trace));
         r.stats.states = 41;

@@ -90,22 +90,38 @@ pub fn verify(
             // the violating step's thread stands at the violating statement
             let at = path.choices.last().and_then(|c| {
                 let f = last.threads.get(c.thread as usize)?.stack.top()?;
-                Some((
-                    p.procs[f.proc as usize].name.clone(),
-                    p.line_of(f.proc, f.pc),
-                ))
+                Some((f.proc, f.pc))
             });
-            let Some((procedure, line)) = at else {
+            let Some((proc, pc)) = at else {
                 return Err("the path has no violating step".into());
             };
+            let procedure = p.procs[proc as usize].name.clone();
+            let (line, column) = line_column(m, proc, pc);
             let verdict = match claim {
                 Claim::Runtime(error) => Verdict::RuntimeError {
                     error: *error,
                     message: error.describe().into(),
                     procedure,
                     line,
+                    column,
                 },
-                _ => Verdict::AssertionFailed { procedure, line },
+                _ => {
+                    let span = p.node(proc, pc).span;
+                    let text = p
+                        .source
+                        .text
+                        .get(span.start as usize..span.end as usize)
+                        .unwrap_or("");
+                    let (condition, message) = super::trace::assert_parts(text)
+                        .unwrap_or_else(|| (p.describe(proc, pc), String::new()));
+                    Verdict::AssertionFailed {
+                        procedure,
+                        line,
+                        column,
+                        condition,
+                        message,
+                    }
+                }
             };
             Ok((verdict, None))
         }
@@ -147,11 +163,13 @@ pub fn verify(
                     "no process stands at label {label} in the last state of the path"
                 ));
             };
+            let (line, column) = line_column(m, frame.proc, frame.pc);
             Ok((
                 Verdict::TargetReached {
                     label: label.clone(),
                     procedure: p.procs[frame.proc as usize].name.clone(),
-                    line: p.line_of(frame.proc, frame.pc),
+                    line,
+                    column,
                 },
                 Some(tid as u32),
             ))
@@ -173,12 +191,27 @@ fn waiting(m: &Machine, s: &crate::runtime::State) -> Vec<Waiting> {
                 "" => p.describe(f.proc, f.pc),
                 s => s.split_whitespace().collect::<Vec<_>>().join(" "),
             };
+            let (line, column) = line_column(m, f.proc, f.pc);
             Some(Waiting {
                 process: i as u32,
                 procedure: p.procs[f.proc as usize].name.clone(),
-                line: p.line_of(f.proc, f.pc),
+                line,
+                column,
                 statement,
             })
         })
         .collect()
+}
+
+/// The 1-based line and column (in characters, as editors count) of a node's statement.
+fn line_column(m: &Machine, proc: u32, pc: u32) -> (u32, u32) {
+    let src = &m.program.source;
+    let start = m.program.node(proc, pc).span.start;
+    let (line, byte_col) = src.line_col(start);
+    let line_start = (start - (byte_col - 1)) as usize;
+    let column = src
+        .text
+        .get(line_start..start as usize)
+        .map_or(byte_col, |t| t.chars().count() as u32 + 1);
+    (line, column)
 }
