@@ -10,16 +10,16 @@ use zingrs_lang::ir::{Layout, Program};
 /// The engines (`--engine`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Engine {
-    /// The best engine for the model (bdd for boolean programs with many unconstrained bits,
-    /// summary otherwise).
+    /// Pick for the model: bdd for sequential boolean programs with many unconstrained
+    /// bits, summary otherwise.
     Auto,
-    /// Plain explicit-state search.
+    /// Plain explicit-state search of every interleaving (bounded by --max-depth).
     Explicit,
-    /// Explicit-state search with procedure summaries (seed 004 §6).
+    /// Explicit-state search that summarizes procedure calls: decides unbounded recursion.
     Summary,
-    /// Symbolic search with BDDs (pure sequential boolean programs, seed 001).
+    /// Symbolic search with binary decision diagrams: sequential boolean programs only.
     Bdd,
-    /// Every applicable engine, compared.
+    /// Every engine that applies, their verdicts compared (a disagreement is exit 5).
     All,
 }
 
@@ -31,6 +31,7 @@ pub struct CheckArgs {
     /// The language, when the file name does not tell.
     #[arg(long, value_enum)]
     pub lang: Option<super::LangArg>,
+    /// The search engine.
     #[arg(long, value_enum, default_value = "auto")]
     pub engine: Engine,
     /// Also report reaching this label as an error (repeatable).
@@ -63,7 +64,7 @@ pub struct CheckArgs {
     /// Store whole canonical states instead of 128-bit fingerprints.
     #[arg(long)]
     pub exact: bool,
-    /// BDD engine: keep dead locals in path edges (switches off seed 001's live ranges).
+    /// BDD engine: keep dead locals in path edges (switches off live-range reduction).
     #[arg(long)]
     pub no_live_ranges: bool,
     /// BDD engine: keep every global in every procedure (switches off MOD/REF).
@@ -72,6 +73,7 @@ pub struct CheckArgs {
     /// Report every distinct error, not only the first.
     #[arg(long)]
     pub keep_going: bool,
+    /// The layout of the report on standard output.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Also write the full JSON report, with the replayable counterexample path, to FILE
@@ -99,7 +101,7 @@ fn usage_error(msg: &str) -> i32 {
 
 /// Runs a check and prints its report; returns the exit code.
 pub fn run(a: &CheckArgs) -> i32 {
-    let program = match super::load(&a.model, a.lang, a.quiet) {
+    let program = match super::load_as(&a.model, a.lang, a.quiet, a.format == Format::Json) {
         Ok(p) => p,
         Err(code) => return code,
     };

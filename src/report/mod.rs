@@ -4,10 +4,12 @@
 //! and statistics. It is plain data (serde); [`render`] is the only place that knows the output
 //! formats: text, JSON, Bebop's trace layout, and ZING's `-entireZingTrace` layout.
 
+mod invalid;
 mod render;
 mod trace;
 mod verify;
 
+pub use invalid::invalid_json;
 pub use render::{header, render, render_to, Format, TraceDetail};
 pub use trace::build_trace;
 pub use verify::{verify, Claim};

@@ -7,10 +7,13 @@ use std::fmt::Write;
 /// How to print a report (`--format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
+    /// The verdict, where it happened, the counterexample step by step, statistics.
     Text,
+    /// The whole report as JSON (schema in docs/json-schema.json), replayable path included.
     Json,
+    /// Bebop's layout: the trace's lines in reverse order, indented by call depth.
     Bebop,
-    /// ZING's `-entireZingTrace` layout (zing-language.md §8).
+    /// The ZING model checker's layout: every state of the counterexample dumped.
     Zing,
 }
 
@@ -22,6 +25,10 @@ pub enum TraceDetail {
     Full,
     /// Every step, without values (`--format zing`: the state headers only).
     Short,
+    /// Every step with only what it changed, not the values in scope (`--format zing` and
+    /// `bebop`: as `short`).
+    Changes,
+    /// No counterexample, only the verdict.
     None,
 }
 
@@ -255,7 +262,27 @@ fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
         .max()
         .unwrap_or(0)
         .max(3);
-    for s in &t.steps {
+    for item in fold(&t.steps) {
+        let s = match item {
+            Item::Step(s) => s,
+            Item::Fold {
+                iterations,
+                lines: (lo, hi),
+            } => {
+                let lines = if lo == hi {
+                    format!("line {lo}")
+                } else {
+                    format!("lines {lo}–{hi}")
+                };
+                let _ = writeln!(
+                    out,
+                    "  … {} more iteration{} of {lines} …",
+                    thousands(iterations),
+                    if iterations == 1 { "" } else { "s" }
+                );
+                continue;
+            }
+        };
         let who = who(s);
         let _ = write!(out, "  #{:<step_width$} ", s.step);
         if concurrent {
@@ -272,7 +299,7 @@ fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
         }
         out.truncate(out.trim_end().len());
         out.push('\n');
-        if detail == TraceDetail::Full && !s.changed.is_empty() {
+        if matches!(detail, TraceDetail::Full | TraceDetail::Changes) && !s.changed.is_empty() {
             let changed: Vec<String> = s
                 .changed
                 .iter()
@@ -281,6 +308,79 @@ fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
             let _ = writeln!(out, "       changed: {}", changed.join(", "));
         }
     }
+}
+
+/// A line of the text trace: a step, or a run of iterations of a loop left out.
+enum Item<'a> {
+    Step(&'a super::TraceStep),
+    Fold {
+        iterations: usize,
+        lines: (u32, u32),
+    },
+}
+
+/// The longest loop body (in steps) that [`fold`] recognizes.
+const MAX_PERIOD: usize = 32;
+/// Folding starts at this many back-to-back iterations: the first two and the last are shown.
+const MIN_ITERATIONS: usize = 5;
+
+/// The steps of a text trace with consecutive repetitions of the same loop iteration folded:
+/// a run of at least [`MIN_ITERATIONS`] repetitions of the same sequence of (thread, depth,
+/// procedure, line) shows its first two iterations and its last, and one line for the rest
+/// (only in text: JSON keeps every step).
+fn fold(steps: &[super::TraceStep]) -> Vec<Item<'_>> {
+    fn key(s: &super::TraceStep) -> (u32, u32, u32, &str) {
+        (s.thread, s.depth, s.line, s.procedure.as_str())
+    }
+    let n = steps.len();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let mut found = None;
+        for p in 1..=MAX_PERIOD.min((n - i) / MIN_ITERATIONS) {
+            let same = |a: usize, b: usize| key(&steps[a]) == key(&steps[b]);
+            let mut k = 1;
+            while i + (k + 1) * p <= n && (0..p).all(|j| same(i + j, i + k * p + j)) {
+                k += 1;
+            }
+            if k >= MIN_ITERATIONS {
+                found = Some((p, k));
+                break;
+            }
+        }
+        match found {
+            Some((p, k)) => {
+                out.extend(steps[i..i + 2 * p].iter().map(Item::Step));
+                let body = &steps[i..i + p];
+                let lo = body.iter().map(|s| s.line).min().unwrap_or(0);
+                let hi = body.iter().map(|s| s.line).max().unwrap_or(0);
+                out.push(Item::Fold {
+                    iterations: k - 3,
+                    lines: (lo, hi),
+                });
+                out.extend(steps[i + (k - 1) * p..i + k * p].iter().map(Item::Step));
+                i += k * p;
+            }
+            None => {
+                out.push(Item::Step(&steps[i]));
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// `n` with a comma between groups of three digits.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn stats_line(r: &Report) -> String {
