@@ -1182,7 +1182,10 @@ fn loop_iterations_are_folded_in_text_only() {
 #[test]
 fn trace_changes_prints_only_what_each_step_changed() {
     let model = "class Main {\n    activate static void main() {\n        int i = 0;\n        i = i + 1;\n        assert(i == 0);\n    }\n};\n";
-    let o = with_stdin(&["check", "-", "--lang", "zing", "--trace", "changes"], model);
+    let o = with_stdin(
+        &["check", "-", "--lang", "zing", "--trace", "changes"],
+        model,
+    );
     assert_eq!(o.status.code(), Some(3));
     let s = out(&o);
     assert!(!s.contains("[i="), "{s}");
@@ -1190,4 +1193,56 @@ fn trace_changes_prints_only_what_each_step_changed() {
     // the full trace has both
     let s = out(&with_stdin(&["check", "-", "--lang", "zing"], model));
     assert!(s.contains("[i=0]") && s.contains("changed: i = 1\n"), "{s}");
+}
+
+#[test]
+fn help_lists_exit_codes_and_every_engine_format_and_trace_value() {
+    for args in [vec!["--help"], vec!["check", "--help"]] {
+        let s = out(&zingrs(&args));
+        for code in [
+            "  0  passed",
+            "  2  deadlock",
+            "  3  ",
+            "  4  runtime error",
+            "  5  ",
+            "  7  ",
+            "  8  ",
+            "  9  ",
+        ] {
+            assert!(s.contains(code), "{args:?} lacks {code:?}:\n{s}");
+        }
+        assert!(!s.contains("seed 0") && !s.contains("spec/"), "{s}");
+    }
+    let s = out(&zingrs(&["check", "--help"]));
+    for value in [
+        "auto:",
+        "explicit:",
+        "summary:",
+        "bdd:",
+        "all:",
+        "text:",
+        "json:",
+        "bebop:",
+        "zing:",
+        "full:",
+        "short:",
+        "changes:",
+        "none:",
+    ] {
+        assert!(s.contains(value), "check --help lacks {value}:\n{s}");
+    }
+}
+
+#[test]
+fn completions_and_man_page() {
+    let o = zingrs(&["completions", "bash"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(out(&o).contains("zingrs"), "{}", out(&o));
+    assert_eq!(
+        zingrs(&["completions", "nosuchshell"]).status.code(),
+        Some(7)
+    );
+    let o = zingrs(&["manpage"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(out(&o).contains(".TH zingrs 1"), "{}", out(&o));
 }

@@ -39,10 +39,12 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Decide whether a model can reach a bad state (failed assertion, target label, ...).
+    #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
     /// Print the control-flow graphs of a model's procedures.
     Cfg(cfg::CfgArgs),
     /// Re-execute a counterexample saved with `check -o FILE`, checking that it is one.
+    #[command(after_help = EXIT_CODES)]
     Replay(replay::ReplayArgs),
     /// Run models against their expected verdicts (headers, test.desc, manifests).
     Regress(regress::RegressArgs),
