@@ -183,7 +183,20 @@ fn summaries_decide_unbounded_recursion() {
     let unreachable = "void f() begin\n  if (*) then f(); f(); fi\nend\nvoid main() begin\n  f();\n  assert(T);\nend\n";
     let o = with_stdin(&["check", "-", "--lang", "bp", "--stats"], unreachable);
     assert_eq!(o.status.code(), Some(0), "{}", out(&o));
-    assert!(out(&o).contains("summaries (effects)"), "{}", out(&o));
+    // the engine's counters, named in JSON as lower-case words joined by `_`
+    assert!(out(&o).contains(" summaries effects"), "{}", out(&o));
+    let o = with_stdin(
+        &["check", "-", "--lang", "bp", "--format", "json"],
+        unreachable,
+    );
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let names: Vec<&str> = j["stats"]["counters"]
+        .as_array()
+        .expect("counters")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(names.contains(&"summaries_effects"), "{names:?}");
 }
 
 #[test]

@@ -550,7 +550,7 @@ fn report_with(
             .counters
             .iter()
             .map(|(n, v)| report::Counter {
-                name: n.to_string(),
+                name: report::counter_name(n),
                 value: *v,
             })
             .collect(),

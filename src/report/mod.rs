@@ -239,6 +239,17 @@ pub struct ProcSummaries {
     pub effects: u64,
 }
 
+/// An engine's counter name as reports spell it: lower-case words joined by `_`
+/// (`summaries (effects)` → `summaries_effects`), so every engine's names have one form; the
+/// text report shows the underscores as blanks.
+pub fn counter_name(name: &str) -> String {
+    name.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
 /// A named engine-specific count.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Counter {

@@ -396,7 +396,7 @@ fn stats_line(r: &Report) -> String {
         let _ = write!(line, ", {z} states by ZING's count");
     }
     for c in &s.counters {
-        let _ = write!(line, ", {} {}", c.value, c.name);
+        let _ = write!(line, ", {} {}", c.value, c.name.replace('_', " "));
     }
     line
 }
