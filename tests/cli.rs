@@ -1037,10 +1037,14 @@ fn verdict_lines_say_where_and_what_failed() {
     // `        v = c.x;` on line 11
     let model = zing_model("null_deref_field_read.zing");
     let s = out(&zingrs(&["check", &model, "--trace", "none"]));
-    assert!(
-        s.contains(&format!("{model}:11:9: null dereference (in Main.main)\n")),
-        "{s}"
+    // the failing statement, and the values it reads: c is the null reference, v still 0
+    let want = format!(
+        "{model}:11:9: null dereference in `v = c.x;` with c = null, v = 0 (in Main.main)\n"
     );
+    assert!(s.contains(&want), "{s}");
+    let o = zingrs(&["check", &model, "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(j["verdict"]["statement"], "v = c.x;");
     // Figure 1, line 12 `    R: skip;`: the labelled statement starts at column 8
     let s = out(&zingrs(&[
         "check", FIG1, "--target", "R", "--trace", "none",

@@ -60,6 +60,10 @@ pub enum Verdict {
         procedure: String,
         line: u32,
         column: u32,
+        /// The failing statement as written.
+        statement: String,
+        /// The values, just before the failing step, of the variables the statement names.
+        values: Vec<Binding>,
     },
     /// No process can move and one is blocked at a select not marked `end`.
     Deadlock {

@@ -437,9 +437,19 @@ fn location_lines(out: &mut String, file: &str, v: &Verdict) {
             procedure,
             line,
             column,
+            statement,
+            values,
             ..
         } => {
-            let _ = writeln!(out, "{file}:{line}:{column}: {message} (in {procedure})");
+            let _ = write!(out, "{file}:{line}:{column}: {message} in `{statement}`");
+            if !values.is_empty() {
+                let shown: Vec<String> = values
+                    .iter()
+                    .map(|b| format!("{} = {}", b.name, b.value))
+                    .collect();
+                let _ = write!(out, " with {}", shown.join(", "));
+            }
+            let _ = writeln!(out, " (in {procedure})");
         }
         Verdict::Deadlock { waiting, .. } => {
             for w in waiting {

@@ -95,16 +95,22 @@ pub fn verify(
             let Some((proc, pc)) = at else {
                 return Err("the path has no violating step".into());
             };
+            let tid = path.choices.last().map_or(0, |c| c.thread as usize);
             let procedure = p.procs[proc as usize].name.clone();
             let (line, column) = line_column(m, proc, pc);
             let verdict = match claim {
-                Claim::Runtime(error) => Verdict::RuntimeError {
-                    error: *error,
-                    message: error.describe().into(),
-                    procedure,
-                    line,
-                    column,
-                },
+                Claim::Runtime(error) => {
+                    let statement = statement_text(m, proc, pc);
+                    Verdict::RuntimeError {
+                        error: *error,
+                        message: error.describe().into(),
+                        procedure,
+                        line,
+                        column,
+                        values: named_values(m, last, tid, &statement),
+                        statement,
+                    }
+                }
                 _ => {
                     let span = p.node(proc, pc).span;
                     let text = p
@@ -186,11 +192,7 @@ fn waiting(m: &Machine, s: &crate::runtime::State) -> Vec<Waiting> {
         .enumerate()
         .filter_map(|(i, t)| {
             let f = t.stack.top()?;
-            let node = p.node(f.proc, f.pc);
-            let statement = match p.source.snippet(node.span) {
-                "" => p.describe(f.proc, f.pc),
-                s => s.split_whitespace().collect::<Vec<_>>().join(" "),
-            };
+            let statement = statement_text(m, f.proc, f.pc);
             let (line, column) = line_column(m, f.proc, f.pc);
             Some(Waiting {
                 process: i as u32,
@@ -214,4 +216,58 @@ fn line_column(m: &Machine, proc: u32, pc: u32) -> (u32, u32) {
         .get(line_start..start as usize)
         .map_or(byte_col, |t| t.chars().count() as u32 + 1);
     (line, column)
+}
+
+/// A statement's source text, whitespace collapsed (the IR's description where it has none).
+fn statement_text(m: &Machine, proc: u32, pc: u32) -> String {
+    let p = m.program;
+    match p.source.snippet(p.node(proc, pc).span) {
+        "" => p.describe(proc, pc),
+        s => s.split_whitespace().collect::<Vec<_>>().join(" "),
+    }
+}
+
+/// The values, in state `s`, of the variables of thread `tid`'s running frame (its locals,
+/// then the globals) whose names occur as words in `statement`: the operands a runtime error
+/// involves (the null reference, the index, the operands that overflowed).
+fn named_values(
+    m: &Machine,
+    s: &crate::runtime::State,
+    tid: usize,
+    statement: &str,
+) -> Vec<super::Binding> {
+    let p = m.program;
+    let words: std::collections::BTreeSet<&str> = statement
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let Some(frame) = s.threads.get(tid).and_then(|t| t.stack.top()) else {
+        return Vec::new();
+    };
+    let proc = &p.procs[frame.proc as usize];
+    let mut out: Vec<super::Binding> = proc
+        .locals
+        .iter()
+        .zip(frame.locals.iter())
+        .filter(|(l, _)| words.contains(l.name.as_str()))
+        .map(|(l, v)| super::Binding {
+            name: l.name.clone(),
+            value: v.to_string(),
+        })
+        .collect();
+    for (g, v) in p.globals.iter().zip(m.global_values(s, Some(tid))) {
+        // a global's short name (`x` of `Main.x`) is how a statement writes it
+        let short = g.name.rsplit('.').next().unwrap_or(&g.name);
+        let hidden = proc
+            .locals
+            .iter()
+            .any(|l| l.name == short || l.name == g.name);
+        if !hidden && (words.contains(short) || words.contains(g.name.as_str())) {
+            out.push(super::Binding {
+                name: g.name.clone(),
+                value: v.to_string(),
+            });
+        }
+    }
+    out
 }
