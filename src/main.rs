@@ -51,5 +51,12 @@ unsafe impl GlobalAlloc for Allocator {
 static GLOBAL: Allocator = Allocator;
 
 fn main() {
+    // a closed standard output (`zingrs gen ... | head -1`) ends the process quietly, as it
+    // does for other Unix tools, instead of making the next print panic (Rust ignores SIGPIPE
+    // by default, so writes fail and `print!` panics)
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     std::process::exit(zingrs::cli::main());
 }

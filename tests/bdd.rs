@@ -3,6 +3,10 @@
 //! recursion exactly), agreement with the explicit engine where that one is conclusive, and the
 //! two benchmark families at small sizes.
 
+mod common {
+    pub mod schema;
+}
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -105,6 +109,9 @@ fn check(model: &Path, args: &[String]) -> (Option<i32>, String, usize, String) 
         .expect("zingrs runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
+    if json.get("schema").is_some() {
+        common::schema::check(&json);
+    }
     let kind = json["verdict"]["kind"].as_str().unwrap_or("").to_string();
     let steps = json["trace"]["steps"].as_array().map_or(0, |s| s.len());
     (

@@ -3,11 +3,23 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+mod common {
+    pub mod schema;
+}
+
+/// Runs zingrs; a JSON report on stdout, or written with `-o`, is checked against the schema.
 fn zingrs(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zingrs"))
+    let o = Command::new(env!("CARGO_BIN_EXE_zingrs"))
         .args(args)
         .output()
-        .expect("zingrs runs")
+        .expect("zingrs runs");
+    common::schema::check_text(&o.stdout);
+    if let Some(i) = args.iter().position(|a| *a == "-o" || *a == "--output") {
+        if let Some(Ok(text)) = args.get(i + 1).map(std::fs::read) {
+            common::schema::check_text(&text);
+        }
+    }
+    o
 }
 
 fn with_stdin(args: &[&str], input: &str) -> Output {
@@ -24,7 +36,9 @@ fn with_stdin(args: &[&str], input: &str) -> Output {
         .expect("stdin")
         .write_all(input.as_bytes())
         .expect("write stdin");
-    child.wait_with_output().expect("zingrs ends")
+    let o = child.wait_with_output().expect("zingrs ends");
+    common::schema::check_text(&o.stdout);
+    o
 }
 
 fn out(o: &Output) -> String {
@@ -169,7 +183,20 @@ fn summaries_decide_unbounded_recursion() {
     let unreachable = "void f() begin\n  if (*) then f(); f(); fi\nend\nvoid main() begin\n  f();\n  assert(T);\nend\n";
     let o = with_stdin(&["check", "-", "--lang", "bp", "--stats"], unreachable);
     assert_eq!(o.status.code(), Some(0), "{}", out(&o));
-    assert!(out(&o).contains("summaries (effects)"), "{}", out(&o));
+    // the engine's counters, named in JSON as lower-case words joined by `_`
+    assert!(out(&o).contains(" summaries effects"), "{}", out(&o));
+    let o = with_stdin(
+        &["check", "-", "--lang", "bp", "--format", "json"],
+        unreachable,
+    );
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let names: Vec<&str> = j["stats"]["counters"]
+        .as_array()
+        .expect("counters")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(names.contains(&"summaries_effects"), "{names:?}");
 }
 
 #[test]
@@ -224,10 +251,12 @@ fn keep_going_reports_every_distinct_error() {
 }
 
 #[test]
-fn missing_target_label_is_warned_about() {
+fn missing_target_label_is_a_usage_error() {
+    // a typo in a label must not end in "Check passed"
     let o = zingrs(&["check", FIG1, "--target", "NOWHERE"]);
-    assert_eq!(o.status.code(), Some(0));
-    assert!(err(&o).contains("NOWHERE does not occur"));
+    assert_eq!(o.status.code(), Some(7), "{}", out(&o));
+    assert!(err(&o).contains("NOWHERE does not occur"), "{}", err(&o));
+    assert!(!out(&o).contains("passed"), "{}", out(&o));
 }
 
 #[test]
@@ -258,27 +287,180 @@ fn cfg_prints_text_and_dot() {
 
 #[test]
 fn a_saved_counterexample_replays() {
-    let dir = std::env::temp_dir().join(format!("zingrs-replay-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = scratch("replay");
     let json = dir.join("fig1.json");
-    let o = zingrs(&["check", FIG1, "--target", "R", "--format", "json"]);
-    std::fs::write(&json, &o.stdout).expect("write report");
-    let o = zingrs(&["replay", FIG1, json.to_str().expect("utf-8 path")]);
+    let json_s = json.to_str().expect("utf-8 path");
+    let o = zingrs(&["check", FIG1, "--target", "R", "-q", "-o", json_s]);
+    assert_eq!(o.status.code(), Some(3));
+    let o = zingrs(&["replay", FIG1, json_s]);
     assert_eq!(o.status.code(), Some(3), "{}", err(&o));
     let s = out(&o);
-    assert!(s.contains("The trace replays"), "{s}");
-    assert!(s.contains("line 12: skip"), "{s}");
+    assert!(s.contains("the path ends in the reported verdict"), "{s}");
+    assert!(s.contains("label R reached in main at line 12"), "{s}");
+    // the trace looks like check's
+    assert!(s.contains("bebop-fig1.bp:12  skip"), "{s}");
     // a report without a counterexample cannot be replayed
-    let o = zingrs(&["check", FIG1, "--format", "json"]);
-    std::fs::write(&json, &o.stdout).expect("write report");
-    let o = zingrs(&["replay", FIG1, json.to_str().expect("utf-8 path")]);
+    let o = zingrs(&["check", FIG1, "-o", json_s]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = zingrs(&["replay", FIG1, json_s]);
     assert_eq!(o.status.code(), Some(7));
-    // a path that does not fit the model is an internal error, not a verdict
-    let bogus =
-        r#"{"path": {"init": [], "choices": [{"thread": 0, "outcome": 99}]}, "exit_code": 3}"#;
-    std::fs::write(&json, bogus).expect("write report");
-    let o = zingrs(&["replay", FIG1, json.to_str().expect("utf-8 path")]);
+    assert!(err(&o).contains("reports no error"), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Saves the report of `check MODEL ARGS -o` and returns it parsed.
+fn saved_report(model: &str, args: &[&str], file: &std::path::Path) -> serde_json::Value {
+    let mut all = vec![
+        "check",
+        model,
+        "-q",
+        "-o",
+        file.to_str().expect("utf-8 path"),
+    ];
+    all.extend_from_slice(args);
+    zingrs(&all);
+    serde_json::from_slice(&std::fs::read(file).expect("saved report")).expect("json")
+}
+
+/// Replays `report` (written to `file`) on `model`.
+fn replay_of(model: &str, report: &serde_json::Value, file: &std::path::Path) -> Output {
+    std::fs::write(file, serde_json::to_vec(report).expect("json")).expect("write report");
+    zingrs(&["replay", model, file.to_str().expect("utf-8 path")])
+}
+
+#[test]
+fn tampered_reports_are_rejected() {
+    let dir = scratch("tampered");
+    let file = dir.join("r.json");
+    let good = saved_report(FIG1, &["--target", "R"], &file);
+    assert_eq!(replay_of(FIG1, &good, &file).status.code(), Some(3));
+    let n = good["path"]["choices"].as_array().expect("choices").len();
+    assert!(n > 2);
+    // the path emptied: the initial state is not at R
+    let mut r = good.clone();
+    r["path"]["choices"] = serde_json::json!([]);
+    let o = replay_of(FIG1, &r, &file);
     assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    assert!(
+        err(&o).contains("no process stands at label R"),
+        "{}",
+        out(&o)
+    );
+    // truncated by its last step: one step short of R
+    let mut r = good.clone();
+    r["path"]["choices"].as_array_mut().expect("choices").pop();
+    let o = replay_of(FIG1, &r, &file);
+    assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    assert!(err(&o).contains("counterexample is wrong"), "{}", out(&o));
+    // a choice that does not exist
+    let mut r = good.clone();
+    r["path"]["choices"][0]["outcome"] = serde_json::json!(7);
+    let o = replay_of(FIG1, &r, &file);
+    assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    assert!(err(&o).contains("does not replay"), "{}", out(&o));
+    // the verdict moved to another line
+    let mut r = good.clone();
+    r["verdict"]["line"] = serde_json::json!(11);
+    let o = replay_of(FIG1, &r, &file);
+    assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    // the report of another model
+    let other = zing_model("null_deref_field_read.zing");
+    let o = replay_of(&other, &good, &file);
+    assert_eq!(o.status.code(), Some(7), "{}", out(&o));
+    assert!(err(&o).contains("is a report of"), "{}", err(&o));
+    // the same file name but other text
+    let edited = dir.join("bebop-fig1.bp");
+    let text = std::fs::read_to_string(FIG1).expect("model");
+    std::fs::write(&edited, format!("{text}\n")).expect("write model");
+    let o = replay_of(edited.to_str().expect("utf-8 path"), &good, &file);
+    assert_eq!(o.status.code(), Some(7), "{}", out(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_changed_choice_that_replays_elsewhere_is_rejected() {
+    // in Figure 1 only the branches have several outcomes: a changed outcome either does not
+    // exist or takes the other branch, after which the rest of the path no longer ends at R
+    let dir = scratch("changed-choice");
+    let file = dir.join("r.json");
+    let good = saved_report(FIG1, &["--target", "R"], &file);
+    let mut found = false;
+    let choices = good["path"]["choices"].as_array().expect("choices").clone();
+    for (i, c) in choices.iter().enumerate() {
+        for k in 0..4u32 {
+            if c["outcome"] == k {
+                continue;
+            }
+            let mut r = good.clone();
+            r["path"]["choices"][i]["outcome"] = serde_json::json!(k);
+            let o = replay_of(FIG1, &r, &file);
+            // whatever the change, it never passes for the reported counterexample
+            assert_eq!(o.status.code(), Some(5), "choice {i} -> {k}: {}", out(&o));
+            found = true;
+        }
+    }
+    assert!(found);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn replay_names_the_kind_of_error() {
+    let dir = scratch("replay-kind");
+    let file = dir.join("r.json");
+    let null = zing_model("null_deref_field_read.zing");
+    let r = saved_report(&null, &[], &file);
+    let o = replay_of(&null, &r, &file);
+    assert_eq!(o.status.code(), Some(4), "{}", out(&o));
+    assert!(out(&o).contains("null dereference"), "{}", out(&o));
+    assert!(!out(&o).contains("assertion"), "{}", out(&o));
+    let dead = zing_model("deadlock_lock_order_inversion.zing");
+    let r = saved_report(&dead, &[], &file);
+    let o = replay_of(&dead, &r, &file);
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    assert!(
+        out(&o).contains("deadlock (2 processes blocked"),
+        "{}",
+        out(&o)
+    );
+    // a deadlock report whose path stops early: some process can still move
+    let mut r = r.clone();
+    r["path"]["choices"].as_array_mut().expect("choices").pop();
+    let o = replay_of(&dead, &r, &file);
+    assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    assert!(err(&o).contains("not a deadlock"), "{}", out(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn output_writes_the_json_report_whatever_the_format() {
+    let dir = scratch("output");
+    let file = dir.join("r.json");
+    let o = zingrs(&[
+        "check",
+        FIG1,
+        "--target",
+        "R",
+        "--format",
+        "bebop",
+        "-o",
+        file.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(out(&o).starts_with("Label R reachable"), "{}", out(&o));
+    let j: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("report")).expect("json");
+    assert_eq!(j["schema"], 1);
+    assert_eq!(j["verdict"]["kind"], "target-reached");
+    assert!(j["path"]["choices"]
+        .as_array()
+        .is_some_and(|c| !c.is_empty()));
+    assert!(j["trace"]["steps"]
+        .as_array()
+        .is_some_and(|c| !c.is_empty()));
+    // an unwritable place is an error, not a silent loss
+    let o = zingrs(&["check", FIG1, "-o", "/nonexistent-dir/r.json"]);
+    assert_eq!(o.status.code(), Some(7));
+    assert!(err(&o).contains("cannot write the report"), "{}", err(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -638,8 +820,7 @@ fn changed_mentions_started_processes() {
 
 #[test]
 fn replay_shows_what_each_step_changed() {
-    let dir = std::env::temp_dir().join(format!("zingrs-replay-changed-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = scratch("replay-changed");
     let model = dir.join("changes.zing");
     std::fs::write(&model, CHANGES).expect("write model");
     let model = model.to_str().expect("utf-8 path");
@@ -651,4 +832,434 @@ fn replay_shows_what_each_step_changed() {
     let s = out(&o);
     assert!(s.contains("changed: Node#1.next = #1\n"), "{s}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A scratch directory for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("zingrs-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+#[test]
+fn deadlock_counts_only_blocked_processes_and_says_where_they_wait() {
+    // main has completed after starting the two workers; each worker holds one lock and waits
+    // for the other in Take, whose atomic select is on line 14: two processes are blocked
+    let model = zing_model("deadlock_lock_order_inversion.zing");
+    let o = zingrs(&["check", &model, "--trace", "none"]);
+    assert_eq!(o.status.code(), Some(2));
+    let s = out(&o);
+    assert!(s.contains("deadlock (2 processes blocked"), "{s}");
+    let waits: Vec<&str> = s.lines().filter(|l| l.contains(" waits in ")).collect();
+    assert_eq!(waits.len(), 2, "{s}");
+    // `        atomic { select {`: the select starts at column 18
+    for (w, process) in waits.iter().zip(["process 1", "process 2"]) {
+        assert!(
+            w.starts_with(&format!(
+                "{model}:14:18: {process} waits in Main.Take: select {{"
+            )),
+            "{w}"
+        );
+    }
+    let o = zingrs(&["check", &model, "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(j["verdict"]["blocked"], 2);
+    assert_eq!(j["verdict"]["waiting"].as_array().map(|w| w.len()), Some(2));
+    assert_eq!(j["verdict"]["waiting"][0]["line"], 14);
+}
+
+#[test]
+fn a_closed_stdout_does_not_panic() {
+    let dir = scratch("pipe");
+    let big = dir.join("big.bp");
+    let o = zingrs(&["gen", "bebop-t", "3000"]);
+    std::fs::write(&big, &o.stdout).expect("write model");
+    let big = big.to_str().expect("utf-8 path");
+    // each prints far more than a pipe holds, so the writes meet the closed pipe
+    for args in [
+        vec!["gen", "bebop-t", "3000"],
+        vec!["cfg", big],
+        vec!["cfg", big, "--dot"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("zingrs runs");
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("zingrs ends");
+        assert_ne!(o.status.code(), Some(101), "{args:?}: {}", err(&o));
+        assert!(!err(&o).contains("panicked"), "{args:?}: {}", err(&o));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn verbose_warns_about_options_without_effect() {
+    let o = zingrs(&["check", FIG1, "--engine", "explicit", "--no-mod-ref", "-v"]);
+    assert!(
+        err(&o).contains("--no-mod-ref has no effect on the explicit engine"),
+        "{}",
+        err(&o)
+    );
+    assert!(err(&o).contains("--no-mod-ref"), "{}", err(&o));
+    let o = zingrs(&[
+        "check",
+        FIG1,
+        "--engine",
+        "bdd",
+        "--no-mod-ref",
+        "--bfs",
+        "-v",
+    ]);
+    assert!(
+        !err(&o).contains("--no-mod-ref has no effect"),
+        "{}",
+        err(&o)
+    );
+    assert!(
+        err(&o).contains("--bfs has no effect on the bdd engine"),
+        "{}",
+        err(&o)
+    );
+    let o = zingrs(&["check", FIG1, "--engine", "explicit", "--no-mod-ref"]);
+    assert!(!err(&o).contains("no effect"), "{}", err(&o));
+}
+
+#[test]
+fn the_header_comes_before_the_search() {
+    let dir = scratch("header");
+    let model = dir.join("po9.zing");
+    let o = zingrs(&["gen", "philosophers-ordered", "9"]);
+    std::fs::write(&model, &o.stdout).expect("write model");
+    // the search of this model takes seconds; the header must be on stdout while it runs
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .args([
+            "check",
+            model.to_str().expect("utf-8 path"),
+            "--engine",
+            "explicit",
+            "--timeout",
+            "60",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("zingrs runs");
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().expect("stdout")),
+        &mut first,
+    )
+    .expect("read");
+    let running = child.try_wait().expect("status").is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        first.contains("checking") && first.contains("with the explicit engine"),
+        "{first}"
+    );
+    assert!(running, "the header came only after the search ended");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn quiet_keeps_the_statistics_asked_for() {
+    let o = zingrs(&["check", FIG1, "-q", "--stats"]);
+    let s = out(&o);
+    assert!(s.starts_with("Check passed"), "{s}");
+    assert!(s.contains("distinct states"), "{s}");
+    assert!(s.contains("omission probability"), "{s}");
+}
+
+#[test]
+fn long_traces_keep_the_step_column_aligned() {
+    // 1,200 iterations of two steps each: step numbers past 1,000
+    let model = "class Main {\n    activate static void main() {\n        int i = 0;\n        while (i < 1200) {\n            i = i + 1;\n        }\n        assert(false);\n    }\n};\n";
+    let o = with_stdin(&["check", "-", "--lang", "zing", "--trace", "short"], model);
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    let s = out(&o);
+    let steps: Vec<&str> = s.lines().filter(|l| l.starts_with("  #")).collect();
+    // (the loop is folded: its last iteration, past step 2,000, is shown)
+    assert!(steps.iter().any(|l| l.starts_with("  #2")), "{s}");
+    // the number, then blanks, then the procedure, at the same column on every line
+    let at = |l: &str| l.find("Main.main");
+    for l in &steps {
+        assert_eq!(at(l), at(steps[0]), "{l}");
+        let number = &l[3..at(l).expect("procedure")];
+        assert!(number.ends_with(' '), "{l}");
+        assert!(number.trim_end().chars().all(|c| c.is_ascii_digit()), "{l}");
+    }
+}
+
+#[test]
+fn single_model_families_take_no_size() {
+    let o = zingrs(&["gen", "zing-alloc"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(out(&o).contains("class"), "{}", out(&o));
+    assert_eq!(zingrs(&["gen", "zing-patterns"]).status.code(), Some(0));
+    assert_eq!(zingrs(&["gen", "zing-alloc", "3"]).status.code(), Some(7));
+    let o = zingrs(&["gen", "bebop-t"]);
+    assert_eq!(o.status.code(), Some(7));
+    assert!(err(&o).contains("needs a seed or size N"), "{}", err(&o));
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_named_as_such() {
+    let dir = scratch("utf8");
+    let model = dir.join("latin1.bp");
+    std::fs::write(&model, b"void main()\nbegin\n  // caf\xe9\nend\n").expect("write");
+    let o = zingrs(&["check", model.to_str().expect("utf-8 path")]);
+    assert_eq!(o.status.code(), Some(7));
+    assert!(
+        err(&o).contains("latin1.bp:3:9: the file is not UTF-8"),
+        "{}",
+        err(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn verdict_lines_say_where_and_what_failed() {
+    // `        assert(x == 1, "x must be one");` on line 8: column 9
+    let model = zing_model("assert_with_message_fails.zing");
+    let o = zingrs(&["check", &model, "--trace", "none"]);
+    assert_eq!(o.status.code(), Some(3));
+    let s = out(&o);
+    let want = format!("{model}:8:9: assertion `x == 1` failed: x must be one (in Main.main)\n");
+    assert!(s.contains(&want), "{s}");
+    let o = zingrs(&["check", &model, "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(j["verdict"]["column"], 9);
+    assert_eq!(j["verdict"]["condition"], "x == 1");
+    assert_eq!(j["verdict"]["message"], "x must be one");
+    // `        v = c.x;` on line 11
+    let model = zing_model("null_deref_field_read.zing");
+    let s = out(&zingrs(&["check", &model, "--trace", "none"]));
+    // the failing statement, and the values it reads: c is the null reference, v still 0
+    let want = format!(
+        "{model}:11:9: null dereference in `v = c.x;` with c = null, v = 0 (in Main.main)\n"
+    );
+    assert!(s.contains(&want), "{s}");
+    let o = zingrs(&["check", &model, "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(j["verdict"]["statement"], "v = c.x;");
+    // Figure 1, line 12 `    R: skip;`: the labelled statement starts at column 8
+    let s = out(&zingrs(&[
+        "check", FIG1, "--target", "R", "--trace", "none",
+    ]));
+    assert!(
+        s.contains(&format!("{FIG1}:12:8: label R reached (in main)\n")),
+        "{s}"
+    );
+}
+
+#[test]
+fn reports_follow_the_schema() {
+    // every kind of verdict, with and without a trace; zingrs() checks each one
+    let reports = [
+        vec!["check", FIG1, "--target", "R", "--format", "json"],
+        vec!["check", FIG1, "--format", "json", "--stats"],
+        vec!["check", FIG1, "--engine", "explicit", "--format", "json"],
+        vec![
+            "check", FIG1, "--target", "R", "--engine", "all", "--format", "json",
+        ],
+        vec![
+            "check", FIG1, "--target", "R", "--trace", "none", "--format", "json",
+        ],
+        vec![
+            "check",
+            FIG1,
+            "--max-states",
+            "2",
+            "--engine",
+            "explicit",
+            "--format",
+            "json",
+        ],
+    ];
+    for args in &reports {
+        let o = zingrs(args);
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(j["schema"], 1, "{args:?}");
+    }
+    for m in [
+        "assert_with_message_fails.zing",
+        "null_deref_field_read.zing",
+        "deadlock_lock_order_inversion.zing",
+    ] {
+        let o = zingrs(&["check", &zing_model(m), "--format", "json", "--keep-going"]);
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(j["schema"], 1, "{m}");
+        // the initial valuation is typed: no Rust enum tags
+        let init = j["path"]["init"].to_string();
+        assert!(!init.contains("Bool") && !init.contains("Int"), "{init}");
+    }
+}
+
+#[test]
+fn a_report_that_breaks_the_schema_is_caught() {
+    // the check itself can fail: a string where the schema has a number
+    let o = zingrs(&["check", FIG1, "--target", "R", "--format", "json"]);
+    let mut j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    j["verdict"]["line"] = serde_json::json!("12");
+    let caught = std::panic::catch_unwind(|| common::schema::check(&j));
+    assert!(caught.is_err());
+}
+
+#[test]
+fn a_model_without_processes_is_invalid() {
+    // an empty Zing file declares no activate method: nothing runs, nothing can be checked
+    let o = with_stdin(&["check", "-", "--lang", "zing"], "");
+    assert_eq!(o.status.code(), Some(7), "{}", out(&o));
+    assert!(err(&o).contains("no `activate` method"), "{}", err(&o));
+    assert!(!out(&o).contains("passed"), "{}", out(&o));
+}
+
+#[test]
+fn diagnostics_escape_control_characters_and_say_when_they_stop() {
+    // an escape sequence in a source line would retitle the terminal if echoed raw
+    let o = with_stdin(
+        &["check", "-", "--lang", "bp"],
+        "void main() begin x := \u{1b}]0;pwned\u{7}; end\n",
+    );
+    assert_eq!(o.status.code(), Some(7));
+    let e = err(&o);
+    assert!(!e.contains('\u{1b}') && !e.contains('\u{7}'), "{e:?}");
+    assert!(e.contains("\\x1b]0;pwned\\x07"), "{e}");
+    // 60 bad characters: the report stops at 50 errors and says so
+    let o = with_stdin(
+        &["check", "-", "--lang", "bp"],
+        &format!("void main() begin {} end\n", "@ ".repeat(60)),
+    );
+    assert_eq!(o.status.code(), Some(7));
+    assert!(err(&o).contains("the report stops at 50"), "{}", err(&o));
+    let o = with_stdin(&["check", "-", "--lang", "bp"], "void main() begin @ end\n");
+    assert!(!err(&o).contains("the report stops"), "{}", err(&o));
+}
+
+#[test]
+fn invalid_input_with_json_prints_the_diagnostics_as_json() {
+    // line 2: `x := ;` misses its expression; x is undeclared as well
+    let o = with_stdin(
+        &["check", "-", "--lang", "bp", "--format", "json"],
+        "void main()\nbegin x := ; end\n",
+    );
+    assert_eq!(o.status.code(), Some(7));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json on stdout");
+    assert_eq!(j["verdict"]["kind"], "invalid-input");
+    assert_eq!(j["exit_code"], 7);
+    let d = &j["diagnostics"][0];
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["line"], 2);
+    assert!(d["column"].as_u64().is_some_and(|c| c > 1), "{d}");
+    // the text diagnostics still go to stderr
+    assert!(err(&o).contains("-:2:"), "{}", err(&o));
+}
+
+#[test]
+fn cfg_dot_labels_are_source_text_with_lines() {
+    let o = zingrs(&["cfg", FIG1, "--dot", "--proc", "A"]);
+    assert_eq!(o.status.code(), Some(0));
+    let s = out(&o);
+    // no Debug quoting inside the labels
+    assert!(!s.contains("\\\""), "{s}");
+    // Figure 1, line 21: `A(a2,a1);` inside A
+    assert!(s.contains("A line 21: A(a2,a1)"), "{s}");
+}
+
+#[test]
+fn loop_iterations_are_folded_in_text_only() {
+    // 1,000 iterations of `while (i < 1000)` (line 4) and `i = i + 1;` (line 5); the first two
+    // and the last are shown, the other 997 folded into one line
+    let model = "class Main {\n    activate static void main() {\n        int i = 0;\n        while (i < 1000) {\n            i = i + 1;\n        }\n        assert(false);\n    }\n};\n";
+    let o = with_stdin(&["check", "-", "--lang", "zing"], model);
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    let s = out(&o);
+    assert!(
+        s.contains("  … 997 more iterations of lines 4–5 …\n"),
+        "{s}"
+    );
+    assert!(
+        s.lines().filter(|l| l.starts_with("  #")).count() < 20,
+        "{s}"
+    );
+    // what the loop did before the fold and after it
+    assert!(
+        s.contains("changed: i = 1\n") && s.contains("changed: i = 1000\n"),
+        "{s}"
+    );
+    let o = with_stdin(&["check", "-", "--lang", "zing", "--format", "json"], model);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    // JSON keeps every step: 1 + 2 * 1000 + 1 test + the assert
+    assert_eq!(j["trace"]["steps"].as_array().map(|s| s.len()), Some(2003));
+}
+
+#[test]
+fn trace_changes_prints_only_what_each_step_changed() {
+    let model = "class Main {\n    activate static void main() {\n        int i = 0;\n        i = i + 1;\n        assert(i == 0);\n    }\n};\n";
+    let o = with_stdin(
+        &["check", "-", "--lang", "zing", "--trace", "changes"],
+        model,
+    );
+    assert_eq!(o.status.code(), Some(3));
+    let s = out(&o);
+    assert!(!s.contains("[i="), "{s}");
+    assert!(s.contains("changed: i = 1\n"), "{s}");
+    // the full trace has both
+    let s = out(&with_stdin(&["check", "-", "--lang", "zing"], model));
+    assert!(s.contains("[i=0]") && s.contains("changed: i = 1\n"), "{s}");
+}
+
+#[test]
+fn help_lists_exit_codes_and_every_engine_format_and_trace_value() {
+    for args in [vec!["--help"], vec!["check", "--help"]] {
+        let s = out(&zingrs(&args));
+        for code in [
+            "  0  passed",
+            "  2  deadlock",
+            "  3  ",
+            "  4  runtime error",
+            "  5  ",
+            "  7  ",
+            "  8  ",
+            "  9  ",
+        ] {
+            assert!(s.contains(code), "{args:?} lacks {code:?}:\n{s}");
+        }
+        assert!(!s.contains("seed 0") && !s.contains("spec/"), "{s}");
+    }
+    let s = out(&zingrs(&["check", "--help"]));
+    for value in [
+        "auto:",
+        "explicit:",
+        "summary:",
+        "bdd:",
+        "all:",
+        "text:",
+        "json:",
+        "bebop:",
+        "zing:",
+        "full:",
+        "short:",
+        "changes:",
+        "none:",
+    ] {
+        assert!(s.contains(value), "check --help lacks {value}:\n{s}");
+    }
+}
+
+#[test]
+fn completions_and_man_page() {
+    let o = zingrs(&["completions", "bash"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(out(&o).contains("zingrs"), "{}", out(&o));
+    assert_eq!(
+        zingrs(&["completions", "nosuchshell"]).status.code(),
+        Some(7)
+    );
+    let o = zingrs(&["manpage"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(out(&o).contains(".TH zingrs 1"), "{}", out(&o));
 }

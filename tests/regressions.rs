@@ -7,6 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common {
+    pub mod schema;
+}
+
 struct Expectation {
     verdict: String,
     options: Vec<String>,
@@ -136,6 +140,13 @@ fn run(path: &Path, e: &Expectation, mode: &[&str]) -> Option<String> {
         Ok(j) => j,
         Err(err) => return Some(format!("bad JSON ({err}):\n{stdout}")),
     };
+    if let Err(e) = std::panic::catch_unwind(|| common::schema::check(&json)) {
+        let why = e
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_else(|| "schema violation".into());
+        return Some(why);
+    }
     let kind = json["verdict"]["kind"].as_str().unwrap_or("");
     if kind != e.verdict {
         return Some(format!("expected verdict {}, got {kind}", e.verdict));

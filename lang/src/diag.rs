@@ -64,6 +64,27 @@ impl Diagnostic {
     }
 }
 
+/// The front ends stop reporting after this many errors (a file that is not a model at all
+/// would otherwise bury the first, useful message); callers say so when it happens.
+pub const MAX_REPORTED_ERRORS: usize = 50;
+
+/// `text` with every control character but line breaks and tabs written as `\xNN`: echoed
+/// source lines must not send escape sequences to the user's terminal. A carriage return that
+/// ends a line (CRLF files) is dropped.
+pub fn escape_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Renders diagnostics as plain text (no colour), in the order given.
 pub fn render(source: &Source, diags: &[Diagnostic]) -> String {
     let file = SimpleFile::new(source.name.as_str(), source.text.as_str());
@@ -87,7 +108,7 @@ pub fn render(source: &Source, diags: &[Diagnostic]) -> String {
             cd = cd.with_code(code.clone());
         }
         match term::emit_into_string(&config, &file, &cd) {
-            Ok(s) => out.push_str(&s),
+            Ok(s) => out.push_str(&escape_controls(&s)),
             Err(_) => {
                 let (l, c) = source.line_col(start as u32);
                 out.push_str(&format!("{}:{}:{}: {}\n", source.name, l, c, d.message));

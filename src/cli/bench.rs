@@ -240,10 +240,10 @@ fn measure(
                     Some(s.iter().filter_map(|p| p["effects"].as_u64()).sum())
                 }
             });
-            let computed = counter("summaries (effects)")
+            let computed = counter("summaries_effects")
                 .or(effects)
                 .or_else(|| counter("summary_edges"));
-            let applied = counter("summary applications");
+            let applied = counter("summary_applications");
             let verdict = j["verdict"]["kind"]
                 .as_str()
                 .unwrap_or("unknown")

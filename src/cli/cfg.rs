@@ -82,10 +82,15 @@ pub fn dot(p: &Program, procs: &[u32]) -> String {
             .map(|pc| {
                 let n = &proc.nodes[pc];
                 let labels: String = n.labels.iter().map(|l| format!("{l}: ")).collect();
+                // the statement as written in the source, where it has text of its own
+                let statement = match p.source.snippet(n.span) {
+                    "" => p.describe(pi, pc as u32),
+                    s => s.to_string(),
+                };
                 g.add_node(format!(
-                    "{}:{pc} {labels}{}",
+                    "{} line {}: {labels}{statement}",
                     proc.name,
-                    p.describe(pi, pc as u32)
+                    p.line_of(pi, pc as u32)
                 ))
             })
             .collect();
@@ -104,7 +109,9 @@ pub fn dot(p: &Program, procs: &[u32]) -> String {
         },
         &|_, _| "shape = box".to_string(),
     );
-    format!("{dot:?}")
+    // Display, not Debug: petgraph escapes the labels itself, Debug would add a second layer
+    // of quotes
+    format!("{dot}")
 }
 
 /// Prints the graphs; returns the exit code.

@@ -2,7 +2,7 @@
 
 use crate::explore::{self, Finding, Limits, Options};
 use crate::report::{self, exit, Format, Report, TraceDetail, Verdict};
-use crate::runtime::{Machine, Semantics, Violation};
+use crate::runtime::{Machine, Semantics};
 use std::path::PathBuf;
 use std::time::Duration;
 use zingrs_lang::ir::{Layout, Program};
@@ -10,16 +10,16 @@ use zingrs_lang::ir::{Layout, Program};
 /// The engines (`--engine`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Engine {
-    /// The best engine for the model (bdd for boolean programs with many unconstrained bits,
-    /// summary otherwise).
+    /// Pick for the model: bdd for sequential boolean programs with many unconstrained
+    /// bits, summary otherwise.
     Auto,
-    /// Plain explicit-state search.
+    /// Plain explicit-state search of every interleaving (bounded by --max-depth).
     Explicit,
-    /// Explicit-state search with procedure summaries (seed 004 §6).
+    /// Explicit-state search that summarizes procedure calls: decides unbounded recursion.
     Summary,
-    /// Symbolic search with BDDs (pure sequential boolean programs, seed 001).
+    /// Symbolic search with binary decision diagrams: sequential boolean programs only.
     Bdd,
-    /// Every applicable engine, compared.
+    /// Every engine that applies, their verdicts compared (a disagreement is exit 5).
     All,
 }
 
@@ -42,6 +42,7 @@ pub struct CheckArgs {
     /// The language, when the file name does not tell.
     #[arg(long, value_enum)]
     pub lang: Option<super::LangArg>,
+    /// The search engine.
     #[arg(long, value_enum, default_value = "auto")]
     pub engine: Engine,
     /// Also report reaching this label as an error (repeatable).
@@ -87,7 +88,7 @@ pub struct CheckArgs {
     /// Store whole canonical states instead of 128-bit fingerprints.
     #[arg(long)]
     pub exact: bool,
-    /// BDD engine: keep dead locals in path edges (switches off seed 001's live ranges).
+    /// BDD engine: keep dead locals in path edges (switches off live-range reduction).
     #[arg(long)]
     pub no_live_ranges: bool,
     /// BDD engine: keep every global in every procedure (switches off MOD/REF).
@@ -96,8 +97,13 @@ pub struct CheckArgs {
     /// Report every distinct error, not only the first.
     #[arg(long)]
     pub keep_going: bool,
+    /// The layout of the report on standard output.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Also write the full JSON report, with the replayable counterexample path, to FILE
+    /// (whatever --format prints); `zingrs replay MODEL FILE` reads it back.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// How much of the counterexample to print.
     #[arg(long, value_enum, default_value = "full")]
     pub trace: TraceDetail,
@@ -107,7 +113,7 @@ pub struct CheckArgs {
     /// Print only the verdict.
     #[arg(short, long)]
     pub quiet: bool,
-    /// Print more (warnings about options that have no effect).
+    /// Warn about options that have no effect on the chosen engine or model.
     #[arg(short, long)]
     pub verbose: bool,
 }
@@ -119,19 +125,19 @@ fn usage_error(msg: &str) -> i32 {
 
 /// Runs a check and prints its report; returns the exit code.
 pub fn run(a: &CheckArgs) -> i32 {
-    let program = match super::load(&a.model, a.lang, a.quiet) {
+    let program = match super::load_as(&a.model, a.lang, a.quiet, a.format == Format::Json) {
         Ok(p) => p,
         Err(code) => return code,
     };
     if a.timeout.is_some_and(|t| !(t.is_finite() && t >= 0.0)) {
         return usage_error("--timeout must be a non-negative number of seconds");
     }
-    if !a.quiet {
-        for t in &a.targets {
-            if !program.has_label(t) {
-                eprintln!("warning: the target label {t} does not occur in the program");
-            }
-        }
+    // a mistyped label must not look like a proof that it is unreachable
+    if let Some(t) = a.targets.iter().find(|t| !program.has_label(t)) {
+        return usage_error(&format!(
+            "the target label {t} does not occur in {}",
+            a.model.display()
+        ));
     }
     let getafix = matches!(program.layout, Layout::Getafix { .. });
     if getafix && !a.quiet && !a.no_assertions {
@@ -143,16 +149,26 @@ pub fn run(a: &CheckArgs) -> i32 {
     let name = a.model.display().to_string();
     // ZING's layout dumps every state of a counterexample; the other formats do not need them
     let dumps = a.format == Format::Zing;
-    let report = match a.engine {
+    let engine = match a.engine {
+        // ZING's layout ends with ZING's state count, which only the plain search of a Zing
+        // model keeps
+        Engine::Auto if dumps && program.keep_completed => Engine::Explicit,
+        Engine::Auto => auto_engine(&program),
+        e => e,
+    };
+    if a.verbose {
+        for w in ineffective_options(a, engine, &program) {
+            eprintln!("warning: {w}");
+        }
+    }
+    if a.format == Format::Text && !a.quiet {
+        // what runs is said before the search starts, which may take long
+        print!("{}", report::header(&name, &header_name(engine, &program)));
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+    }
+    let report = match engine {
         Engine::All => check_all(&program, &name, semantics, &opts, dumps),
         e => {
-            let e = match e {
-                // ZING's layout ends with ZING's state count, which only the plain search of
-                // a Zing model keeps
-                Engine::Auto if dumps && program.keep_completed => Engine::Explicit,
-                Engine::Auto => auto_engine(&program),
-                e => e,
-            };
             let m = Machine::new(&program, semantics);
             match run_engine_on(e, &m, &opts) {
                 Ok((result, replays)) => {
@@ -162,6 +178,14 @@ pub fn run(a: &CheckArgs) -> i32 {
             }
         }
     };
+    let mut report = report;
+    report.source_hash = report::source_hash(&program.source.text);
+    if let Some(file) = &a.output {
+        if let Err(e) = save(file, &report) {
+            eprintln!("error: cannot write the report to {}: {e}", file.display());
+            return exit::INVALID;
+        }
+    }
     let stdout = std::io::stdout();
     if let Err(e) = report::render_to(
         &mut stdout.lock(),
@@ -170,6 +194,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         a.trace,
         a.stats,
         a.quiet,
+        false,
     ) {
         eprintln!("error: cannot print the report: {e}");
     }
@@ -179,6 +204,35 @@ pub fn run(a: &CheckArgs) -> i32 {
     std::mem::forget(report);
     std::mem::forget(program);
     code
+}
+
+/// Writes the JSON report to `file` durably: to a temporary file next to it, flushed to disk,
+/// then renamed over `file`, so that an interrupted run never leaves half a report.
+fn save(file: &std::path::Path, r: &Report) -> std::io::Result<()> {
+    let mut tmp = file.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let written = (|| {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        report::render_to(
+            &mut f,
+            r,
+            Format::Json,
+            TraceDetail::Full,
+            true,
+            false,
+            false,
+        )?;
+        let f = f.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()
+    })();
+    match written {
+        Ok(()) => std::fs::rename(&tmp, file),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
 }
 
 /// The search options and the semantics that `zingrs check` uses for these arguments (the one
@@ -200,7 +254,9 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         cooperative: a.cooperative,
         no_live_ranges: a.no_live_ranges,
         no_mod_ref: a.no_mod_ref,
-        verdict_only: a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json),
+        // a saved report (`-o`) always has the whole trace
+        verdict_only: a.output.is_none()
+            && (a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json)),
         transactions: false,
         check_fingerprints: false,
         // partial-order reduction reorders steps: off by default where the order is the point
@@ -227,6 +283,47 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         check_assertions: !a.no_assertions && !getafix,
     };
     (opts, semantics)
+}
+
+/// The options given that do nothing on `engine` for `program` (`--verbose` warns about them).
+fn ineffective_options(a: &CheckArgs, engine: Engine, program: &Program) -> Vec<String> {
+    let mut out = Vec::new();
+    let on = |e: Engine| engine == e || engine == Engine::All;
+    if !on(Engine::Bdd) {
+        for (set, flag) in [
+            (a.no_live_ranges, "--no-live-ranges"),
+            (a.no_mod_ref, "--no-mod-ref"),
+        ] {
+            if set {
+                out.push(format!(
+                    "{flag} has no effect on the {} engine (it is a BDD engine option)",
+                    engine.name()
+                ));
+            }
+        }
+    }
+    if engine == Engine::Bdd {
+        for (set, flag) in [(a.bfs, "--bfs"), (a.exact, "--exact")] {
+            if set {
+                out.push(format!(
+                    "{flag} has no effect on the bdd engine (it stores no explicit states)"
+                ));
+            }
+        }
+    }
+    if !program.is_concurrent() {
+        for (set, flag) in [
+            (a.contexts.is_some(), "--contexts"),
+            (a.cooperative, "--cooperative"),
+        ] {
+            if set {
+                out.push(format!(
+                    "{flag} has no effect on a sequential model (it has one process)"
+                ));
+            }
+        }
+    }
+    out
 }
 
 impl Engine {
@@ -274,9 +371,29 @@ fn initial_bits(program: &Program) -> usize {
     program.globals.iter().filter(any).count() + main_locals
 }
 
-/// The engines `--engine all` runs on a program, in order.
-fn applicable_engines(_program: &Program) -> Vec<Engine> {
-    vec![Engine::Explicit, Engine::Summary, Engine::Bdd]
+/// The engines `--engine all` runs on a program, in order (the BDD engine only on the
+/// programs it accepts).
+fn applicable_engines(program: &Program) -> Vec<Engine> {
+    let mut out = vec![Engine::Explicit, Engine::Summary];
+    if crate::symbolic::applies(program).is_ok() {
+        out.push(Engine::Bdd);
+    }
+    out
+}
+
+/// The engine as the header names it: `all` lists the engines it runs.
+fn header_name(engine: Engine, program: &Program) -> String {
+    match engine {
+        Engine::All => format!(
+            "all ({})",
+            applicable_engines(program)
+                .iter()
+                .map(|e| e.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        e => e.name().to_string(),
+    }
 }
 
 /// Runs one engine; `Err` says why it does not apply to the program.
@@ -471,7 +588,7 @@ fn report_with(
             .counters
             .iter()
             .map(|(n, v)| report::Counter {
-                name: n.to_string(),
+                name: report::counter_name(n),
                 value: *v,
             })
             .collect(),
@@ -489,7 +606,8 @@ fn report_with(
 }
 
 /// Replays a finding (unless the engine did: `replayed`) and describes it; a finding that does
-/// not replay, or does not end where the finding says, is an internal error.
+/// not replay, or whose last state does not show what the finding says ([`report::verify`]),
+/// is an internal error.
 fn explain(
     m: &Machine,
     f: &Finding,
@@ -497,17 +615,6 @@ fn explain(
     opts: &Options,
     dumps: bool,
 ) -> (Verdict, Option<report::Trace>) {
-    let build = |replayed: &explore::Replayed, end: Option<u32>| {
-        if opts.verdict_only {
-            report::Trace {
-                threads: 1,
-                steps: Vec::new(),
-                zing: None,
-            }
-        } else {
-            report::build_trace(m, f.path(), replayed, end, dumps)
-        }
-    };
     let internal = |message: String| (Verdict::InternalError { message }, None);
     let path = f.path();
     // without a trace, only the state the path ends in is looked at
@@ -516,75 +623,19 @@ fn explain(
             Ok(r) => r,
             Err(e) => return internal(format!("the counterexample does not replay: {e}")),
         };
-    let p = m.program;
-    // where the last step's thread stands (for violations: the violating statement)
-    let last_at = || {
-        let c = path.choices.last()?;
-        let s = replayed.states.last()?;
-        let f = s.threads.get(c.thread as usize)?.stack.top()?;
-        Some((
-            p.procs[f.proc as usize].name.clone(),
-            p.line_of(f.proc, f.pc),
-        ))
-    };
-    match f {
-        Finding::Assertion { .. } | Finding::Runtime { .. } => {
-            let expected = match f {
-                Finding::Runtime { error, .. } => Violation::Runtime(*error),
-                _ => Violation::Assertion,
-            };
-            if replayed.violation != Some(expected) {
-                return internal(format!(
-                    "the counterexample does not end in the reported violation ({expected:?})"
-                ));
-            }
-            let Some((procedure, line)) = last_at() else {
-                return internal("the counterexample has no violating step".into());
-            };
-            let trace = build(&replayed, None);
-            let verdict = match expected {
-                Violation::Runtime(error) => Verdict::RuntimeError {
-                    error,
-                    message: error.describe().into(),
-                    procedure,
-                    line,
-                },
-                Violation::Assertion => Verdict::AssertionFailed { procedure, line },
+    match report::verify(m, path, &replayed, &report::Claim::of_finding(f)) {
+        Ok((verdict, end)) => {
+            let trace = if opts.verdict_only {
+                report::Trace {
+                    threads: 1,
+                    steps: Vec::new(),
+                    zing: None,
+                }
+            } else {
+                report::build_trace(m, path, &replayed, end, dumps)
             };
             (verdict, Some(trace))
         }
-        Finding::Deadlock { .. } => {
-            let last = replayed.states.last().expect("at least the initial state");
-            if replayed.violation.is_some() || !explore::deadlocked(m, last) {
-                return internal("the counterexample does not end in a deadlock".into());
-            }
-            let trace = build(&replayed, None);
-            (
-                Verdict::Deadlock {
-                    blocked: last.threads.len() as u32,
-                },
-                Some(trace),
-            )
-        }
-        Finding::Target { label, .. } => {
-            let last = replayed.states.last().expect("at least the initial state");
-            let at = last.threads.iter().enumerate().find_map(|(i, t)| {
-                let f = t.stack.top()?;
-                let node = p.node(f.proc, f.pc);
-                node.labels.iter().any(|l| l == label).then_some((i, f))
-            });
-            let Some((tid, frame)) = at else {
-                return internal(format!("the counterexample does not reach label {label}"));
-            };
-            let trace = build(&replayed, Some(tid as u32));
-            (
-                Verdict::TargetReached {
-                    label: label.clone(),
-                    procedure: p.procs[frame.proc as usize].name.clone(),
-                    line: p.line_of(frame.proc, frame.pc),
-                },
-                Some(trace),
-            )
-        }
+        Err(e) => internal(format!("the counterexample is wrong: {e}")),
     }
 }

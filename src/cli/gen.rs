@@ -3,8 +3,9 @@
 //! Families: `random-bp SEED` and `random-zing SEED`, random models for differential testing
 //! ([`crate::gen::random_bp`], [`crate::gen::random_zing`]), and the benchmark families of
 //! benchmarks.md ([`crate::gen::families`]): `bebop-t N`, `zing-clone N`, `zing-alloc`,
-//! `zing-patterns` (N ignored), `bp-parity K`, `philosophers N`, `philosophers-ordered N`,
-//! `threads-local N`; and `philosophers-promela N`, the same philosophers for SPIN.
+//! `zing-patterns` (no N: they are single models), `bp-parity K`, `philosophers N`,
+//! `philosophers-ordered N`, `threads-local N`; and `philosophers-promela N`, the same
+//! philosophers for SPIN.
 
 use crate::report::exit;
 
@@ -15,9 +16,9 @@ pub struct GenArgs {
     /// `zing-patterns`, `bp-parity`, `philosophers`, `philosophers-ordered`, `threads-local`,
     /// or `philosophers-promela` (philosophers-ordered in Promela, for SPIN).
     pub family: String,
-    /// The seed (random families) or the size N (benchmark families; ignored by `zing-alloc`
-    /// and `zing-patterns`).
-    pub n: u64,
+    /// The seed (random families) or the size N (benchmark families; `zing-alloc` and
+    /// `zing-patterns` are single models and take none).
+    pub n: Option<u64>,
     /// Scale of a random program: statements per procedure.
     #[arg(long, value_name = "S", default_value_t = 8)]
     pub size: u32,
@@ -25,22 +26,36 @@ pub struct GenArgs {
 
 /// Prints the model; returns the exit code.
 pub fn run(a: &GenArgs) -> i32 {
-    match a.family.as_str() {
+    let family = a.family.as_str();
+    let scalable = crate::gen::families::family(family).is_none_or(|f| f.scalable);
+    let n = match (a.n, scalable) {
+        (Some(n), true) => n,
+        (None, false) => 0,
+        (None, true) => {
+            eprintln!("error: the family `{family}` needs a seed or size N: zingrs gen {family} N");
+            return exit::INVALID;
+        }
+        (Some(_), false) => {
+            eprintln!("error: `{family}` is a single model and takes no N: zingrs gen {family}");
+            return exit::INVALID;
+        }
+    };
+    match family {
         "random-bp" => {
-            print!("{}", crate::gen::random_bp(a.n, a.size));
+            print!("{}", crate::gen::random_bp(n, a.size));
             exit::PASSED
         }
         "random-zing" => {
-            print!("{}", crate::gen::random_zing(a.n));
+            print!("{}", crate::gen::random_zing(n));
             exit::PASSED
         }
         "philosophers-promela" => {
-            print!("{}", crate::gen::families::philosophers_promela(a.n));
+            print!("{}", crate::gen::families::philosophers_promela(n));
             exit::PASSED
         }
         other => match crate::gen::families::family(other) {
             Some(f) => {
-                print!("{}", f.generate(a.n));
+                print!("{}", f.generate(n));
                 exit::PASSED
             }
             None => {

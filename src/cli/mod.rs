@@ -13,9 +13,24 @@ use std::path::PathBuf;
 
 pub use check::CheckArgs;
 
+/// What `--help` says after the commands: the exit codes every command shares.
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  passed: no error is reachable
+  2  deadlock: no process can move and one is blocked
+  3  assertion failed, or a --target label reached
+  4  runtime error (null dereference, index out of range, overflow, ...)
+  5  internal error (engines disagree, a counterexample does not replay)
+  7  invalid input or usage (syntax and type errors, bad options, unreadable files)
+  8  inconclusive: a depth or context bound cut the search and no error was found
+  9  inconclusive: a time, state or memory limit stopped the search
+
+Documentation: docs/guide.md, docs/boolean-programs.md and docs/zing.md in the source
+distribution; `zingrs manpage` prints a man page.";
+
 /// zingrs: a model checker for boolean programs and Zing models.
 #[derive(Parser, Debug)]
-#[command(name = "zingrs", version, about, long_about = None)]
+#[command(name = "zingrs", version, about, long_about = None, after_help = EXIT_CODES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -24,10 +39,12 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Decide whether a model can reach a bad state (failed assertion, target label, ...).
+    #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
     /// Print the control-flow graphs of a model's procedures.
     Cfg(cfg::CfgArgs),
-    /// Re-execute a counterexample saved with `check --format json`.
+    /// Re-execute a counterexample saved with `check -o FILE`, checking that it is one.
+    #[command(after_help = EXIT_CODES)]
     Replay(replay::ReplayArgs),
     /// Run models against their expected verdicts (headers, test.desc, manifests).
     Regress(regress::RegressArgs),
@@ -35,6 +52,13 @@ pub enum Command {
     Gen(gen::GenArgs),
     /// Time a benchmark family over several sizes and engines (table, slopes, speed-ups, plot).
     Bench(bench::BenchArgs),
+    /// Print a completion script for a shell (bash, zsh, fish, elvish, powershell).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print zingrs's man page (roff), e.g. `zingrs manpage > zingrs.1`.
+    Manpage,
 }
 
 /// Runs the command line and returns the process exit code.
@@ -59,13 +83,30 @@ pub fn main() -> i32 {
         Command::Regress(a) => regress::run(&a),
         Command::Gen(a) => gen::run(&a),
         Command::Bench(a) => bench::run(&a),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "zingrs", &mut std::io::stdout());
+            crate::report::exit::PASSED
+        }
+        Command::Manpage => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            match clap_mangen::Man::new(cmd).render(&mut std::io::stdout()) {
+                Ok(()) => crate::report::exit::PASSED,
+                Err(e) => {
+                    eprintln!("error: cannot print the man page: {e}");
+                    crate::report::exit::INVALID
+                }
+            }
+        }
     }
 }
 
 /// The language choice of `--lang`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum LangArg {
+    /// Boolean programs (SLAM/Bebop), as in `.bp` files.
     Bp,
+    /// Zing models, as in `.zing` files.
     Zing,
 }
 
@@ -75,6 +116,17 @@ pub(crate) fn load(
     lang: Option<LangArg>,
     quiet: bool,
 ) -> Result<zingrs_lang::ir::Program, i32> {
+    load_as(path, lang, quiet, false)
+}
+
+/// [`load`]; with `json`, a model with errors is reported as a JSON document on standard
+/// output ([`crate::report::invalid_json`]) as well as in text on standard error.
+pub(crate) fn load_as(
+    path: &PathBuf,
+    lang: Option<LangArg>,
+    quiet: bool,
+    json: bool,
+) -> Result<zingrs_lang::ir::Program, i32> {
     use crate::report::exit::INVALID;
     use std::io::Read;
     let name = path.display().to_string();
@@ -82,6 +134,10 @@ pub(crate) fn load(
         let mut s = String::new();
         match std::io::stdin().read_to_string(&mut s) {
             Ok(_) => s,
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                eprintln!("error: standard input is not UTF-8 text");
+                return Err(INVALID);
+            }
             Err(e) => {
                 eprintln!("error: cannot read standard input: {e}");
                 return Err(INVALID);
@@ -89,7 +145,21 @@ pub(crate) fn load(
         }
     } else {
         match std::fs::read(path) {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(s) => s,
+                Err(e) => {
+                    let at = e.utf8_error().valid_up_to();
+                    let bytes = e.as_bytes();
+                    let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+                    let col = 1 + at
+                        - bytes[..at]
+                            .iter()
+                            .rposition(|&b| b == b'\n')
+                            .map_or(0, |i| i + 1);
+                    eprintln!("error: {name}:{line}:{col}: the file is not UTF-8 text (byte 0x{:02x} at offset {at})", bytes[at]);
+                    return Err(INVALID);
+                }
+            },
             Err(e) => {
                 eprintln!("error: cannot read {name}: {e}");
                 return Err(INVALID);
@@ -119,11 +189,20 @@ pub(crate) fn load(
         }
         Err(diags) => {
             let src = zingrs_lang::ir::Source::new(name.clone(), text);
+            if json {
+                print!("{}", crate::report::invalid_json(&src, &diags));
+            }
             eprint!("{}", zingrs_lang::diag::render(&src, &diags));
             let n = diags.iter().filter(|d| d.is_error()).count();
+            let cap = zingrs_lang::diag::MAX_REPORTED_ERRORS;
             eprintln!(
-                "error: {name} is not a valid model ({n} error{})",
-                if n == 1 { "" } else { "s" }
+                "error: {name} is not a valid model ({n} error{}{})",
+                if n == 1 { "" } else { "s" },
+                if n >= cap {
+                    format!("; the report stops at {cap}, there may be more")
+                } else {
+                    String::new()
+                }
             );
             Err(INVALID)
         }

@@ -583,25 +583,17 @@ fn desc_case(desc: &Path, ignored: &Mutex<BTreeSet<String>>) -> Case {
     case
 }
 
-/// Splits one CSV line (double quotes protect commas; `""` is a quote).
+/// Splits one CSV line (double quotes protect commas; `""` is a quote), with the `csv` crate.
 fn split_csv(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(std::mem::take(&mut cur)),
-            c => cur.push(c),
-        }
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(line.as_bytes());
+    match reader.records().next() {
+        Some(Ok(record)) => record.iter().map(String::from).collect(),
+        // a line the reader cannot split (it reads UTF-8 from a &str, so this does not happen)
+        _ => vec![line.to_string()],
     }
-    out.push(cur);
-    out
 }
 
 /// Reads a manifest: `model <sep> options <sep> expected [<sep> note]`, or `model <sep>
@@ -690,15 +682,18 @@ fn walk(
     manifests: &mut Vec<PathBuf>,
 ) {
     if p.is_dir() {
-        let Ok(rd) = std::fs::read_dir(p) else {
-            return;
-        };
-        let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-        entries.sort();
+        // depth first, each directory's entries by name: a stable order on every machine
+        let entries = walkdir::WalkDir::new(p)
+            .follow_links(true)
+            .sort_by_file_name()
+            .into_iter()
+            .flatten();
         for e in entries {
-            if e.is_dir() {
-                walk(&e, models, descs, manifests);
-            } else if is_desc(&e) {
+            if e.file_type().is_dir() {
+                continue;
+            }
+            let e = e.into_path();
+            if is_desc(&e) {
                 descs.insert(e);
             } else if is_manifest(&e) {
                 manifests.push(e);

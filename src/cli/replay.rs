@@ -1,9 +1,15 @@
-//! `zingrs replay MODEL TRACE.json`: re-executes a counterexample saved with `--format json`
-//! and shows every state along it.
+//! `zingrs replay MODEL REPORT.json`: re-executes a counterexample saved with `check -o FILE`
+//! (or `--format json`), checks that it is a counterexample of this model that ends in exactly
+//! the reported verdict, and shows it as `check` does.
+//!
+//! The report is read with a typed, streaming reader that skips the trace (a million-step
+//! report is gigabytes of JSON; only the path is needed), and the replay keeps every state only
+//! when the trace is printed.
 
 use crate::explore::{self, Path};
-use crate::report::{exit, TraceDetail};
-use crate::runtime::{Machine, Semantics};
+use crate::report::{self, exit, Claim, Format, Report, TraceDetail, Verdict};
+use crate::runtime::{Machine, RtError, Semantics};
+use serde::Deserialize;
 use std::path::PathBuf;
 
 /// Options of `zingrs replay`.
@@ -11,100 +17,206 @@ use std::path::PathBuf;
 pub struct ReplayArgs {
     /// The model the counterexample belongs to.
     pub model: PathBuf,
-    /// A report written by `zingrs check --format json`.
+    /// A report written by `zingrs check -o FILE` or `zingrs check --format json`.
     pub trace: PathBuf,
     #[arg(long, value_enum)]
     pub lang: Option<super::LangArg>,
-    /// How much of each step to print.
+    /// How much of each step to print (`none`: only check the report and print the verdict).
     #[arg(long, value_enum, default_value = "full")]
     pub detail: TraceDetail,
 }
 
-/// Replays and prints; returns the verdict's exit code, or 5 if the trace does not replay.
+/// The fields of a saved report that replay needs; the others (the trace, the statistics)
+/// are skipped unread.
+#[derive(Deserialize)]
+struct Saved {
+    schema: Option<u32>,
+    model: String,
+    source_hash: Option<String>,
+    verdict: SavedVerdict,
+    path: Option<Path>,
+    assertions: Option<bool>,
+}
+
+/// A saved verdict, as [`Verdict`] serializes it.
+#[derive(Deserialize, Debug)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+enum SavedVerdict {
+    AssertionFailed {
+        procedure: String,
+        line: u32,
+    },
+    TargetReached {
+        label: String,
+        procedure: String,
+        line: u32,
+    },
+    RuntimeError {
+        error: RtError,
+        procedure: String,
+        line: u32,
+    },
+    Deadlock {
+        blocked: u32,
+    },
+    #[serde(other)]
+    Other,
+}
+
+impl SavedVerdict {
+    fn claim(&self) -> Option<Claim> {
+        match self {
+            SavedVerdict::AssertionFailed { .. } => Some(Claim::Assertion),
+            SavedVerdict::TargetReached { label, .. } => Some(Claim::Target(label.clone())),
+            SavedVerdict::RuntimeError { error, .. } => Some(Claim::Runtime(*error)),
+            SavedVerdict::Deadlock { .. } => Some(Claim::Deadlock),
+            SavedVerdict::Other => None,
+        }
+    }
+
+    /// Whether the verdict the replay shows is exactly this one.
+    fn agrees(&self, v: &Verdict) -> bool {
+        match (self, v) {
+            (
+                SavedVerdict::AssertionFailed { procedure, line },
+                Verdict::AssertionFailed {
+                    procedure: p,
+                    line: l,
+                    ..
+                },
+            ) => procedure == p && line == l,
+            (
+                SavedVerdict::TargetReached {
+                    label,
+                    procedure,
+                    line,
+                },
+                Verdict::TargetReached {
+                    label: a,
+                    procedure: p,
+                    line: l,
+                    ..
+                },
+            ) => label == a && procedure == p && line == l,
+            (
+                SavedVerdict::RuntimeError {
+                    error,
+                    procedure,
+                    line,
+                },
+                Verdict::RuntimeError {
+                    error: e,
+                    procedure: p,
+                    line: l,
+                    ..
+                },
+            ) => error == e && procedure == p && line == l,
+            (SavedVerdict::Deadlock { blocked }, Verdict::Deadlock { blocked: b, .. }) => {
+                blocked == b
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The file name a report or a model is known by (its directory may differ between machines).
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Replays and prints; returns the verdict's exit code, 7 for a report that is not one of
+/// this model's counterexamples, 5 for one that does not replay to its verdict.
 pub fn run(a: &ReplayArgs) -> i32 {
     let program = match super::load(&a.model, a.lang, false) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let text = match std::fs::read_to_string(&a.trace) {
-        Ok(t) => t,
+    let shown = a.trace.display();
+    let saved: Saved = match std::fs::File::open(&a.trace) {
+        Ok(f) => match serde_json::from_reader(std::io::BufReader::with_capacity(1 << 16, f)) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {shown} is not a zingrs JSON report: {e}");
+                return exit::INVALID;
+            }
+        },
         Err(e) => {
-            eprintln!("error: cannot read {}: {e}", a.trace.display());
+            eprintln!("error: cannot read {shown}: {e}");
             return exit::INVALID;
         }
     };
-    let json: serde_json::Value = match serde_json::from_str(&text) {
-        Ok(j) => j,
-        Err(e) => {
-            eprintln!("error: {} is not a JSON report: {e}", a.trace.display());
-            return exit::INVALID;
-        }
+    if saved.schema != Some(report::SCHEMA) {
+        eprintln!(
+            "error: {shown} has report schema {}, this zingrs reads schema {}",
+            saved.schema.map_or("(none)".into(), |s| s.to_string()),
+            report::SCHEMA
+        );
+        return exit::INVALID;
+    }
+    let name = a.model.display().to_string();
+    let hash = report::source_hash(&program.source.text);
+    let same_name =
+        name == "-" || saved.model == "-" || file_name(&saved.model) == file_name(&name);
+    if !same_name || saved.source_hash.as_deref() != Some(hash.as_str()) {
+        eprintln!(
+            "error: {shown} is a report of {} (source {}), not of {name} (source {hash})",
+            saved.model,
+            saved.source_hash.as_deref().unwrap_or("unknown"),
+        );
+        return exit::INVALID;
+    }
+    let Some(claim) = saved.verdict.claim() else {
+        eprintln!("error: {shown} reports no error, so it holds no counterexample to replay");
+        return exit::INVALID;
     };
-    let path: Path = match serde_json::from_value(json["path"].clone()) {
-        Ok(p) => p,
-        Err(_) => {
-            eprintln!(
-                "error: {} holds no counterexample path (only failing checks have one)",
-                a.trace.display()
-            );
-            return exit::INVALID;
-        }
+    let Some(path) = saved.path else {
+        eprintln!("error: {shown} holds no counterexample path");
+        return exit::INVALID;
     };
     let semantics = Semantics {
-        check_assertions: json["assertions"].as_bool().unwrap_or(true),
+        check_assertions: saved.assertions.unwrap_or(true),
     };
     let m = Machine::new(&program, semantics);
-    let replayed = match explore::replay(&m, &path) {
+    let wrong = |e: String| {
+        eprintln!("error: the report's counterexample is wrong for {name}: {e}");
+        exit::INTERNAL
+    };
+    // every state is kept only for a printed trace
+    let with_trace = a.detail != TraceDetail::None;
+    let replayed = match explore::replay_keeping(&m, &path, with_trace) {
         Ok(r) => r,
-        Err(e) => {
-            println!("The trace does not replay on {}: {e}", a.model.display());
-            return exit::INTERNAL;
-        }
+        Err(e) => return wrong(format!("it does not replay: {e}")),
     };
-    let end = match replayed.violation {
-        Some(_) => None,
-        None => Some(path.choices.last().map_or(0, |c| c.thread)),
+    let (verdict, end) = match report::verify(&m, &path, &replayed, &claim) {
+        Ok(v) => v,
+        Err(e) => return wrong(e),
     };
-    let trace = crate::report::build_trace(&m, &path, &replayed, end, false);
+    if !saved.verdict.agrees(&verdict) {
+        return wrong(format!(
+            "the path ends in \"{}\", the report says {:?}",
+            verdict.headline(),
+            saved.verdict
+        ));
+    }
+    let trace = with_trace.then(|| report::build_trace(&m, &path, &replayed, end, false));
     println!(
-        "Replaying {} steps of {} on {}",
+        "Replaying {} steps of {shown} on {name}: the path ends in the reported verdict",
         path.choices.len(),
-        a.trace.display(),
-        a.model.display()
     );
-    for s in &trace.steps {
-        let values: Vec<String> = s
-            .values
-            .iter()
-            .map(|b| format!("{}={}", b.name, b.value))
-            .collect();
-        print!(
-            "  #{:<4} t{} {}{} line {}: {}",
-            s.step,
-            s.thread,
-            "  ".repeat(s.depth.saturating_sub(1) as usize),
-            s.procedure,
-            s.line,
-            s.statement
-        );
-        if a.detail == TraceDetail::Full {
-            print!("  [{}]", values.join(" "));
-        }
-        println!();
-        if a.detail == TraceDetail::Full && !s.changed.is_empty() {
-            let changed: Vec<String> = s
-                .changed
-                .iter()
-                .map(|b| format!("{} = {}", b.name, b.value))
-                .collect();
-            println!("        changed: {}", changed.join(", "));
-        }
+    let mut r = Report::new(&name, "replay", verdict, trace);
+    r.source_hash = hash;
+    let code = r.exit_code;
+    let stdout = std::io::stdout();
+    if let Err(e) = report::render_to(
+        &mut stdout.lock(),
+        &r,
+        Format::Text,
+        a.detail,
+        false,
+        false,
+        false,
+    ) {
+        eprintln!("error: cannot print the trace: {e}");
     }
-    if replayed.violation.is_some() {
-        println!("The last step violates an assertion.");
-        exit::ASSERTION
-    } else {
-        println!("The trace replays; its last state is reached.");
-        json["exit_code"].as_i64().map_or(0, |c| c as i32)
-    }
+    code
 }

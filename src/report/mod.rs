@@ -4,11 +4,15 @@
 //! and statistics. It is plain data (serde); [`render`] is the only place that knows the output
 //! formats: text, JSON, Bebop's trace layout, and ZING's `-entireZingTrace` layout.
 
+mod invalid;
 mod render;
 mod trace;
+mod verify;
 
-pub use render::{render, render_to, Format, TraceDetail};
+pub use invalid::invalid_json;
+pub use render::{header, render, render_to, Format, TraceDetail};
 pub use trace::build_trace;
+pub use verify::{verify, Claim};
 
 use crate::explore::Limit;
 use serde::Serialize;
@@ -32,12 +36,22 @@ pub enum Verdict {
     /// No error is reachable.
     Passed,
     /// An assertion can fail.
-    AssertionFailed { procedure: String, line: u32 },
+    AssertionFailed {
+        procedure: String,
+        line: u32,
+        /// The column of the assert statement (1-based, in characters).
+        column: u32,
+        /// The asserted condition as written.
+        condition: String,
+        /// Zing's `assert(e, "message")` message (empty without one).
+        message: String,
+    },
     /// A `--target` label is reachable.
     TargetReached {
         label: String,
         procedure: String,
         line: u32,
+        column: u32,
     },
     /// A runtime error (null dereference, overflow, ...) can happen.
     RuntimeError {
@@ -45,9 +59,19 @@ pub enum Verdict {
         message: String,
         procedure: String,
         line: u32,
+        column: u32,
+        /// The failing statement as written.
+        statement: String,
+        /// The values, just before the failing step, of the variables the statement names.
+        values: Vec<Binding>,
     },
     /// No process can move and one is blocked at a select not marked `end`.
-    Deadlock { blocked: u32 },
+    Deadlock {
+        /// The number of blocked processes (completed ones are not counted).
+        blocked: u32,
+        /// Where each blocked process waits.
+        waiting: Vec<Waiting>,
+    },
     /// No error was found, but the stack-depth bound cut the search.
     Bounded { bound: String },
     /// A time, state or memory limit stopped the search.
@@ -78,13 +102,16 @@ impl Verdict {
     pub fn headline(&self) -> String {
         match self {
             Verdict::Passed => "Check passed: no error is reachable".into(),
-            Verdict::AssertionFailed { procedure, line } => {
+            Verdict::AssertionFailed {
+                procedure, line, ..
+            } => {
                 format!("Check failed: assertion violated in {procedure} at line {line}")
             }
             Verdict::TargetReached {
                 label,
                 procedure,
                 line,
+                ..
             } => format!("Check failed: label {label} reached in {procedure} at line {line}"),
             Verdict::RuntimeError {
                 message,
@@ -92,7 +119,7 @@ impl Verdict {
                 line,
                 ..
             } => format!("Check failed: {message} in {procedure} at line {line}"),
-            Verdict::Deadlock { blocked } => format!(
+            Verdict::Deadlock { blocked, .. } => format!(
                 "Check failed: deadlock ({blocked} process{} blocked, none runnable)",
                 if *blocked == 1 { "" } else { "es" }
             ),
@@ -108,6 +135,19 @@ impl Verdict {
             Verdict::InternalError { message } => format!("Internal error: {message}"),
         }
     }
+}
+
+/// Where a process of a deadlocked state waits (as SPIN lists its processes at an invalid
+/// end state).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Waiting {
+    /// The process's index in the state (0 is the first activated one).
+    pub process: u32,
+    pub procedure: String,
+    pub line: u32,
+    pub column: u32,
+    /// The statement it is blocked at, as in the source (whitespace collapsed).
+    pub statement: String,
 }
 
 /// A variable's value at a step.
@@ -203,6 +243,17 @@ pub struct ProcSummaries {
     pub effects: u64,
 }
 
+/// An engine's counter name as reports spell it: lower-case words joined by `_`
+/// (`summaries (effects)` → `summaries_effects`), so every engine's names have one form; the
+/// text report shows the underscores as blanks.
+pub fn counter_name(name: &str) -> String {
+    name.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
 /// A named engine-specific count.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Counter {
@@ -217,11 +268,28 @@ pub struct Finding {
     pub trace: Option<Trace>,
 }
 
+/// The version of the JSON report's layout (`docs/json-schema.json`); it changes whenever a
+/// field is removed, renamed or changes type, so that saved reports can be recognized.
+pub const SCHEMA: u32 = 1;
+
+/// The fingerprint of a model's source text that a report carries, so that `replay` can tell
+/// a report of another model (or of an edited one) from a counterexample of this one.
+pub fn source_hash(text: &str) -> String {
+    format!(
+        "xxh3-64:{:016x}",
+        xxhash_rust::xxh3::xxh3_64(text.as_bytes())
+    )
+}
+
 /// Everything a check found.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
+    /// [`SCHEMA`].
+    pub schema: u32,
     pub tool: String,
     pub model: String,
+    /// [`source_hash`] of the model's text (empty when not known).
+    pub source_hash: String,
     pub engine: String,
     pub verdict: Verdict,
     pub exit_code: i32,
@@ -238,8 +306,10 @@ pub struct Report {
 impl Report {
     pub fn new(model: &str, engine: &str, verdict: Verdict, trace: Option<Trace>) -> Report {
         Report {
+            schema: SCHEMA,
             tool: format!("zingrs {}", env!("CARGO_PKG_VERSION")),
             model: model.to_string(),
+            source_hash: String::new(),
             engine: engine.to_string(),
             exit_code: verdict.exit_code(),
             verdict,

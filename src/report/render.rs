@@ -7,10 +7,13 @@ use std::fmt::Write;
 /// How to print a report (`--format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
+    /// The verdict, where it happened, the counterexample step by step, statistics.
     Text,
+    /// The whole report as JSON (schema in docs/json-schema.json), replayable path included.
     Json,
+    /// Bebop's layout: the trace's lines in reverse order, indented by call depth.
     Bebop,
-    /// ZING's `-entireZingTrace` layout (zing-language.md §8).
+    /// The ZING model checker's layout: every state of the counterexample dumped.
     Zing,
 }
 
@@ -22,18 +25,33 @@ pub enum TraceDetail {
     Full,
     /// Every step, without values (`--format zing`: the state headers only).
     Short,
+    /// Every step with only what it changed, not the values in scope (`--format zing` and
+    /// `bebop`: as `short`).
+    Changes,
+    /// No counterexample, only the verdict.
     None,
 }
 
-/// Renders a report. `stats` adds the statistics block; `quiet` keeps only the verdict line.
+/// Renders a report. `stats` adds the statistics block; `quiet` keeps only the verdict line
+/// (and the statistics, if asked for).
 pub fn render(r: &Report, format: Format, detail: TraceDetail, stats: bool, quiet: bool) -> String {
     let mut out = Vec::new();
-    render_to(&mut out, r, format, detail, stats, quiet).expect("writing to memory");
+    render_to(&mut out, r, format, detail, stats, quiet, true).expect("writing to memory");
     String::from_utf8(out).expect("the renderings are UTF-8")
 }
 
+/// The first line of the text format, which `check` prints before it starts searching (so a
+/// user sees at once what runs), and then renders the rest without it.
+pub fn header(model: &str, engine: &str) -> String {
+    format!(
+        "zingrs {}: checking {model} with the {engine} engine\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 /// [`render`] onto `out` (a counterexample of millions of steps renders to hundreds of
-/// megabytes, which need not be held in memory first).
+/// megabytes, which need not be held in memory first); the text format starts with
+/// [`header`] only when `with_header`.
 pub fn render_to(
     out: &mut dyn std::io::Write,
     r: &Report,
@@ -41,6 +59,7 @@ pub fn render_to(
     detail: TraceDetail,
     stats: bool,
     quiet: bool,
+    with_header: bool,
 ) -> std::io::Result<()> {
     use std::io::Write as _;
     match format {
@@ -51,7 +70,7 @@ pub fn render_to(
         }
         Format::Bebop => out.write_all(bebop(r, detail, stats).as_bytes()),
         Format::Zing => out.write_all(zing(r, detail, stats).as_bytes()),
-        Format::Text => out.write_all(text(r, detail, stats, quiet).as_bytes()),
+        Format::Text => out.write_all(text(r, detail, stats, quiet, with_header).as_bytes()),
     }
 }
 
@@ -72,8 +91,10 @@ mod json {
     /// [`Report`], field for field, with the path's choices replaced by [`MARK`].
     #[derive(Serialize)]
     struct ReportJson<'a> {
+        schema: u32,
         tool: &'a str,
         model: &'a str,
+        source_hash: &'a str,
         engine: &'a str,
         verdict: &'a Verdict,
         exit_code: i32,
@@ -92,8 +113,10 @@ mod json {
 
     pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
         let Report {
+            schema,
             tool,
             model,
+            source_hash,
             engine,
             verdict,
             exit_code,
@@ -104,8 +127,10 @@ mod json {
             assertions,
         } = r;
         let shell = ReportJson {
+            schema: *schema,
             tool,
             model,
+            source_hash,
             engine,
             verdict,
             exit_code: *exit_code,
@@ -228,9 +253,38 @@ fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
         .map(|s| file.len() + 1 + s.line.to_string().len())
         .max()
         .unwrap_or(0);
-    for s in &t.steps {
+    // the step column is as wide as the largest step number, so that it never runs into the
+    // procedure column
+    let step_width = t
+        .steps
+        .iter()
+        .map(|s| s.step.to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max(3);
+    for item in fold(&t.steps) {
+        let s = match item {
+            Item::Step(s) => s,
+            Item::Fold {
+                iterations,
+                lines: (lo, hi),
+            } => {
+                let lines = if lo == hi {
+                    format!("line {lo}")
+                } else {
+                    format!("lines {lo}–{hi}")
+                };
+                let _ = writeln!(
+                    out,
+                    "  … {} more iteration{} of {lines} …",
+                    thousands(iterations),
+                    if iterations == 1 { "" } else { "s" }
+                );
+                continue;
+            }
+        };
         let who = who(s);
-        let _ = write!(out, "  #{:<4}", s.step);
+        let _ = write!(out, "  #{:<step_width$} ", s.step);
         if concurrent {
             let _ = write!(out, "t{:<3}", s.thread);
         }
@@ -245,7 +299,7 @@ fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
         }
         out.truncate(out.trim_end().len());
         out.push('\n');
-        if detail == TraceDetail::Full && !s.changed.is_empty() {
+        if matches!(detail, TraceDetail::Full | TraceDetail::Changes) && !s.changed.is_empty() {
             let changed: Vec<String> = s
                 .changed
                 .iter()
@@ -254,6 +308,79 @@ fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
             let _ = writeln!(out, "       changed: {}", changed.join(", "));
         }
     }
+}
+
+/// A line of the text trace: a step, or a run of iterations of a loop left out.
+enum Item<'a> {
+    Step(&'a super::TraceStep),
+    Fold {
+        iterations: usize,
+        lines: (u32, u32),
+    },
+}
+
+/// The longest loop body (in steps) that [`fold`] recognizes.
+const MAX_PERIOD: usize = 32;
+/// Folding starts at this many back-to-back iterations: the first two and the last are shown.
+const MIN_ITERATIONS: usize = 5;
+
+/// The steps of a text trace with consecutive repetitions of the same loop iteration folded:
+/// a run of at least [`MIN_ITERATIONS`] repetitions of the same sequence of (thread, depth,
+/// procedure, line) shows its first two iterations and its last, and one line for the rest
+/// (only in text: JSON keeps every step).
+fn fold(steps: &[super::TraceStep]) -> Vec<Item<'_>> {
+    fn key(s: &super::TraceStep) -> (u32, u32, u32, &str) {
+        (s.thread, s.depth, s.line, s.procedure.as_str())
+    }
+    let n = steps.len();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let mut found = None;
+        for p in 1..=MAX_PERIOD.min((n - i) / MIN_ITERATIONS) {
+            let same = |a: usize, b: usize| key(&steps[a]) == key(&steps[b]);
+            let mut k = 1;
+            while i + (k + 1) * p <= n && (0..p).all(|j| same(i + j, i + k * p + j)) {
+                k += 1;
+            }
+            if k >= MIN_ITERATIONS {
+                found = Some((p, k));
+                break;
+            }
+        }
+        match found {
+            Some((p, k)) => {
+                out.extend(steps[i..i + 2 * p].iter().map(Item::Step));
+                let body = &steps[i..i + p];
+                let lo = body.iter().map(|s| s.line).min().unwrap_or(0);
+                let hi = body.iter().map(|s| s.line).max().unwrap_or(0);
+                out.push(Item::Fold {
+                    iterations: k - 3,
+                    lines: (lo, hi),
+                });
+                out.extend(steps[i + (k - 1) * p..i + k * p].iter().map(Item::Step));
+                i += k * p;
+            }
+            None => {
+                out.push(Item::Step(&steps[i]));
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// `n` with a comma between groups of three digits.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn stats_line(r: &Report) -> String {
@@ -269,35 +396,118 @@ fn stats_line(r: &Report) -> String {
         let _ = write!(line, ", {z} states by ZING's count");
     }
     for c in &s.counters {
-        let _ = write!(line, ", {} {}", c.value, c.name);
+        let _ = write!(line, ", {} {}", c.value, c.name.replace('_', " "));
     }
     line
 }
 
-fn text(r: &Report, detail: TraceDetail, stats: bool, quiet: bool) -> String {
+/// Where the error is, in the `FILE:LINE:COL: message` form that editors jump to: one line,
+/// or for a deadlock one per blocked process.
+fn location_lines(out: &mut String, file: &str, v: &Verdict) {
+    match v {
+        Verdict::AssertionFailed {
+            procedure,
+            line,
+            column,
+            condition,
+            message,
+        } => {
+            let _ = write!(
+                out,
+                "{file}:{line}:{column}: assertion `{condition}` failed"
+            );
+            if !message.is_empty() {
+                let _ = write!(out, ": {message}");
+            }
+            let _ = writeln!(out, " (in {procedure})");
+        }
+        Verdict::TargetReached {
+            label,
+            procedure,
+            line,
+            column,
+        } => {
+            let _ = writeln!(
+                out,
+                "{file}:{line}:{column}: label {label} reached (in {procedure})"
+            );
+        }
+        Verdict::RuntimeError {
+            message,
+            procedure,
+            line,
+            column,
+            statement,
+            values,
+            ..
+        } => {
+            let _ = write!(out, "{file}:{line}:{column}: {message} in `{statement}`");
+            if !values.is_empty() {
+                let shown: Vec<String> = values
+                    .iter()
+                    .map(|b| format!("{} = {}", b.name, b.value))
+                    .collect();
+                let _ = write!(out, " with {}", shown.join(", "));
+            }
+            let _ = writeln!(out, " (in {procedure})");
+        }
+        Verdict::Deadlock { waiting, .. } => {
+            for w in waiting {
+                let _ = writeln!(
+                    out,
+                    "{file}:{}:{}: process {} waits in {}: {}",
+                    w.line, w.column, w.process, w.procedure, w.statement
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+fn text(r: &Report, detail: TraceDetail, stats: bool, quiet: bool, with_header: bool) -> String {
     let mut out = String::new();
     if quiet {
         let _ = writeln!(out, "{}", r.verdict.headline());
+        if stats {
+            stats_block(&mut out, r);
+        }
         return out;
     }
-    let _ = writeln!(
-        out,
-        "{}: checking {} with the {} engine",
-        r.tool, r.model, r.engine
-    );
+    if with_header {
+        out.push_str(&header(&r.model, &r.engine));
+    }
     let file = r.model.rsplit('/').next().unwrap_or(&r.model);
     let _ = writeln!(out, "{}", r.verdict.headline());
+    // the model as given, so that an editor finds it from where zingrs ran
+    location_lines(&mut out, &r.model, &r.verdict);
     if let (Some(t), false) = (&r.trace, detail == TraceDetail::None) {
         let _ = writeln!(out, "Counterexample ({} steps):", t.steps.len());
         text_trace(&mut out, file, t, detail);
     }
     for f in &r.more {
         let _ = writeln!(out, "Also: {}", f.verdict.headline());
+        location_lines(&mut out, &r.model, &f.verdict);
         if let (Some(t), false) = (&f.trace, detail == TraceDetail::None) {
             text_trace(&mut out, file, t, detail);
         }
     }
     if stats {
+        stats_block(&mut out, r);
+    } else if r.stats != super::Stats::default() {
+        // (a replayed report has measured nothing)
+        let s = &r.stats;
+        let _ = writeln!(
+            out,
+            "{} distinct states, {} transitions, {:.3} s",
+            s.states, s.transitions, s.seconds
+        );
+    }
+    out
+}
+
+/// The statistics of `--stats`.
+fn stats_block(out: &mut String, r: &Report) {
+    {
         let _ = writeln!(out, "{}", stats_line(r));
         let _ = writeln!(
             out,
@@ -322,15 +532,7 @@ fn text(r: &Report, detail: TraceDetail, stats: bool, quiet: bool) -> String {
                 .collect();
             let _ = writeln!(out, "summaries: {}", per.join("; "));
         }
-    } else {
-        let s = &r.stats;
-        let _ = writeln!(
-            out,
-            "{} distinct states, {} transitions, {:.3} s",
-            s.states, s.transitions, s.seconds
-        );
     }
-    out
 }
 
 /// Bebop's layout (seed 001, Figure 1): the label, then one line per step in reverse
@@ -508,6 +710,7 @@ mod tests {
             label: "R".into(),
             procedure: "main".into(),
             line: 7,
+            column: 3,
         };
         for n in [0u32, 1, 3] {
             let mut r = Report::new("t.bp", "bdd", verdict.clone(), None);
@@ -558,6 +761,9 @@ mod tests {
         let verdict = Verdict::AssertionFailed {
             procedure: "level100000".into(),
             line: 3,
+            column: 5,
+            condition: "g".into(),
+            message: String::new(),
         };
         let r = Report::new("t.bp", "summary", verdict, Some(trace));
         let text = render(&r, Format::Text, TraceDetail::Full, false, false);
@@ -613,6 +819,9 @@ mod tests {
         let v = Verdict::AssertionFailed {
             procedure: "Counter.Bump".into(),
             line: 12,
+            column: 9,
+            condition: "count == 1".into(),
+            message: String::new(),
         };
         let mut r = Report::new("counter.zing", "explicit", v, Some(trace));
         r.stats.states = 41;
@@ -637,7 +846,11 @@ mod tests {
     fn zing_banners() {
         let banner = |v: Verdict| zing_banner(&v);
         assert_eq!(
-            banner(Verdict::Deadlock { blocked: 2 }).0,
+            banner(Verdict::Deadlock {
+                blocked: 2,
+                waiting: Vec::new()
+            })
+            .0,
             "Deadlock Detected !"
         );
         assert_eq!(

@@ -12,7 +12,7 @@ use super::Machine;
 use zingrs_lang::ir::{ArithOp, BinOp, CmpOp, Const, Expr, Type, UnOp};
 
 /// Runtime errors (zing-language.md §7.1), each a verdict with exit code 4.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RtError {
     NullDereference,

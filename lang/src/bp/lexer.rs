@@ -9,7 +9,7 @@ use crate::ir::Span;
 use logos::Logos;
 
 /// Most lexical errors reported before giving up.
-const MAX_LEX_ERRORS: usize = 50;
+const MAX_LEX_ERRORS: usize = crate::diag::MAX_REPORTED_ERRORS;
 
 /// A token kind. Contextual words (`thread_local`, `dfs`, `abortif`, `sync`, `wait`,
 /// `broadcast`) and the constants `T`/`F` and `_` are [`Tok::Name`]s; the parser decides.

@@ -14,7 +14,7 @@ use crate::ir::Span;
 /// Deepest nesting of parentheses, prefix operators, conditionals, `if` and `while`.
 pub const MAX_DEPTH: u32 = 256;
 /// Most diagnostics recorded before the parser stops.
-pub const MAX_DIAGS: usize = 50;
+pub const MAX_DIAGS: usize = crate::diag::MAX_REPORTED_ERRORS;
 
 /// Marks a failed production; the diagnostic has already been recorded.
 #[derive(Debug)]

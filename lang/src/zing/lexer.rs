@@ -9,7 +9,7 @@ use crate::ir::Span;
 use logos::Logos;
 
 /// Most lexical errors reported before giving up.
-const MAX_LEX_ERRORS: usize = 50;
+const MAX_LEX_ERRORS: usize = crate::diag::MAX_REPORTED_ERRORS;
 
 /// A token kind. Every keyword of §1.5 has its own kind.
 #[derive(Logos, Clone, Copy, Debug, PartialEq, Eq, Hash)]

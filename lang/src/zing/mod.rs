@@ -32,7 +32,7 @@ use crate::Compiled;
 const STACK_BYTES: usize = 64 << 20;
 
 /// Most type errors reported.
-const MAX_ERRORS: usize = 50;
+const MAX_ERRORS: usize = crate::diag::MAX_REPORTED_ERRORS;
 
 /// Parses and type-checks a model. On success the tree has every type and name resolved.
 pub fn check(name: &str, text: &str) -> Result<ast::Model, Vec<Diagnostic>> {
@@ -50,6 +50,18 @@ pub fn compile(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
     on_big_stack(|| {
         let (model, warnings) = analyze_here(name, text)?;
         match lower::lower(&model, name, text) {
+            // a model in which no process runs would pass every check vacuously
+            Ok(program) if program.activations.is_empty() => {
+                let mut errors = vec![Diagnostic::error(
+                    crate::ir::Span::new(0, 0),
+                    "the model has no `activate` method, so no process runs",
+                )
+                .with_note(
+                    "mark a static void method without parameters `activate` to start a process in it",
+                )];
+                errors.extend(warnings);
+                Err(sorted(errors))
+            }
             Ok(program) => Ok(Compiled { program, warnings }),
             Err(mut errors) => {
                 errors.extend(warnings);

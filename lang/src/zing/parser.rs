@@ -14,7 +14,7 @@ use crate::ir::Span;
 /// Deepest nesting of statements, parentheses, prefix operators and operator chains.
 pub const MAX_DEPTH: u32 = 400;
 /// Most diagnostics recorded before the parser stops.
-pub const MAX_DIAGS: usize = 50;
+pub const MAX_DIAGS: usize = crate::diag::MAX_REPORTED_ERRORS;
 
 /// Marks a failed production; the diagnostic has already been recorded.
 #[derive(Debug)]
