@@ -426,10 +426,15 @@ impl Machine<'_> {
             };
             let mut owner = t.atomic;
             if let Some(g) = self.lock_global {
+                // no context switch while `atomic` is true, however it got its value (an
+                // arbitrary initial value, `atomic := T` when it already is): the thread that
+                // moved keeps the lock; assigning false releases it
                 let before = self.global(&s.globals, &s.threads[tid].thread_locals, g);
                 let after = self.global(&state.globals, &t.thread_locals, g);
-                if before != after {
-                    owner = after.as_bool();
+                if after.as_bool() {
+                    owner = true;
+                } else if before.as_bool() {
+                    owner = false;
                 }
             }
             match kind {
