@@ -449,6 +449,16 @@ impl Machine<'_> {
                     });
                     owner = caller_atomic || locked;
                 }
+                // Getafix: a call of a `__VERIFIER_atomic…` procedure is one atomic step with
+                // its body (the arguments it read must not change before the body runs)
+                Kind::Call
+                    if matches!(self.program.layout, Layout::Getafix { .. })
+                        && t.stack
+                            .top()
+                            .is_some_and(|f| self.atomic_proc[f.proc as usize]) =>
+                {
+                    owner = true
+                }
                 // a step inside an atomic method: the body runs as one transition from its
                 // first step on (the call itself is an ordinary step, and a select first in
                 // the body may block before the body starts)
