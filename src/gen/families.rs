@@ -10,6 +10,8 @@
 //! | `bp-parity K`           | bp       | passes (exit 0)                      |
 //! | `philosophers N`        | zing     | deadlock (exit 2)                    |
 //! | `philosophers-ordered N`| zing     | passes (exit 0)                      |
+//! | `fib-bp N`              | bp       | `SLIC_ERROR` iff `--contexts` ≥ 2N − 1 |
+//! | `bluetooth-bp A S`      | bp       | seed 002 Figure 3 (see [`super::concurrent`]) |
 //!
 //! Every generator is a pure function of its size.
 
@@ -24,7 +26,8 @@ pub struct Family {
     pub is_bp: bool,
     /// False for the one-model families (`zing-alloc`, `zing-patterns`), which ignore `N`.
     pub scalable: bool,
-    /// The label that must be passed with `--target` (only `bebop-t`).
+    /// The label that must be passed with `--target` (`bebop-t`, and `SLIC_ERROR` for the
+    /// Getafix-layout families).
     pub target: Option<&'static str>,
 }
 
@@ -48,6 +51,9 @@ impl Family {
             "bp-parity" => bp_parity(n),
             "philosophers" => philosophers(n, false),
             "philosophers-ordered" => philosophers(n, true),
+            "fib-bp" => super::concurrent::fib_bp(n),
+            // one size: as many stoppers as adders (`zingrs gen bluetooth-bp A S` gives both)
+            "bluetooth-bp" => super::concurrent::bluetooth_bp(n, n),
             other => unreachable!("unknown family {other}"),
         }
     }
@@ -96,6 +102,18 @@ pub const FAMILIES: &[Family] = &[
         is_bp: false,
         scalable: true,
         target: None,
+    },
+    Family {
+        name: "fib-bp",
+        is_bp: true,
+        scalable: true,
+        target: Some("SLIC_ERROR"),
+    },
+    Family {
+        name: "bluetooth-bp",
+        is_bp: true,
+        scalable: true,
+        target: Some("SLIC_ERROR"),
     },
 ];
 
