@@ -94,3 +94,90 @@ fn only_bluetooth_takes_two_numbers() {
     assert_eq!(out.status.code(), Some(7));
     assert!(String::from_utf8_lossy(&out.stderr).contains("only bluetooth-bp"));
 }
+
+/// `check --contexts-from FROM --contexts K ARGS MODEL`: exit code and standard error.
+fn iterate(model: &std::path::Path, from: &str, k: &str, extra: &[&str]) -> (i32, String) {
+    let path = model.to_str().expect("utf-8 path");
+    let mut args = vec![
+        "check",
+        "--target",
+        "SLIC_ERROR",
+        "--contexts-from",
+        from,
+        "--contexts",
+        k,
+        "--trace",
+        "none",
+    ];
+    args.extend_from_slice(extra);
+    args.push(path);
+    let out = zingrs(&args);
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn contexts_from_reports_the_smallest_sufficient_bound() {
+    // two adders and one stopper: first reached with 4 switches (Figure 3)
+    let model = generate(&["bluetooth-bp", "2", "1"]);
+    let (code, err) = iterate(&model, "1", "6", &[]);
+    assert_eq!(code, 3);
+    assert!(
+        err.contains("reached with --contexts 4, not with --contexts 3"),
+        "{err}"
+    );
+    // fib-bp 2: 2N - 1 = 3; the bound of the reported run is a --stats counter
+    let model = generate(&["fib-bp", "2"]);
+    let (code, _) = iterate(&model, "0", "9", &["--stats", "--format", "json"]);
+    assert_eq!(code, 3);
+    let out = zingrs(&[
+        "check",
+        "--target",
+        "SLIC_ERROR",
+        "--contexts-from",
+        "0",
+        "--contexts",
+        "9",
+        "--stats",
+        "--format",
+        "json",
+        "--trace",
+        "none",
+        model.to_str().expect("utf-8 path"),
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json report");
+    let counters = json["stats"]["counters"].as_array().expect("counters");
+    assert!(
+        counters
+            .iter()
+            .any(|c| c["name"] == "contexts" && c["value"] == 3),
+        "{counters:?}"
+    );
+    // starting at the sufficient bound: it is the smallest tried
+    let (code, err) = iterate(&model, "3", "9", &[]);
+    assert_eq!(code, 3);
+    assert!(err.contains("reached with --contexts 3, the smallest bound tried"));
+}
+
+#[test]
+fn contexts_from_without_an_error_reports_the_last_bound() {
+    // one adder and one stopper never fail: every bound is cut, the last run is reported (exit 8)
+    let model = generate(&["bluetooth-bp", "1", "1"]);
+    let (code, err) = iterate(&model, "1", "4", &[]);
+    assert_eq!(code, 8);
+    assert!(!err.contains("reached with"));
+}
+
+#[test]
+fn contexts_from_needs_a_largest_bound_not_below_it() {
+    let model = generate(&["fib-bp", "1"]);
+    let path = model.to_str().expect("utf-8 path");
+    let out = zingrs(&["check", "--contexts-from", "1", path]);
+    assert_eq!(out.status.code(), Some(7));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--contexts-from needs --contexts K"));
+    let (code, err) = iterate(&model, "4", "3", &[]);
+    assert_eq!(code, 7);
+    assert!(err.contains("must not exceed --contexts"));
+}
