@@ -17,7 +17,8 @@ pub enum Engine {
     Explicit,
     /// Explicit-state search with procedure summaries (seed 004 §6).
     Summary,
-    /// Symbolic search with BDDs (pure sequential boolean programs, seed 001).
+    /// Symbolic search with BDDs (pure boolean programs, seed 001; Getafix-layout concurrent
+    /// ones with --contexts K, seed 002 §5).
     Bdd,
     /// Every applicable engine, compared.
     All,
@@ -340,12 +341,22 @@ fn run_engine_on(
             }
         }
         Engine::Bdd => {
-            crate::symbolic::applies(program)?;
             let sym = crate::symbolic::SymbolicOptions {
                 live_variables: !opts.no_live_ranges,
                 mod_ref: !opts.no_mod_ref,
                 ..Default::default()
             };
+            if program.is_concurrent() {
+                let Some(k) = opts.contexts else {
+                    return Err(
+                        "the bdd engine checks a concurrent program up to a bound on \
+                                context switches: give --contexts K"
+                            .into(),
+                    );
+                };
+                return crate::symbolic::contexts::search(m, opts, &sym, k);
+            }
+            crate::symbolic::applies(program)?;
             Ok(crate::symbolic::search(m, opts, &sym))
         }
         Engine::Auto | Engine::All => Err("not a single engine".into()),
