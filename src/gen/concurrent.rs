@@ -173,6 +173,42 @@ pub fn bluetooth_bp(adders: u64, stoppers: u64) -> String {
     s
 }
 
+/// A random concurrent program in the Getafix layout for differential testing (issue 15):
+/// `zingrs gen random-bp SEED --size SIZE` with `main` renamed `thread1`, a copy of it as
+/// `thread2`, an `init` that only reaches `endinit`, and `--contexts K` (K = SEED mod 3) added
+/// to the options. Assertions are filters in this layout, so only programs whose options
+/// select `--target HIT` have a property.
+pub fn random_getafix(seed: u64, size: u32) -> String {
+    let text = crate::gen::random_bp(seed, size).replace("main(", "thread1(");
+    let k = seed % 3;
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    match lines.iter().position(|l| l.starts_with("// options:")) {
+        Some(i) => lines[i].push_str(&format!(" --contexts {k}")),
+        None => {
+            let at = lines.iter().take_while(|l| l.starts_with("//")).count();
+            lines.insert(at, format!("// options: --contexts {k}"));
+        }
+    }
+    let start = lines
+        .iter()
+        .position(|l| l.contains(" thread1(") && !l.starts_with(' '))
+        .expect("the entry procedure");
+    let end = start
+        + lines[start..]
+            .iter()
+            .position(|l| l == "end")
+            .expect("it ends");
+    let mut copy: Vec<String> = lines[start..=end].to_vec();
+    copy[0] = copy[0].replacen("thread1(", "thread2(", 1);
+    lines.extend(copy);
+    lines.push("void init() begin".into());
+    lines.push("  endinit: skip;".into());
+    lines.push("end".into());
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

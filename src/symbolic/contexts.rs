@@ -313,7 +313,16 @@ pub fn search(
         };
         let r = explore::search(m, &bounded);
         result.findings = r.findings.into_iter().take(1).collect();
-        if result.findings.is_empty() {
+        result.limit = None;
+        if result.findings.is_empty() && r.limit.is_some() {
+            // the target is reached, but its path was not found within the limits: say so
+            // (exit 9) rather than claim a verdict without a counterexample
+            eprintln!(
+                "note: the bdd engine reached a target; the explicit search for its \
+                 counterexample under --contexts {k} stopped at a limit"
+            );
+            result.limit = r.limit;
+        } else if result.findings.is_empty() {
             eprintln!(
                 "internal error: the bdd engine reached a target that the explicit search under \
                  --contexts {k} does not"
@@ -325,7 +334,6 @@ pub fn search(
                 },
             });
         }
-        result.limit = None;
     }
     result.stats = SearchStats {
         states: reached,
