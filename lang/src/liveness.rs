@@ -279,6 +279,145 @@ pub fn live_at_entry(p: &Proc) -> Vec<bool> {
     live
 }
 
+/// Marks the globals an expression reads; `targets` are the globals its statement writes (a
+/// primed target is the new value). Returns false if the expression may read globals it does
+/// not name (a method call), so every global must count as read.
+fn global_uses(e: &Expr, targets: &[u32], out: &mut [bool]) -> bool {
+    match e {
+        Expr::Global(i) => out[*i as usize] = true,
+        Expr::PrimedGlobal(i) => {
+            if !targets.contains(i) {
+                out[*i as usize] = true;
+            }
+        }
+        Expr::Const(_) | Expr::Local(_) | Expr::PrimedLocal(_) | Expr::Nondet | Expr::SelfId => {}
+        Expr::Call(..) => return false,
+        Expr::Unary(_, a)
+        | Expr::Field(a, _)
+        | Expr::Neg(_, a)
+        | Expr::BitNot(_, a)
+        | Expr::Convert(_, a)
+        | Expr::Size(a, _)
+        | Expr::ClassIs(a, _) => return global_uses(a, targets, out),
+        Expr::Binary(_, a, b)
+        | Expr::Schoose(a, b)
+        | Expr::Arith(_, _, a, b)
+        | Expr::Cmp(_, a, b)
+        | Expr::Elem(a, b, _)
+        | Expr::In(a, b) => return global_uses(a, targets, out) & global_uses(b, targets, out),
+        Expr::Ite(c, a, b) => {
+            return global_uses(c, targets, out)
+                & global_uses(a, targets, out)
+                & global_uses(b, targets, out)
+        }
+    }
+    true
+}
+
+/// The globals a node of `p` reads (`used`) and those it certainly overwrites (`defs`). Calls
+/// and every statement this analysis does not model read every global.
+fn global_use_def(p: &Proc, pc: usize, used: &mut [bool], defs: &mut [bool]) {
+    let node = &p.nodes[pc];
+    let mut exact = true;
+    if let Some(inv) = &node.invariant {
+        exact &= global_uses(inv, &[], used);
+    }
+    let lvalue_reads = |lv: &LValue, used: &mut [bool]| match lv {
+        LValue::Local(_) | LValue::Global(_) => true,
+        LValue::Field(e, _) => global_uses(e, &[], used),
+        LValue::Elem(e, i, _) => global_uses(e, &[], used) & global_uses(i, &[], used),
+    };
+    match &node.stmt {
+        Stmt::Skip | Stmt::Goto | Stmt::EndThread | Stmt::AtomicBegin | Stmt::AtomicEnd => {}
+        Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => {
+            exact &= global_uses(cond, &[], used)
+        }
+        Stmt::Assign {
+            targets,
+            values,
+            constrain,
+        } => {
+            let t: Vec<u32> = targets
+                .iter()
+                .flatten()
+                .filter_map(|l| match l {
+                    LValue::Global(i) => Some(*i),
+                    _ => None,
+                })
+                .collect();
+            for lv in targets.iter().flatten() {
+                exact &= lvalue_reads(lv, used);
+            }
+            for v in values {
+                exact &= global_uses(v, &t, used);
+            }
+            if let Some(c) = constrain {
+                exact &= global_uses(c, &t, used);
+            }
+            for i in t {
+                defs[i as usize] = true;
+            }
+        }
+        Stmt::Havoc { targets } => {
+            for lv in targets {
+                match lv {
+                    LValue::Global(i) => defs[*i as usize] = true,
+                    other => exact &= lvalue_reads(other, used),
+                }
+            }
+        }
+        Stmt::Return { values } => {
+            for v in values.iter().flatten() {
+                exact &= global_uses(v, &[], used);
+            }
+        }
+        // calls (whose callees may read any global), `constrain` (which may keep values),
+        // threads, and Zing's statements: every global counts as read
+        _ => exact = false,
+    }
+    if !exact {
+        used.iter_mut().for_each(|u| *u = true);
+    }
+}
+
+/// The globals that may be read before written on some path from the entry of `p`, where
+/// reaching node `stop` reads every global (the Getafix layout's `endinit`, after which the
+/// threads see the globals `init` leaves). A global dead at `init`'s entry starts with one
+/// value instead of both, exactly as a dead local does.
+pub fn globals_live_at_entry(p: &Proc, globals: usize, stop: u32) -> Vec<bool> {
+    let len = p.nodes.len();
+    if len == 0 {
+        return vec![false; globals];
+    }
+    let mut used = vec![vec![false; globals]; len];
+    let mut defs = vec![vec![false; globals]; len];
+    for pc in 0..len {
+        if pc == stop as usize {
+            used[pc].iter_mut().for_each(|u| *u = true);
+        } else {
+            global_use_def(p, pc, &mut used[pc], &mut defs[pc]);
+        }
+    }
+    let mut live = vec![vec![false; globals]; len];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for pc in (0..len).rev() {
+            for g in 0..globals {
+                if live[pc][g] {
+                    continue;
+                }
+                let out = p.nodes[pc].succ.iter().any(|&s| live[s as usize][g]);
+                if used[pc][g] || (out && !defs[pc][g]) {
+                    live[pc][g] = true;
+                    changed = true;
+                }
+            }
+        }
+    }
+    live.swap_remove(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,5 +475,43 @@ mod tests {
             "main",
         );
         assert_eq!(live_at_entry(&p), vec![false, true]);
+    }
+
+    fn getafix_init(src: &str) -> Vec<bool> {
+        let c = crate::compile("t.bp", src, crate::Lang::Bp).expect("compiles");
+        let crate::ir::Layout::Getafix { init, endinit, .. } = c.program.layout else {
+            panic!("not the Getafix layout");
+        };
+        let p = &c.program.procs[init as usize];
+        globals_live_at_entry(p, c.program.globals.len(), endinit)
+    }
+
+    #[test]
+    fn globals_written_by_init_before_read_are_dead() {
+        let live = getafix_init(
+            "decl atomic, a, b, c, d; \
+             void init() begin atomic, c := F, F; b := a; a := F; if (d) then c := T; fi \
+             endinit: skip; end \
+             void thread1() begin skip; end void thread2() begin skip; end",
+        );
+        // atomic and c are written first; a is read (copied into b) before it is written;
+        // b is written from a; d is tested
+        assert_eq!(live, vec![false, true, false, false, true]);
+    }
+
+    #[test]
+    fn globals_init_leaves_alone_and_calls_keep_globals_live() {
+        let live = getafix_init(
+            "decl atomic, g, h; void f() begin skip; end \
+             void init() begin atomic := F; endinit: skip; end \
+             void thread1() begin skip; end void thread2() begin skip; end",
+        );
+        assert_eq!(live, vec![false, true, true]);
+        let live = getafix_init(
+            "decl atomic, g; void f() begin skip; end \
+             void init() begin f(); atomic, g := F, F; endinit: skip; end \
+             void thread1() begin skip; end void thread2() begin skip; end",
+        );
+        assert_eq!(live, vec![true, true]);
     }
 }

@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
     /// The family (see `zingrs gen`): bebop-t, zing-clone, zing-alloc, zing-patterns,
-    /// bp-parity, philosophers, philosophers-ordered.
+    /// bp-parity, philosophers, philosophers-ordered, fib-bp, bluetooth-bp (N adders and N
+    /// stoppers).
     pub family: String,
     /// The sizes N, comma-separated.
     #[arg(long, value_name = "N,...", value_delimiter = ',', required = true)]
@@ -45,6 +46,9 @@ pub struct BenchArgs {
     /// Also write a log-log plot of time against size (SVG), one line per engine.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// Check every model with this context-switch bound (`check --contexts K`).
+    #[arg(long, value_name = "K")]
+    pub contexts: Option<u32>,
 }
 
 /// One measured (size, engine) cell.
@@ -108,7 +112,7 @@ pub fn run(a: &BenchArgs) -> i32 {
             break;
         }
         for &engine in &engines {
-            match measure(&exe, &dir, &model, family, engine, a.repeat, a.timeout) {
+            match measure(&exe, &dir, &model, family, engine, a) {
                 Ok(outcome) => rows.push(Row {
                     size,
                     engine,
@@ -161,9 +165,9 @@ fn measure(
     model: &Path,
     family: &Family,
     engine: &str,
-    repeat: u32,
-    timeout: f64,
+    a: &BenchArgs,
 ) -> Result<Option<Outcome>, String> {
+    let (repeat, timeout) = (a.repeat, a.timeout);
     let out_path = dir.join("out.json");
     let mut times = Vec::new();
     let mut last: Option<serde_json::Value> = None;
@@ -178,6 +182,9 @@ fn measure(
         ]);
         if let Some(t) = family.target {
             cmd.args(["--target", t]);
+        }
+        if let Some(k) = a.contexts {
+            cmd.args(["--contexts", &k.to_string()]);
         }
         cmd.stdin(Stdio::null()).stdout(out).stderr(Stdio::null());
         let start = Instant::now();

@@ -17,7 +17,8 @@ pub enum Engine {
     Explicit,
     /// Explicit-state search that summarizes procedure calls: decides unbounded recursion.
     Summary,
-    /// Symbolic search with binary decision diagrams: sequential boolean programs only.
+    /// Symbolic search with BDDs (pure boolean programs, seed 001; Getafix-layout concurrent
+    /// ones with --contexts K, seed 002 §5).
     Bdd,
     /// Every engine that applies, their verdicts compared (a disagreement is exit 5).
     All,
@@ -54,6 +55,10 @@ pub struct CheckArgs {
     /// Bound the number of context switches (concurrent models).
     #[arg(long, value_name = "K")]
     pub contexts: Option<u32>,
+    /// With `--contexts K`: check with the bounds FROM, FROM + 1, ..., K in turn, stopping at the
+    /// first that reaches an error, and report the smallest sufficient bound.
+    #[arg(long, value_name = "FROM")]
+    pub contexts_from: Option<u32>,
     /// Breadth-first search: shortest counterexamples (the same as `--search bfs`).
     #[arg(long, conflicts_with = "search")]
     pub bfs: bool,
@@ -145,6 +150,14 @@ pub fn run(a: &CheckArgs) -> i32 {
             "note: Getafix concurrent layout (init + thread procedures): assertions are filters, only --target labels are reported"
         );
     }
+    let bounds: Vec<Option<u32>> = match (a.contexts_from, a.contexts) {
+        (None, k) => vec![k],
+        (Some(from), Some(k)) if from <= k => (from..=k).map(Some).collect(),
+        (Some(_), Some(_)) => return usage_error("--contexts-from must not exceed --contexts"),
+        (Some(_), None) => {
+            return usage_error("--contexts-from needs --contexts K, the largest bound to try")
+        }
+    };
     let (opts, semantics) = options_and_semantics(a, &program);
     let name = a.model.display().to_string();
     // ZING's layout dumps every state of a counterexample; the other formats do not need them
@@ -166,19 +179,66 @@ pub fn run(a: &CheckArgs) -> i32 {
         print!("{}", report::header(&name, &header_name(engine, &program)));
         let _ = std::io::Write::flush(&mut std::io::stdout());
     }
-    let report = match engine {
-        Engine::All => check_all(&program, &name, semantics, &opts, dumps),
+    let check = |opts: &Options| match engine {
+        Engine::All => Ok(check_all(&program, &name, semantics, opts, dumps)),
         e => {
             let m = Machine::new(&program, semantics);
-            match run_engine_on(e, &m, &opts) {
-                Ok((result, replays)) => {
-                    report_with(&m, &name, e.name(), &result, replays, &opts, dumps)
-                }
-                Err(why) => return usage_error(&why),
+            match run_engine_on(e, &m, opts) {
+                Ok((result, replays)) => Ok(report_with(
+                    &m,
+                    &name,
+                    e.name(),
+                    &result,
+                    replays,
+                    opts,
+                    dumps,
+                )),
+                Err(why) => Err(usage_error(&why)),
             }
         }
     };
-    let mut report = report;
+    // a larger bound can only add executions: go on only while the bound cut the search
+    let mut report = None;
+    for (i, &k) in bounds.iter().enumerate() {
+        let r = match check(&Options {
+            contexts: k,
+            ..opts.clone()
+        }) {
+            Ok(r) => r,
+            Err(code) => return code,
+        };
+        let last = i + 1 == bounds.len() || r.exit_code != exit::BOUNDED;
+        if last {
+            if let (Some(k), Some(_)) = (k, a.contexts_from) {
+                let reached = matches!(
+                    r.exit_code,
+                    exit::ASSERTION | exit::DEADLOCK | exit::RUNTIME_ERROR
+                );
+                if reached && !a.quiet {
+                    if i == 0 {
+                        eprintln!("note: reached with --contexts {k}, the smallest bound tried");
+                    } else {
+                        eprintln!(
+                            "note: reached with --contexts {k}, not with --contexts {}",
+                            k - 1
+                        );
+                    }
+                }
+            }
+            report = Some((r, k));
+            break;
+        }
+    }
+    let Some((mut report, bound)) = report else {
+        unreachable!("at least one bound is tried");
+    };
+    if let (Some(k), Some(_)) = (bound, a.contexts_from) {
+        // `--stats` names the bound of the run reported
+        report.stats.counters.push(report::Counter {
+            name: "contexts".into(),
+            value: k.into(),
+        });
+    }
     report.source_hash = report::source_hash(&program.source.text);
     if let Some(file) = &a.output {
         if let Err(e) = save(file, &report) {
@@ -435,12 +495,22 @@ fn run_engine_on(
             }
         }
         Engine::Bdd => {
-            crate::symbolic::applies(program)?;
             let sym = crate::symbolic::SymbolicOptions {
                 live_variables: !opts.no_live_ranges,
                 mod_ref: !opts.no_mod_ref,
                 ..Default::default()
             };
+            if program.is_concurrent() {
+                let Some(k) = opts.contexts else {
+                    return Err(
+                        "the bdd engine checks a concurrent program up to a bound on \
+                                context switches: give --contexts K"
+                            .into(),
+                    );
+                };
+                return crate::symbolic::contexts::search(m, opts, &sym, k);
+            }
+            crate::symbolic::applies(program)?;
             Ok(crate::symbolic::search(m, opts, &sym))
         }
         Engine::Auto | Engine::All => Err("not a single engine".into()),

@@ -4,7 +4,8 @@
 //! ([`crate::gen::random_bp`], [`crate::gen::random_zing`]), and the benchmark families of
 //! benchmarks.md ([`crate::gen::families`]): `bebop-t N`, `zing-clone N`, `zing-alloc`,
 //! `zing-patterns` (no N: they are single models), `bp-parity K`, `philosophers N`,
-//! `philosophers-ordered N`, `threads-local N`; and `philosophers-promela N`, the same
+//! `philosophers-ordered N`, `threads-local N`, `fib-bp N`, `bluetooth-bp A S` (A adders, S
+//! stoppers; one number: as many of each); and `philosophers-promela N`, the same
 //! philosophers for SPIN.
 
 use crate::report::exit;
@@ -14,11 +15,14 @@ use crate::report::exit;
 pub struct GenArgs {
     /// The family: `random-bp`, `random-zing`, `bebop-t`, `zing-clone`, `zing-alloc`,
     /// `zing-patterns`, `bp-parity`, `philosophers`, `philosophers-ordered`, `threads-local`,
-    /// or `philosophers-promela` (philosophers-ordered in Promela, for SPIN).
+    /// `fib-bp`, `bluetooth-bp`, or `philosophers-promela` (philosophers-ordered in Promela,
+    /// for SPIN).
     pub family: String,
     /// The seed (random families) or the size N (benchmark families; `zing-alloc` and
     /// `zing-patterns` are single models and take none).
     pub n: Option<u64>,
+    /// `bluetooth-bp` only: the number of stoppers (N is the number of adders; default N).
+    pub m: Option<u64>,
     /// Scale of a random program: statements per procedure.
     #[arg(long, value_name = "S", default_value_t = 8)]
     pub size: u32,
@@ -52,6 +56,17 @@ pub fn run(a: &GenArgs) -> i32 {
         "philosophers-promela" => {
             print!("{}", crate::gen::families::philosophers_promela(n));
             exit::PASSED
+        }
+        "bluetooth-bp" => {
+            print!(
+                "{}",
+                crate::gen::concurrent::bluetooth_bp(n, a.m.unwrap_or(n))
+            );
+            exit::PASSED
+        }
+        other if a.m.is_some() => {
+            eprintln!("error: only bluetooth-bp takes a second number (got one for `{other}`)");
+            exit::INVALID
         }
         other => match crate::gen::families::family(other) {
             Some(f) => {

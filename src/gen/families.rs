@@ -11,6 +11,8 @@
 //! | `philosophers N`        | zing     | deadlock (exit 2)                    |
 //! | `philosophers-ordered N`| zing     | passes (exit 0)                      |
 //! | `threads-local N`       | bp       | passes (exit 0)                      |
+//! | `fib-bp N`              | bp       | `SLIC_ERROR` iff `--contexts` ≥ 2N − 1 |
+//! | `bluetooth-bp A S`      | bp       | seed 002 Figure 3 (see [`super::concurrent`]) |
 //!
 //! `philosophers-promela N` (printed by `zingrs gen`, not checked by zingrs) is
 //! `philosophers-ordered N` in Promela, to compare with SPIN side by side.
@@ -28,7 +30,8 @@ pub struct Family {
     pub is_bp: bool,
     /// False for the one-model families (`zing-alloc`, `zing-patterns`), which ignore `N`.
     pub scalable: bool,
-    /// The label that must be passed with `--target` (only `bebop-t`).
+    /// The label that must be passed with `--target` (`bebop-t`, and `SLIC_ERROR` for the
+    /// Getafix-layout families).
     pub target: Option<&'static str>,
 }
 
@@ -53,6 +56,9 @@ impl Family {
             "philosophers" => philosophers(n, false),
             "philosophers-ordered" => philosophers(n, true),
             "threads-local" => threads_local(n),
+            "fib-bp" => super::concurrent::fib_bp(n),
+            // one size: as many stoppers as adders (`zingrs gen bluetooth-bp A S` gives both)
+            "bluetooth-bp" => super::concurrent::bluetooth_bp(n, n),
             other => unreachable!("unknown family {other}"),
         }
     }
@@ -107,6 +113,18 @@ pub const FAMILIES: &[Family] = &[
         is_bp: true,
         scalable: true,
         target: None,
+    },
+    Family {
+        name: "fib-bp",
+        is_bp: true,
+        scalable: true,
+        target: Some("SLIC_ERROR"),
+    },
+    Family {
+        name: "bluetooth-bp",
+        is_bp: true,
+        scalable: true,
+        target: Some("SLIC_ERROR"),
     },
 ];
 

@@ -1,10 +1,12 @@
 //! Generators of models: random, well-formed programs for differential testing
 //! (`zingrs gen random-bp SEED`, `zingrs gen random-zing SEED`), and the scalable benchmark
-//! families of benchmarks.md ([`families`]: `zingrs gen bebop-t N`, ...).
+//! families of benchmarks.md ([`families`]: `zingrs gen bebop-t N`, ...), among them the
+//! concurrent Getafix-layout ones ([`concurrent`]: `fib-bp N`, `bluetooth-bp A S`).
 //!
 //! Everything here is deterministic in its seed: the same seed always gives the same text, so a
 //! failure found by the differential test can be replayed from the command line.
 
+pub mod concurrent;
 pub mod families;
 pub mod random_bp;
 pub mod random_zing;

@@ -6,7 +6,7 @@ use super::state::{Frame, Stack, State, Thread};
 use super::value::Value;
 use super::Machine;
 use std::rc::Rc;
-use zingrs_lang::ir::{Const, Init, Type, Var};
+use zingrs_lang::ir::{Const, Init, Layout, Type, Var};
 
 /// Enumerates the initial states lazily (there are 2^n of them for n unconstrained booleans).
 pub struct InitialStates<'m, 'p> {
@@ -31,8 +31,34 @@ impl<'m, 'p> InitialStates<'m, 'p> {
     pub fn new(machine: &'m Machine<'p>) -> Self {
         let p = machine.program;
         let mut fixed: Vec<Option<Value>> = Vec::new();
-        fixed.extend(p.globals.iter().filter(|g| !g.thread_local).map(slot_value));
-        fixed.extend(p.globals.iter().filter(|g| g.thread_local).map(slot_value));
+        // Getafix layout: a global that `init` overwrites before reading it starts with one
+        // value, not both (its initial value is never observed)
+        let live: Vec<bool> = match p.layout {
+            Layout::Getafix { init, endinit, .. } => zingrs_lang::liveness::globals_live_at_entry(
+                &p.procs[init as usize],
+                p.globals.len(),
+                endinit,
+            ),
+            Layout::Standard => vec![true; p.globals.len()],
+        };
+        let global = |(i, g): (usize, &Var)| match slot_value(g) {
+            None if !live[i] => Some(Value::Bool(false)),
+            other => other,
+        };
+        fixed.extend(
+            p.globals
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| !g.thread_local)
+                .map(global),
+        );
+        fixed.extend(
+            p.globals
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| g.thread_local)
+                .map(global),
+        );
         for a in machine.start_procs() {
             let proc = &p.procs[a as usize];
             fixed.extend(proc.locals.iter().enumerate().map(|(i, v)| {
@@ -142,5 +168,45 @@ impl Iterator for InitialStates<'_, '_> {
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::Semantics;
+
+    fn count(src: &str) -> u128 {
+        let c = zingrs_lang::compile("t.bp", src, zingrs_lang::Lang::Bp).expect("compiles");
+        let m = Machine::new(&c.program, Semantics::default());
+        InitialStates::count(&InitialStates::new(&m))
+    }
+
+    #[test]
+    fn getafix_globals_init_writes_first_start_with_one_value() {
+        // 30 globals, all written by init before any read: one initial state, not 2^30
+        let names: Vec<String> = (0..30).map(|i| format!("g{i}")).collect();
+        let src = format!(
+            "decl atomic, {}; void init() begin atomic := F; {} := {}; endinit: skip; end \
+             void thread1() begin skip; end void thread2() begin skip; end",
+            names.join(", "),
+            names.join(", "),
+            vec!["F"; 30].join(", ")
+        );
+        assert_eq!(count(&src), 1);
+    }
+
+    #[test]
+    fn getafix_globals_read_or_left_by_init_keep_both_values() {
+        // a is read before written, h is never written: 2 * 2 initial states
+        let src = "decl atomic, a, b, h; \
+                   void init() begin atomic := F; b := a; a := F; endinit: skip; end \
+                   void thread1() begin skip; end void thread2() begin skip; end";
+        assert_eq!(count(src), 4);
+    }
+
+    #[test]
+    fn standard_layout_globals_keep_both_values() {
+        assert_eq!(count("decl g; void main() begin g := F; end"), 2);
     }
 }

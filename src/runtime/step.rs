@@ -426,10 +426,15 @@ impl Machine<'_> {
             };
             let mut owner = t.atomic;
             if let Some(g) = self.lock_global {
+                // no context switch while `atomic` is true, however it got its value (an
+                // arbitrary initial value, `atomic := T` when it already is): the thread that
+                // moved keeps the lock; assigning false releases it
                 let before = self.global(&s.globals, &s.threads[tid].thread_locals, g);
                 let after = self.global(&state.globals, &t.thread_locals, g);
-                if before != after {
-                    owner = after.as_bool();
+                if after.as_bool() {
+                    owner = true;
+                } else if before.as_bool() {
+                    owner = false;
                 }
             }
             match kind {
@@ -444,6 +449,16 @@ impl Machine<'_> {
                         self.global(&state.globals, &t.thread_locals, g).as_bool()
                     });
                     owner = caller_atomic || locked;
+                }
+                // Getafix: a call of a `__VERIFIER_atomic…` procedure is one atomic step with
+                // its body (the arguments it read must not change before the body runs)
+                Kind::Call
+                    if matches!(self.program.layout, Layout::Getafix { .. })
+                        && t.stack
+                            .top()
+                            .is_some_and(|f| self.atomic_proc[f.proc as usize]) =>
+                {
+                    owner = true
                 }
                 // a step inside an atomic method: the body runs as one transition from its
                 // first step on (the call itself is an ordinary step, and a select first in

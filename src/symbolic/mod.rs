@@ -5,6 +5,8 @@
 //! * [`model`]: the slot layout (globals plus the largest frame, three interleaved copies
 //!   entry/current/next), value-set encoding of expressions, live locals and MOD/REF.
 //! * [`reach`]: path edges per vertex, summary edges per call site, the worklist (Figure 3).
+//! * [`contexts`]: bounded context switching for the Getafix layout (seed 002 §5) on top of
+//!   [`reach`], with the switch rules between fixpoints of its worklist.
 //! * [`trace`]: shortest-first hierarchical counterexamples (§3.2), expanded through summaries
 //!   into interpreter choices that [`crate::explore::replay`] re-executes.
 //!
@@ -12,6 +14,7 @@
 //! executions recurse forever passes.
 
 pub mod bdd;
+pub mod contexts;
 pub mod model;
 pub mod reach;
 mod trace;
@@ -55,6 +58,12 @@ pub fn applies(program: &Program) -> Result<(), String> {
     if program.activations.len() != 1 {
         return Err("the bdd engine needs exactly one entry procedure".into());
     }
+    sequential_parts_apply(program)
+}
+
+/// The checks of [`applies`] that do not concern threads: boolean variables, results,
+/// statements and invariants only.
+pub(crate) fn sequential_parts_apply(program: &Program) -> Result<(), String> {
     let all_bool = |ty: &Type| matches!(ty, Type::Bool);
     let mut vars = program
         .globals
