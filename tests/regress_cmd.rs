@@ -238,9 +238,14 @@ fn modes_add_explicit_columns() {
     let j: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
     assert_eq!(
         j["columns"],
-        serde_json::json!(["explicit", "explicit-bfs", "explicit-exact"])
+        serde_json::json!([
+            "explicit",
+            "explicit-bfs",
+            "explicit-exact",
+            "explicit-unreduced"
+        ])
     );
     for r in j["rows"].as_array().unwrap() {
-        assert_eq!(r["results"].as_array().unwrap().len(), 3, "{r}");
+        assert_eq!(r["results"].as_array().unwrap().len(), 4, "{r}");
     }
 }

@@ -17,8 +17,8 @@ pub enum Engine {
     Explicit,
     /// Explicit-state search that summarizes procedure calls: decides unbounded recursion.
     Summary,
-    /// Symbolic search with BDDs (pure boolean programs, seed 001; Getafix-layout concurrent
-    /// ones with --contexts K, seed 002 §5).
+    /// Symbolic search with binary decision diagrams: sequential boolean programs, and
+    /// concurrent ones in the Getafix layout up to --contexts K context switches.
     Bdd,
     /// Every engine that applies, their verdicts compared (a disagreement is exit 5).
     All,
@@ -31,7 +31,7 @@ pub enum Search {
     Dfs,
     /// Breadth-first.
     Bfs,
-    /// ZING's iterative depth-bounded order (zing-language.md §6.6).
+    /// ZING's iterative depth-bounded order: level by level in ZING steps.
     Zing,
 }
 

@@ -179,7 +179,7 @@ pub fn bluetooth_bp(adders: u64, stoppers: u64) -> String {
 /// to the options. Assertions are filters in this layout, so only programs whose options
 /// select `--target HIT` have a property.
 pub fn random_getafix(seed: u64, size: u32) -> String {
-    let text = crate::gen::random_bp(seed, size).replace("main(", "thread1(");
+    let text = crate::gen::random_bp::random_sequential_bp(seed, size).replace("main(", "thread1(");
     let k = seed % 3;
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     match lines.iter().position(|l| l.starts_with("// options:")) {

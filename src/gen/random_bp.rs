@@ -45,6 +45,8 @@ struct Ctx {
 }
 
 struct Gen {
+    /// Whether `main` may start a thread ([`Gen::start_thread`]).
+    threads: bool,
     rng: Rng,
     size: usize,
     sigs: Vec<Sig>,
@@ -62,7 +64,18 @@ const INITS: &[&str] = &["T", "F", "0", "1", "*", "?"];
 /// One random boolean program, determined by `seed`; `size` scales the number of statements
 /// per procedure (default 8).
 pub fn random_bp(seed: u64, size: u32) -> String {
+    generate(seed, size, true)
+}
+
+/// [`random_bp`] without the thread `main` starts in some programs: the sequential program
+/// that the concurrent layouts build on.
+pub fn random_sequential_bp(seed: u64, size: u32) -> String {
+    generate(seed, size, false)
+}
+
+fn generate(seed: u64, size: u32, threads: bool) -> String {
     let mut g = Gen {
+        threads,
         rng: Rng::new(seed),
         size: size.max(1) as usize,
         sigs: Vec::new(),
@@ -166,7 +179,7 @@ impl Gen {
     /// programs are the same as without threads.
     fn start_thread(&mut self, seed: u64) {
         let mut rng = Rng::new(seed ^ 0x7468_7265_6164_7321);
-        if !rng.chance(35) {
+        if !self.threads || !rng.chance(35) {
             return;
         }
         // a thread's results, if any, are discarded (bp-language.md §5.12)
