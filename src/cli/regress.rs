@@ -60,7 +60,8 @@ pub struct RegressArgs {
     /// Time budget per model, in seconds, shared by its engines (running out is inconclusive).
     #[arg(long, value_name = "SECS", default_value_t = 60.0)]
     pub timeout: f64,
-    /// Also run the explicit engine breadth-first and with exact state storage.
+    /// Also run the explicit engine breadth-first, with exact state storage, and without
+    /// reductions.
     #[arg(long)]
     pub modes: bool,
 }
