@@ -40,7 +40,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_assertions: bool,
     /// Bound the number of context switches (concurrent models).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32))]
     pub contexts: Option<u32>,
     /// Breadth-first search: shortest counterexamples.
     #[arg(long)]
@@ -49,16 +49,19 @@ pub struct CheckArgs {
     #[arg(long)]
     pub cooperative: bool,
     /// Bound on the call-stack depth of any thread; deeper states are cut (exit 8).
-    #[arg(long, value_name = "N", default_value_t = explore::DEFAULT_MAX_DEPTH)]
+    #[arg(long, value_name = "N", default_value_t = explore::DEFAULT_MAX_DEPTH,
+          value_parser = clap::value_parser!(u32).range(1..))]
     pub max_depth: u32,
     /// Stop after storing N states (exit 9).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_states: Option<u64>,
-    /// Stop after SECS seconds (exit 9).
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
-    /// Stop when resident memory exceeds MB megabytes (exit 9); default: 3/4 of physical memory.
-    #[arg(long, value_name = "MB")]
+    /// Stop after SECS seconds, parsing included (exit 9).
+    #[arg(long, value_name = "SECS", value_parser = super::seconds)]
+    pub timeout: Option<Duration>,
+    /// Stop when resident memory exceeds MB megabytes (exit 9); default: 3/4 of the memory
+    /// available when the run starts.
+    #[arg(long, value_name = "MB",
+          value_parser = clap::value_parser!(u64).range(1..=super::MAX_MEGABYTES))]
     pub memory: Option<u64>,
     /// Store whole canonical states instead of 128-bit fingerprints.
     #[arg(long)]
@@ -99,9 +102,6 @@ pub fn run(a: &CheckArgs) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    if a.timeout.is_some_and(|t| !(t.is_finite() && t >= 0.0)) {
-        return usage_error("--timeout must be a non-negative number of seconds");
-    }
     if !a.quiet {
         for t in &a.targets {
             if !program.has_label(t) {
