@@ -175,7 +175,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         limits: Limits {
             max_depth: a.max_depth,
             max_states: a.max_states,
-            timeout: a.timeout.map(Duration::from_secs_f64),
+            timeout: a.timeout,
             memory: a
                 .memory
                 .map(|mb| mb.saturating_mul(1 << 20))
@@ -304,7 +304,15 @@ fn check_all(
     let m = Machine::new(program, semantics);
     let mut reports: Vec<Report> = Vec::new();
     for e in applicable_engines(program) {
-        if let Ok(result) = run_engine(e, program, semantics, opts) {
+        // an engine that panics is a bug to report (exit 5), not a crash of the comparison
+        let run = match unpanicked(|| run_engine(e, program, semantics, opts)) {
+            Ok(run) => run,
+            Err(what) => {
+                let message = format!("the {} engine panicked on {name}: {what}", e.name());
+                return Report::new(name, "all", Verdict::InternalError { message }, None);
+            }
+        };
+        if let Ok(result) = run {
             reports.push(report_with(
                 &m,
                 name,
@@ -353,6 +361,17 @@ fn check_all(
             .join(", ")
     );
     r
+}
+
+/// Runs `f`, turning a panic into `Err` with its message.
+fn unpanicked<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|panic| {
+        panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into())
+    })
 }
 
 /// Turns any engine's result into a replayed, reported verdict.
@@ -548,5 +567,19 @@ fn explain(
                 Some(trace),
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unpanicked;
+
+    #[test]
+    fn a_panic_becomes_an_error_with_its_message() {
+        assert_eq!(unpanicked(|| 3), Ok(3));
+        let e = unpanicked(|| -> u8 { panic!("boom {}", 7) });
+        assert_eq!(e, Err("boom 7".to_string()));
+        let e = unpanicked(|| -> u8 { panic!("static") });
+        assert_eq!(e, Err("static".to_string()));
     }
 }
