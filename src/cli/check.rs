@@ -98,6 +98,7 @@ fn usage_error(msg: &str) -> i32 {
 
 /// Runs a check and prints its report; returns the exit code.
 pub fn run(a: &CheckArgs) -> i32 {
+    arm_watchdog(a);
     let program = match super::load(&a.model, a.lang, a.quiet) {
         Ok(p) => p,
         Err(code) => return code,
@@ -131,13 +132,18 @@ pub fn run(a: &CheckArgs) -> i32 {
             };
             let m = Machine::new(&program, semantics);
             match run_engine_on(e, &m, &opts) {
-                Ok((result, replays)) => {
+                Ok((mut result, replays)) => {
+                    limit_reached_during(&mut result);
                     report_with(&m, &name, e.name(), &result, replays, &opts, dumps)
                 }
                 Err(why) => return usage_error(&why),
             }
         }
     };
+    if !explore::watchdog::report() {
+        // the watchdog forced a limit and prints its own report
+        explore::watchdog::wait_for_exit();
+    }
     let stdout = std::io::stdout();
     if let Err(e) = report::render_to(
         &mut stdout.lock(),
@@ -155,6 +161,46 @@ pub fn run(a: &CheckArgs) -> i32 {
     std::mem::forget(report);
     std::mem::forget(program);
     code
+}
+
+/// The memory limit of these arguments, in bytes.
+fn memory_limit(a: &CheckArgs) -> Option<u64> {
+    a.memory
+        .map(|mb| mb.saturating_mul(1 << 20))
+        .or_else(explore::default_memory_limit)
+}
+
+/// Starts the process's watchdog for these arguments, before the model is read, so that
+/// `--timeout` and the memory limit cover the front end too. A limit the running phase does
+/// not notice in time is reported by the watchdog: the verdict, the statistics published so
+/// far, exit 9.
+fn arm_watchdog(a: &CheckArgs) {
+    let name = a.model.display().to_string();
+    let engine = a.engine.name();
+    let (format, trace, stats, quiet) = (a.format, a.trace, a.stats, a.quiet);
+    let force = move |f: explore::watchdog::Forced| {
+        let mut r = Report::new(
+            &name,
+            engine,
+            Verdict::LimitReached { limit: f.limit },
+            None,
+        );
+        r.stats.states = f.states;
+        r.stats.seconds = f.elapsed.as_secs_f64();
+        r.stats.peak_memory_bytes = explore::peak_bytes();
+        let stdout = std::io::stdout();
+        let _ = report::render_to(&mut stdout.lock(), &r, format, trace, stats, quiet);
+    };
+    explore::watchdog::arm(a.timeout, memory_limit(a), exit::LIMIT, Box::new(force));
+}
+
+/// A search that ended without a finding after the watchdog requested a limit did not notice
+/// the limit in time (it was between two checks): it is reported as the limit, never as
+/// "passed" or "bounded", since the limit was reached before the search ended.
+fn limit_reached_during(result: &mut explore::SearchResult) {
+    if result.findings.is_empty() && result.limit.is_none() {
+        result.limit = explore::watchdog::stopped();
+    }
 }
 
 /// The search options and the semantics that `zingrs check` uses for these arguments (the one
@@ -176,10 +222,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
             max_depth: a.max_depth,
             max_states: a.max_states,
             timeout: a.timeout,
-            memory: a
-                .memory
-                .map(|mb| mb.saturating_mul(1 << 20))
-                .or_else(explore::default_memory_limit),
+            memory: memory_limit(a),
             progress: !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
         },
     };
@@ -312,7 +355,8 @@ fn check_all(
                 return Report::new(name, "all", Verdict::InternalError { message }, None);
             }
         };
-        if let Ok(result) = run {
+        if let Ok(mut result) = run {
+            limit_reached_during(&mut result);
             reports.push(report_with(
                 &m,
                 name,
