@@ -275,3 +275,41 @@ fn an_interrupt_prints_the_statistics_and_exits_9() {
     assert!(out.contains("distinct states"), "{out}");
     assert!(start.elapsed() < SLACK, "{:?}", start.elapsed());
 }
+
+/// Deep recursion on the explicit engine is linear in the depth: 100,000 calls deep (200,000
+/// states) take well under the 3 s budget (they took minutes when every step wrote out the
+/// whole stack), passing and failing at the bottom.
+#[test]
+fn recursion_100000_deep_on_the_explicit_engine() {
+    let body = |bottom: &str| {
+        format!(
+            "class Main {{\n    static void f(int n) {{\n        if (n > 0) {{\n            f(n - 1);\n        }} else {{\n            {bottom}\n        }}\n    }}\n    activate static void main() {{\n        f(100000);\n    }}\n}};\n"
+        )
+    };
+    let passes = model("deep-pass.zing", &body("n = 0;"));
+    let fails = model("deep-fail.zing", &body("assert(false);"));
+    for (p, code) in [(&passes, 0), (&fails, 3)] {
+        for extra in [&[][..], &["--bfs"][..], &["--exact"][..]] {
+            let mut args = vec![
+                "check",
+                p.as_str(),
+                "--engine",
+                "explicit",
+                "--max-depth",
+                "200000",
+                "--timeout",
+                "3",
+                "-q",
+            ];
+            args.extend_from_slice(extra);
+            let m = measure(&args);
+            assert_eq!(
+                m.code,
+                Some(code),
+                "{p} {extra:?}: {}{}",
+                m.stdout,
+                m.stderr
+            );
+        }
+    }
+}
