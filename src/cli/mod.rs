@@ -94,6 +94,28 @@ pub fn positive_seconds(s: &str) -> Result<std::time::Duration, String> {
 /// The largest `--memory` in megabytes (1 PiB): the byte count fits a `u64` with room to spare.
 pub const MAX_MEGABYTES: u64 = 1 << 30;
 
+/// Arms the watchdog for a command without limit options (`replay`): the default memory
+/// limit and Ctrl-C end it with a message on stderr and exit 9 instead of the kernel's OOM
+/// killer or a silent death.
+pub(crate) fn arm_default_watchdog(command: &'static str) {
+    let force = move |f: crate::explore::watchdog::Forced| {
+        let what = match f.limit {
+            crate::explore::Limit::Interrupted => "interrupted".to_string(),
+            l => format!("{} reached", l.describe()),
+        };
+        eprintln!(
+            "error: {command} {what} after {:.1} s",
+            f.elapsed.as_secs_f64()
+        );
+    };
+    crate::explore::watchdog::arm(
+        None,
+        crate::explore::default_memory_limit(),
+        crate::report::exit::LIMIT,
+        Box::new(force),
+    );
+}
+
 /// The language choice of `--lang`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum LangArg {

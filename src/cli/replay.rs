@@ -22,6 +22,7 @@ pub struct ReplayArgs {
 
 /// Replays and prints; returns the verdict's exit code, or 5 if the trace does not replay.
 pub fn run(a: &ReplayArgs) -> i32 {
+    super::arm_default_watchdog("replay");
     let program = match super::load(&a.model, a.lang, false) {
         Ok(p) => p,
         Err(code) => return code,
