@@ -182,8 +182,15 @@ pub fn peak_bytes() -> Option<u64> {
 /// Three quarters of the memory available when the run starts (MemAvailable: free memory plus
 /// what the kernel can reclaim), so that a search ends inconclusive before the OOM killer ends
 /// it, also on a machine whose memory other processes already use. Physical memory
-/// (MemTotal) only on kernels that do not report MemAvailable.
+/// (MemTotal) only on kernels that do not report MemAvailable. Read once per process: the
+/// limit must not change from one engine, or one in-process check, to the next (the BDD engine
+/// sizes its reused node table by it).
 pub fn default_memory_limit() -> Option<u64> {
+    static ONCE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *ONCE.get_or_init(read_memory_limit)
+}
+
+fn read_memory_limit() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kb = |key: &str| -> Option<u64> {
         let line = s.lines().find(|l| l.starts_with(key))?;
