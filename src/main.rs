@@ -13,9 +13,19 @@ struct Allocator;
 /// The alignment of every mimalloc block (its bins are whole words, its pages 16-aligned).
 const WORD: usize = std::mem::size_of::<usize>();
 
+/// Large allocations are checked against the memory limit first: an array or a list of
+/// outcomes too large for it ends the run with exit 9 instead of being attempted.
+#[inline]
+fn check_size(size: usize) {
+    if size >= zingrs::explore::watchdog::LARGE {
+        zingrs::explore::watchdog::before_allocation(size);
+    }
+}
+
 unsafe impl GlobalAlloc for Allocator {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        check_size(layout.size());
         if layout.align() <= WORD {
             unsafe { libmimalloc_sys::mi_malloc(layout.size()) as *mut u8 }
         } else {
@@ -24,6 +34,7 @@ unsafe impl GlobalAlloc for Allocator {
     }
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        check_size(layout.size());
         if layout.align() <= WORD {
             unsafe { libmimalloc_sys::mi_zalloc(layout.size()) as *mut u8 }
         } else {
@@ -36,6 +47,9 @@ unsafe impl GlobalAlloc for Allocator {
     }
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > layout.size() {
+            check_size(new_size - layout.size());
+        }
         if layout.align() <= WORD {
             unsafe { libmimalloc_sys::mi_realloc(ptr as *mut c_void, new_size) as *mut u8 }
         } else {

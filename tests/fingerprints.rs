@@ -14,10 +14,21 @@ use zingrs_lang::Lang;
 /// exact storage, under `reduction`; returns the two state counts, or None if the model does
 /// not compile.
 fn counts(name: &str, text: &str, lang: Lang, reduction: Reduction) -> Option<(u64, u64)> {
+    counts_to(name, text, lang, 12, reduction)
+}
+
+/// [`counts`] with a stack-depth bound of `max_depth`.
+fn counts_to(
+    name: &str,
+    text: &str,
+    lang: Lang,
+    max_depth: u32,
+    reduction: Reduction,
+) -> Option<(u64, u64)> {
     let program = zingrs_lang::compile(name, text, lang).ok()?.program;
     let m = Machine::new(&program, Semantics::default());
     let limits = Limits {
-        max_depth: 12,
+        max_depth,
         max_states: Some(20_000),
         ..Limits::default()
     };
@@ -80,4 +91,33 @@ fn incremental_fingerprints_agree_with_the_whole_walk() {
         }
     }
     assert!(compared > 1400, "only {compared} models compiled");
+}
+
+/// Stacks deeper than the digested depth (32) are fingerprinted through each stack node's
+/// digest of the frames below the top, unless a frame there holds a reference; either way the
+/// fingerprint must be the whole walk's, and the count the exact search's.
+#[test]
+fn deep_stacks_fingerprint_as_the_whole_walk() {
+    // boolean recursion up to the bound, with nondeterministic locals at every level
+    let bp = "decl g;\nvoid main() begin r(*); end\n\
+              void r(x) begin decl y; y := *; if (*) then r(!x); fi g := x & y; end\n";
+    let (inc, exact) = counts_to("deep.bp", bp, Lang::Bp, 60, Reduction::None).expect("compiles");
+    assert_eq!(inc, exact, "deep boolean recursion");
+    assert!(inc > 60, "{inc} states: the recursion went deep");
+    // integer recursion 80 deep, one reference in a frame half-way down, then plain frames
+    let zing = "class Node { int v; };\n\
+                class Main {\n\
+                    static void f(int n, Node keep) {\n\
+                        if (n > 0) {\n\
+                            if (n == 40) { keep = new Node; keep.v = n; }\n\
+                            f(n - 1, null);\n\
+                            if (keep != null) { assert(keep.v == 40); }\n\
+                        }\n\
+                    }\n\
+                    activate static void main() { f(80, null); }\n\
+                };\n";
+    let (inc, exact) =
+        counts_to("deep.zing", zing, Lang::Zing, 200, Reduction::None).expect("compiles");
+    assert_eq!(inc, exact, "deep Zing recursion with a reference");
+    assert!(inc > 160, "{inc} states: the recursion went deep");
 }

@@ -5,7 +5,7 @@
 //! arbitrary initial value need not be enumerated: engines fix it instead, which removes a
 //! factor of two per dead local from every call without changing any verdict.
 
-use crate::ir::{Expr, LValue, Proc, Stmt};
+use crate::ir::{Expr, LValue, Pc, Proc, Stmt};
 
 /// Marks the locals an expression reads. `targets` are the locals written by the same
 /// statement: a primed name of a target is the new value, not a read.
@@ -263,6 +263,33 @@ fn live_words(p: &Proc) -> Vec<u64> {
     live
 }
 
+/// Live locals before every node of a procedure, as bits: what the runtime asks while it
+/// enumerates outcomes (a nondeterministic value for a local that no path reads before it is
+/// written again is one value, not every value).
+#[derive(Clone, Debug, Default)]
+pub struct LiveBits {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl LiveBits {
+    /// The live locals of `p` before each of its nodes.
+    pub fn of(p: &Proc) -> LiveBits {
+        LiveBits {
+            words: p.locals.len().div_ceil(64),
+            bits: live_words(p),
+        }
+    }
+
+    /// Whether local `i` may be read before written from node `pc` on.
+    #[inline]
+    pub fn live(&self, pc: Pc, i: usize) -> bool {
+        self.bits
+            .get(pc as usize * self.words + i / 64)
+            .is_some_and(|w| w >> (i % 64) & 1 != 0)
+    }
+}
+
 /// The locals that may be read before written from the procedure's entry (formals count as
 /// live: the caller supplies them).
 pub fn live_at_entry(p: &Proc) -> Vec<bool> {
@@ -446,6 +473,28 @@ mod tests {
             "main",
         );
         assert_eq!(live_at_entry(&p), vec![false]);
+    }
+
+    #[test]
+    fn live_bits_per_node() {
+        let p = proc_of(
+            "void main() begin decl a, b; a, b := *, *; assert(a); b := T; assert(b); end",
+            "main",
+        );
+        let bits = LiveBits::of(&p);
+        // after the parallel assignment only a is read before written (b is overwritten)
+        let after = p.nodes[0].succ[0];
+        assert!(bits.live(after, 0));
+        assert!(!bits.live(after, 1));
+        // a formal that is never read is dead at entry, though live_at_entry counts it
+        let f = proc_of(
+            "void f(x, y) begin assert(y); end void main() begin f(*, *); end",
+            "f",
+        );
+        let bits = LiveBits::of(&f);
+        assert!(!bits.live(0, 0));
+        assert!(bits.live(0, 1));
+        assert_eq!(live_at_entry(&f), vec![true, true]);
     }
 
     #[test]

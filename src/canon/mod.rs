@@ -10,7 +10,7 @@
 //! in flat tables ([`FpTable`]) unless `--exact` asks for the bytes themselves; the summary engine keys its
 //! tables by 128-bit fingerprints.
 
-use crate::runtime::{Addr, Move, Object, State, Thread, Value};
+use crate::runtime::{Addr, Frame, Move, Object, State, Thread, Value};
 
 mod fp_table;
 mod segmented;
@@ -245,7 +245,7 @@ fn globals_values<R: Rename>(globals: &[Value], threads: usize, buf: &mut Vec<u8
 }
 
 /// One thread's part of the walk: its atomic flag (and step count inside a region), its
-/// thread-local globals and its frames bottom to top.
+/// thread-local globals, the frames below the top ([`below_part`]) and the top frame.
 #[inline]
 fn thread_part<R: Rename>(t: &Thread, buf: &mut Vec<u8>, ren: &mut R) {
     thread_head(
@@ -256,8 +256,12 @@ fn thread_part<R: Rename>(t: &Thread, buf: &mut Vec<u8>, ren: &mut R) {
         buf,
         ren,
     );
-    t.stack
-        .for_each_bottom_up(|f| frame_part(f.proc, f.pc, &f.locals, buf, ren));
+    if let Some(below) = t.stack.below() {
+        below_part(below, buf, ren);
+    }
+    if let Some(f) = t.stack.top() {
+        frame_part(f.proc, f.pc, &f.locals, buf, ren);
+    }
 }
 
 /// [`thread_part`] of thread `mv.tid` of a state after the move `mv` of it.
@@ -266,10 +270,57 @@ fn moved_thread_part<R: Rename>(t: &Thread, mv: &Move, buf: &mut Vec<u8>, ren: &
     let tl = mv.thread_locals.as_ref().unwrap_or(&t.thread_locals);
     thread_head(mv.atomic, mv.atomic_steps, tl, t.stack.depth(), buf, ren);
     if let Some(below) = t.stack.below() {
-        below.for_each_bottom_up(|f| frame_part(f.proc, f.pc, &f.locals, buf, ren));
+        below_part(below, buf, ren);
     }
     let top = t.stack.top().expect("a moved thread has a frame");
     frame_part(top.proc, mv.pc, &mv.locals, buf, ren);
+}
+
+/// Stacks up to this deep are written frame by frame; deeper ones, when no frame below the
+/// top holds a reference, as the digest of those frames.
+pub const DIGESTED_DEPTH: u32 = 32;
+
+/// The frames below a thread's top frame, bottom up. Below a deep stack without references
+/// (deep recursion in a boolean program, or over integers) they are written as a marker and
+/// their 128-bit digest, which each stack node computes once ([`Stack::digest`]): writing
+/// them out on every step made deep recursion quadratic in its depth. The marker keeps the
+/// two forms apart (the depth, written before, is the same); references must be numbered in
+/// walk order, so stacks that hold one are written out.
+#[inline]
+fn below_part<R: Rename>(below: &crate::runtime::Stack, buf: &mut Vec<u8>, ren: &mut R) {
+    if below.depth() >= DIGESTED_DEPTH {
+        match below.digest(frame_digest) {
+            Some(d) => {
+                buf.push(1);
+                buf.extend_from_slice(&d.to_le_bytes());
+                return;
+            }
+            None => buf.push(0),
+        }
+    }
+    below.for_each_bottom_up(|f| frame_part(f.proc, f.pc, &f.locals, buf, ren));
+}
+
+/// One step of a stack's digest: the digest below and the frame's bytes, hashed; `None` when
+/// the frame holds a reference.
+fn frame_digest(below: u128, f: &Frame) -> Option<u128> {
+    if f.locals.iter().any(|v| matches!(v, Value::Ref(_))) {
+        return None;
+    }
+    /// A frame without references needs no renaming.
+    struct NoRefs;
+    impl Rename for NoRefs {
+        fn number(&mut self, _: Addr) -> u32 {
+            unreachable!("a frame without references")
+        }
+        fn numbered(&self, _: usize) -> Option<Addr> {
+            None
+        }
+    }
+    let mut buf = Vec::with_capacity(16 + 4 * f.locals.len() + 8);
+    buf.extend_from_slice(&below.to_le_bytes());
+    frame_part(f.proc, f.pc, &f.locals, &mut buf, &mut NoRefs);
+    Some(xxhash_rust::xxh3::xxh3_128(&buf))
 }
 
 /// A thread's atomic flag (and step count inside a region), thread-local globals and depth.

@@ -416,7 +416,17 @@ fn push_refs(vals: &[Value], out: &mut Vec<Addr>) {
 fn thread_refs(t: &Thread, out: &mut Vec<Addr>) {
     out.clear();
     push_refs(&t.thread_locals, out);
-    t.stack.for_each_bottom_up(|f| push_refs(&f.locals, out));
+    if let Some(below) = t.stack.below() {
+        // a deep stack digested without references has none below the top
+        let digested =
+            below.depth() >= super::DIGESTED_DEPTH && below.digest(super::frame_digest).is_some();
+        if !digested {
+            below.for_each_bottom_up(|f| push_refs(&f.locals, out));
+        }
+    }
+    if let Some(f) = t.stack.top() {
+        push_refs(&f.locals, out);
+    }
 }
 
 #[cfg(test)]

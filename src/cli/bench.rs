@@ -35,10 +35,11 @@ pub struct BenchArgs {
     )]
     pub engine: Vec<Engine>,
     /// Runs per size and engine (the median wall time is reported).
-    #[arg(long, value_name = "R", default_value_t = 3)]
+    #[arg(long, value_name = "R", default_value_t = 3,
+          value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
     /// Seconds after which a run is killed and shown as `timeout`.
-    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = bench_seconds)]
     pub timeout: f64,
     /// Print CSV (one row per size and engine) instead of the table.
     #[arg(long)]
@@ -156,6 +157,11 @@ fn engine_name(e: Engine) -> &'static str {
         .unwrap_or_default();
     // The names are few and fixed: leak them once to get `'static` strings for the rows.
     Box::leak(name.into_boxed_str())
+}
+
+/// Parses `--timeout` (a positive number of seconds, as `check`'s).
+fn bench_seconds(s: &str) -> Result<f64, String> {
+    super::positive_seconds(s).map(|d| d.as_secs_f64())
 }
 
 /// Checks `model` `repeat` times with `engine`; `Ok(None)` when a run timed out.

@@ -53,7 +53,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_assertions: bool,
     /// Bound the number of context switches (concurrent models).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32))]
     pub contexts: Option<u32>,
     /// With `--contexts K`: check with the bounds FROM, FROM + 1, ..., K in turn, stopping at the
     /// first that reaches an error, and report the smallest sufficient bound.
@@ -72,16 +72,19 @@ pub struct CheckArgs {
     #[arg(long)]
     pub cooperative: bool,
     /// Bound on the call-stack depth of any thread; deeper states are cut (exit 8).
-    #[arg(long, value_name = "N", default_value_t = explore::DEFAULT_MAX_DEPTH)]
+    #[arg(long, value_name = "N", default_value_t = explore::DEFAULT_MAX_DEPTH,
+          value_parser = clap::value_parser!(u32).range(1..))]
     pub max_depth: u32,
     /// Stop after storing N states (exit 9).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_states: Option<u64>,
-    /// Stop after SECS seconds (exit 9).
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
-    /// Stop when resident memory exceeds MB megabytes (exit 9); default: 3/4 of physical memory.
-    #[arg(long, value_name = "MB")]
+    /// Stop after SECS seconds, parsing included (exit 9).
+    #[arg(long, value_name = "SECS", value_parser = super::seconds)]
+    pub timeout: Option<Duration>,
+    /// Stop when resident memory exceeds MB megabytes (exit 9); default: 3/4 of the memory
+    /// available when the run starts.
+    #[arg(long, value_name = "MB",
+          value_parser = clap::value_parser!(u64).range(1..=super::MAX_MEGABYTES))]
     pub memory: Option<u64>,
     /// Reductions of the explicit search: `transactions` (an atomic region is one transition),
     /// `por` (partial-order reduction: a thread whose next step touches only its own variables
@@ -130,13 +133,11 @@ fn usage_error(msg: &str) -> i32 {
 
 /// Runs a check and prints its report; returns the exit code.
 pub fn run(a: &CheckArgs) -> i32 {
+    arm_watchdog(a);
     let program = match super::load_as(&a.model, a.lang, a.quiet, a.format == Format::Json) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    if a.timeout.is_some_and(|t| !(t.is_finite() && t >= 0.0)) {
-        return usage_error("--timeout must be a non-negative number of seconds");
-    }
     // a mistyped label must not look like a proof that it is unreachable
     if let Some(t) = a.targets.iter().find(|t| !program.has_label(t)) {
         return usage_error(&format!(
@@ -184,15 +185,18 @@ pub fn run(a: &CheckArgs) -> i32 {
         e => {
             let m = Machine::new(&program, semantics);
             match run_engine_on(e, &m, opts) {
-                Ok((result, replays)) => Ok(report_with(
-                    &m,
-                    &name,
-                    e.name(),
-                    &result,
-                    replays,
-                    opts,
-                    dumps,
-                )),
+                Ok((mut result, replays)) => {
+                    limit_reached_during(&mut result);
+                    Ok(report_with(
+                        &m,
+                        &name,
+                        e.name(),
+                        &result,
+                        replays,
+                        opts,
+                        dumps,
+                    ))
+                }
                 Err(why) => Err(usage_error(&why)),
             }
         }
@@ -246,6 +250,10 @@ pub fn run(a: &CheckArgs) -> i32 {
             return exit::INVALID;
         }
     }
+    if !explore::watchdog::report() {
+        // the watchdog forced a limit and prints its own report
+        explore::watchdog::wait_for_exit();
+    }
     let stdout = std::io::stdout();
     if let Err(e) = report::render_to(
         &mut stdout.lock(),
@@ -295,6 +303,46 @@ fn save(file: &std::path::Path, r: &Report) -> std::io::Result<()> {
     }
 }
 
+/// The memory limit of these arguments, in bytes.
+fn memory_limit(a: &CheckArgs) -> Option<u64> {
+    a.memory
+        .map(|mb| mb.saturating_mul(1 << 20))
+        .or_else(explore::default_memory_limit)
+}
+
+/// Starts the process's watchdog for these arguments, before the model is read, so that
+/// `--timeout` and the memory limit cover the front end too. A limit the running phase does
+/// not notice in time is reported by the watchdog: the verdict, the statistics published so
+/// far, exit 9.
+fn arm_watchdog(a: &CheckArgs) {
+    let name = a.model.display().to_string();
+    let engine = a.engine.name();
+    let (format, trace, stats, quiet) = (a.format, a.trace, a.stats, a.quiet);
+    let force = move |f: explore::watchdog::Forced| {
+        let mut r = Report::new(
+            &name,
+            engine,
+            Verdict::LimitReached { limit: f.limit },
+            None,
+        );
+        r.stats.states = f.states;
+        r.stats.seconds = f.elapsed.as_secs_f64();
+        r.stats.peak_memory_bytes = explore::peak_bytes();
+        let stdout = std::io::stdout();
+        let _ = report::render_to(&mut stdout.lock(), &r, format, trace, stats, quiet, false);
+    };
+    explore::watchdog::arm(a.timeout, memory_limit(a), exit::LIMIT, Box::new(force));
+}
+
+/// A search that ended without a finding after the watchdog requested a limit did not notice
+/// the limit in time (it was between two checks): it is reported as the limit, never as
+/// "passed" or "bounded", since the limit was reached before the search ended.
+fn limit_reached_during(result: &mut explore::SearchResult) {
+    if result.findings.is_empty() && result.limit.is_none() {
+        result.limit = explore::watchdog::stopped();
+    }
+}
+
 /// The search options and the semantics that `zingrs check` uses for these arguments (the one
 /// place that turns options into settings; `zingrs regress` adjusts its copy).
 pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Semantics) {
@@ -329,11 +377,8 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         limits: Limits {
             max_depth: a.max_depth,
             max_states: a.max_states,
-            timeout: a.timeout.map(Duration::from_secs_f64),
-            memory: a
-                .memory
-                .map(|mb| mb.saturating_mul(1 << 20))
-                .or_else(explore::default_memory_limit),
+            timeout: a.timeout,
+            memory: memory_limit(a),
             progress: !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
         },
     };
@@ -529,7 +574,16 @@ fn check_all(
     let m = Machine::new(program, semantics);
     let mut reports: Vec<Report> = Vec::new();
     for e in applicable_engines(program) {
-        if let Ok(result) = run_engine(e, program, semantics, opts) {
+        // an engine that panics is a bug to report (exit 5), not a crash of the comparison
+        let run = match unpanicked(|| run_engine(e, program, semantics, opts)) {
+            Ok(run) => run,
+            Err(what) => {
+                let message = format!("the {} engine panicked on {name}: {what}", e.name());
+                return Report::new(name, "all", Verdict::InternalError { message }, None);
+            }
+        };
+        if let Ok(mut result) = run {
+            limit_reached_during(&mut result);
             reports.push(report_with(
                 &m,
                 name,
@@ -578,6 +632,17 @@ fn check_all(
             .join(", ")
     );
     r
+}
+
+/// Runs `f`, turning a panic into `Err` with its message.
+fn unpanicked<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|panic| {
+        panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into())
+    })
 }
 
 /// Turns any engine's result into a replayed, reported verdict.
@@ -707,5 +772,19 @@ fn explain(
             (verdict, Some(trace))
         }
         Err(e) => internal(format!("the counterexample is wrong: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unpanicked;
+
+    #[test]
+    fn a_panic_becomes_an_error_with_its_message() {
+        assert_eq!(unpanicked(|| 3), Ok(3));
+        let e = unpanicked(|| -> u8 { panic!("boom {}", 7) });
+        assert_eq!(e, Err("boom 7".to_string()));
+        let e = unpanicked(|| -> u8 { panic!("static") });
+        assert_eq!(e, Err("static".to_string()));
     }
 }

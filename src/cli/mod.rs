@@ -101,6 +101,60 @@ pub fn main() -> i32 {
     }
 }
 
+/// The longest time limit accepted (about 31 years): anything longer is surely a typo, and
+/// every limit converts to a `Duration` and an `Instant` without overflow.
+pub const MAX_SECONDS: f64 = 1e9;
+
+/// Parses a number of seconds for `--timeout` (clap value parser): a finite, non-negative
+/// number up to [`MAX_SECONDS`]. `Duration::from_secs_f64` panics on values out of range, so
+/// they are refused here with a message instead.
+pub fn seconds(s: &str) -> Result<std::time::Duration, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !(v.is_finite() && (0.0..=MAX_SECONDS).contains(&v)) {
+        return Err(format!(
+            "expected a number of seconds from 0 to {MAX_SECONDS:e}, not {s}"
+        ));
+    }
+    Ok(std::time::Duration::from_secs_f64(v))
+}
+
+/// [`seconds`], but zero is refused too (a per-model budget of no time at all).
+pub fn positive_seconds(s: &str) -> Result<std::time::Duration, String> {
+    let d = seconds(s)?;
+    if d.is_zero() {
+        return Err("expected a positive number of seconds".into());
+    }
+    Ok(d)
+}
+
+/// The largest `--memory` in megabytes (1 PiB): the byte count fits a `u64` with room to spare.
+pub const MAX_MEGABYTES: u64 = 1 << 30;
+
+/// Arms the watchdog for a command without limit options (`replay`): the default memory
+/// limit and Ctrl-C end it with a message on stderr and exit 9 instead of the kernel's OOM
+/// killer or a silent death.
+pub(crate) fn arm_default_watchdog(command: &'static str) {
+    let force = move |f: crate::explore::watchdog::Forced| {
+        let what = match f.limit {
+            crate::explore::Limit::Interrupted => "interrupted".to_string(),
+            l => format!("{} reached", l.describe()),
+        };
+        eprintln!(
+            "error: {command} {what} after {:.1} s",
+            f.elapsed.as_secs_f64()
+        );
+    };
+    crate::explore::watchdog::arm(
+        None,
+        crate::explore::default_memory_limit(),
+        crate::report::exit::LIMIT,
+        Box::new(force),
+    );
+}
+
 /// The language choice of `--lang`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum LangArg {

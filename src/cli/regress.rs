@@ -53,17 +53,25 @@ pub struct RegressArgs {
     #[arg(long, value_enum, default_value = "all")]
     pub engine: RegressEngine,
     /// Models checked in parallel (default: the number of CPUs).
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N", value_parser = jobs)]
     pub jobs: Option<usize>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: TableFormat,
     /// Time budget per model, in seconds, shared by its engines (running out is inconclusive).
-    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
-    pub timeout: f64,
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = super::positive_seconds)]
+    pub timeout: Duration,
     /// Also run the explicit engine breadth-first, with exact state storage, and without
     /// reductions.
     #[arg(long)]
     pub modes: bool,
+}
+
+/// Parses `--jobs`: at least one worker.
+fn jobs(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("expected a positive number of jobs, not {s}")),
+    }
 }
 
 /// One way of checking a model: an engine and its search options.
@@ -190,10 +198,7 @@ fn options_of(
         opts.reduction = r;
     }
     opts.keep_going = false;
-    opts.limits.timeout = Some(match a.timeout {
-        Some(t) if t.is_finite() && t >= 0.0 => budget.min(Duration::from_secs_f64(t)),
-        _ => budget,
-    });
+    opts.limits.timeout = Some(a.timeout.map_or(budget, |t| budget.min(t)));
     // no progress lines: many checks run at once and the table is the output
     opts.limits.progress = false;
     (opts, semantics)
@@ -1137,10 +1142,6 @@ fn render_text(t: &Table) -> String {
 /// Runs `zingrs regress`; returns the exit code: 0 if every row agrees (skipped rows do not
 /// count), 1 if some row failed, 7 for a usage error.
 pub fn run(a: &RegressArgs) -> i32 {
-    if !(a.timeout.is_finite() && a.timeout > 0.0) {
-        eprintln!("error: --timeout must be a positive number of seconds");
-        return exit::INVALID;
-    }
     for p in &a.paths {
         if !p.exists() {
             eprintln!("error: {} does not exist", p.display());
@@ -1162,7 +1163,7 @@ pub fn run(a: &RegressArgs) -> i32 {
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let rows = run_all(&cases, &configs, jobs, Duration::from_secs_f64(a.timeout));
+    let rows = run_all(&cases, &configs, jobs, a.timeout);
     let count = |s: Status| rows.iter().filter(|r| r.status == s).count();
     let (passed, failed, skipped) = (
         count(Status::Passed),

@@ -127,6 +127,7 @@ fn file_name(path: &str) -> &str {
 /// Replays and prints; returns the verdict's exit code, 7 for a report that is not one of
 /// this model's counterexamples, 5 for one that does not replay to its verdict.
 pub fn run(a: &ReplayArgs) -> i32 {
+    super::arm_default_watchdog("replay");
     let program = match super::load(&a.model, a.lang, false) {
         Ok(p) => p,
         Err(code) => return code,

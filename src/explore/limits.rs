@@ -1,5 +1,7 @@
-//! Search limits and the process measurements they need.
+//! Search limits, the process measurements they need, and the watchdog that enforces them
+//! whatever the process is doing.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 /// Bounds on a search. Reaching `max_depth` makes the result bounded (exit 8); the others make
@@ -40,6 +42,8 @@ pub enum Limit {
     States,
     Time,
     Memory,
+    /// The user interrupted the run (Ctrl-C, SIGINT).
+    Interrupted,
 }
 
 impl Limit {
@@ -48,6 +52,26 @@ impl Limit {
             Limit::States => "state limit",
             Limit::Time => "time limit",
             Limit::Memory => "memory limit",
+            Limit::Interrupted => "interrupt",
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            Limit::States => 1,
+            Limit::Time => 2,
+            Limit::Memory => 3,
+            Limit::Interrupted => 4,
+        }
+    }
+
+    fn from_code(c: u8) -> Option<Limit> {
+        match c {
+            1 => Some(Limit::States),
+            2 => Some(Limit::Time),
+            3 => Some(Limit::Memory),
+            4 => Some(Limit::Interrupted),
+            _ => None,
         }
     }
 }
@@ -85,6 +109,11 @@ impl Watch {
     /// Called once per expanded state with the number of stored states.
     #[inline]
     pub fn check(&mut self, states: u64) -> Option<Limit> {
+        // the watchdog's verdict first: it sees the whole run, parsing included
+        if let Some(l) = watchdog::stopped() {
+            return Some(l);
+        }
+        watchdog::progress(states);
         if let Some(m) = self.limits.max_states {
             if states >= m {
                 return Some(Limit::States);
@@ -150,11 +179,258 @@ pub fn peak_bytes() -> Option<u64> {
     proc_status_kb("VmHWM:").map(|k| k * 1024)
 }
 
-/// Three quarters of physical memory, so that a search ends inconclusive before the OOM killer
-/// ends it.
+/// Three quarters of the memory available when the run starts (MemAvailable: free memory plus
+/// what the kernel can reclaim), so that a search ends inconclusive before the OOM killer ends
+/// it, also on a machine whose memory other processes already use. Physical memory
+/// (MemTotal) only on kernels that do not report MemAvailable. Read once per process: the
+/// limit must not change from one engine, or one in-process check, to the next (the BDD engine
+/// sizes its reused node table by it).
 pub fn default_memory_limit() -> Option<u64> {
+    static ONCE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *ONCE.get_or_init(read_memory_limit)
+}
+
+fn read_memory_limit() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = s.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    let kb = |key: &str| -> Option<u64> {
+        let line = s.lines().find(|l| l.starts_with(key))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    };
+    let kb = kb("MemAvailable:").or_else(|| kb("MemTotal:"))?;
     Some(kb * 1024 / 4 * 3)
+}
+
+/// Resident set size from /proc/self/statm: one short read, no parsing of the whole status
+/// file, cheap enough to poll every few milliseconds.
+fn resident_fast() -> Option<u64> {
+    use std::io::Read;
+    let mut f = std::fs::File::open("/proc/self/statm").ok()?;
+    let mut buf = [0u8; 96];
+    let n = f.read(&mut buf).ok()?;
+    let text = std::str::from_utf8(&buf[..n]).ok()?;
+    let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * page_size())
+}
+
+#[cfg(unix)]
+fn page_size() -> u64 {
+    // SAFETY: sysconf has no preconditions
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as u64
+    } else {
+        4096
+    }
+}
+
+#[cfg(not(unix))]
+fn page_size() -> u64 {
+    4096
+}
+
+/// The process-wide watchdog: a thread that checks the time and memory limits every few
+/// milliseconds and notices Ctrl-C, whatever the main thread is doing (parsing, enumerating
+/// initial states, searching, building a trace, replaying).
+///
+/// A limit is first *requested*: every engine's [`Watch::check`] sees it at its next state and
+/// the search ends as usual, reporting the limit with its statistics. Work that does not reach
+/// a check in time (a front end on a huge file, one statement with millions of outcomes, a
+/// trace build) is *forced*: after a grace period the watchdog reports the limit itself, with
+/// the statistics published so far, and ends the process with exit 9. Exactly one of the two
+/// reports is printed: the main thread claims the right to report with [`watchdog::report`].
+pub mod watchdog {
+    use super::*;
+
+    /// The limit requested (a [`Limit::code`]; 0: none).
+    static STOP: AtomicU8 = AtomicU8::new(0);
+    /// Whether a watchdog runs in this process (regress's in-process runs have none).
+    static ARMED: AtomicBool = AtomicBool::new(false);
+    /// 0: running; 1: the main thread is reporting; 2: the watchdog is reporting.
+    static PHASE: AtomicU8 = AtomicU8::new(0);
+    /// Set by the SIGINT handler.
+    static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+    /// Set when the limit must be forced at once (an allocation that would pass the limit).
+    static FORCE_NOW: AtomicBool = AtomicBool::new(false);
+    /// Stored states published by the running search (for a forced report).
+    static STATES: AtomicU64 = AtomicU64::new(0);
+    /// The last resident set size measured, in bytes.
+    static RSS: AtomicU64 = AtomicU64::new(0);
+    /// The memory limit in bytes (0: none).
+    static MEMORY: AtomicU64 = AtomicU64::new(0);
+
+    /// How often the watchdog looks.
+    pub const INTERVAL: Duration = Duration::from_millis(5);
+    /// How long a requested time limit or interrupt waits for the main thread before the
+    /// watchdog reports it itself.
+    pub const GRACE: Duration = Duration::from_millis(400);
+    /// The same for memory, which grows while we wait.
+    pub const MEMORY_GRACE: Duration = Duration::from_millis(10);
+    /// Allocations at least this large are checked against the memory limit before they are
+    /// made ([`before_allocation`]).
+    pub const LARGE: usize = 32 << 20;
+
+    /// What the watchdog knows when it forces a limit: the limit, the stored states published
+    /// so far, the time since it was armed.
+    pub struct Forced {
+        pub limit: Limit,
+        pub states: u64,
+        pub elapsed: Duration,
+    }
+
+    /// The limit the watchdog requested, if any (one relaxed load: cheap enough per state).
+    #[inline]
+    pub fn stopped() -> Option<Limit> {
+        Limit::from_code(STOP.load(Relaxed))
+    }
+
+    /// Publishes the number of stored states, for a forced report.
+    #[inline]
+    pub fn progress(states: u64) {
+        STATES.store(states, Relaxed);
+    }
+
+    fn request(l: Limit) {
+        let _ = STOP.compare_exchange(0, l.code(), Relaxed, Relaxed);
+    }
+
+    /// Starts the watchdog for this process (once; later calls do nothing): time counts from
+    /// now, memory is polled, SIGINT requests [`Limit::Interrupted`]. `force` prints the
+    /// report of a forced limit; the process then exits with `exit_code`.
+    pub fn arm(
+        timeout: Option<Duration>,
+        memory: Option<u64>,
+        exit_code: i32,
+        force: Box<dyn FnOnce(Forced) + Send>,
+    ) {
+        if ARMED.swap(true, Relaxed) {
+            return;
+        }
+        MEMORY.store(memory.unwrap_or(0), Relaxed);
+        install_sigint();
+        let start = Instant::now();
+        let spawned = std::thread::Builder::new()
+            .name("zingrs-watchdog".into())
+            .spawn(move || watch(start, timeout, memory, exit_code, force));
+        if spawned.is_err() {
+            ARMED.store(false, Relaxed);
+        }
+    }
+
+    fn watch(
+        start: Instant,
+        timeout: Option<Duration>,
+        memory: Option<u64>,
+        exit_code: i32,
+        force: Box<dyn FnOnce(Forced) + Send>,
+    ) {
+        let mut requested: Option<Instant> = None;
+        loop {
+            std::thread::sleep(INTERVAL);
+            if PHASE.load(Relaxed) != 0 {
+                return;
+            }
+            let rss = resident_fast().unwrap_or(0);
+            RSS.store(rss, Relaxed);
+            if INTERRUPTED.load(Relaxed) {
+                request(Limit::Interrupted);
+            }
+            if timeout.is_some_and(|t| start.elapsed() >= t) {
+                request(Limit::Time);
+            }
+            if memory.is_some_and(|m| rss >= m) {
+                request(Limit::Memory);
+            }
+            let Some(limit) = stopped() else {
+                continue;
+            };
+            let since = *requested.get_or_insert_with(Instant::now);
+            let grace = if limit == Limit::Memory {
+                MEMORY_GRACE
+            } else {
+                GRACE
+            };
+            if !FORCE_NOW.load(Relaxed) && since.elapsed() < grace {
+                continue;
+            }
+            if PHASE.compare_exchange(0, 2, Relaxed, Relaxed).is_err() {
+                return;
+            }
+            force(Forced {
+                limit,
+                states: STATES.load(Relaxed),
+                elapsed: start.elapsed(),
+            });
+            exit_now(exit_code);
+        }
+    }
+
+    /// Claims the right to print the final report. `false` when the watchdog already forced
+    /// a limit and is printing its own report: the caller must then print nothing and wait
+    /// for the process to end ([`wait_for_exit`]). Without a watchdog, always `true`.
+    pub fn report() -> bool {
+        !ARMED.load(Relaxed) || PHASE.compare_exchange(0, 1, Relaxed, Relaxed).is_ok()
+    }
+
+    /// Blocks forever: the watchdog is ending the process.
+    pub fn wait_for_exit() -> ! {
+        loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        }
+    }
+
+    /// Called by the allocator before an allocation of `size` bytes (at least [`LARGE`]):
+    /// when it would take the process past the memory limit, the limit is forced at once and
+    /// the calling thread waits for the watchdog to end the process, so that an array or a
+    /// list of outcomes too large for the limit is an exit 9, not an allocation attempt. It
+    /// allocates nothing and takes no lock.
+    pub fn before_allocation(size: usize) {
+        if !ARMED.load(Relaxed) || PHASE.load(Relaxed) != 0 {
+            return;
+        }
+        let limit = MEMORY.load(Relaxed);
+        if limit == 0 || RSS.load(Relaxed).saturating_add(size as u64) < limit {
+            return;
+        }
+        request(Limit::Memory);
+        FORCE_NOW.store(true, Relaxed);
+        if std::thread::current().name() == Some("zingrs-watchdog") {
+            return;
+        }
+        wait_for_exit();
+    }
+
+    fn exit_now(code: i32) -> ! {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
+        // the main thread may be anywhere (inside the allocator, holding a RefCell): end the
+        // process without running anything else
+        #[cfg(unix)]
+        // SAFETY: _exit has no preconditions and never returns
+        unsafe {
+            libc::_exit(code)
+        }
+        #[cfg(not(unix))]
+        std::process::exit(code)
+    }
+
+    #[cfg(unix)]
+    extern "C" fn on_sigint(_: libc::c_int) {
+        // async-signal-safe: one atomic store
+        INTERRUPTED.store(true, Relaxed);
+    }
+
+    #[cfg(unix)]
+    fn install_sigint() {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe
+        unsafe {
+            libc::signal(
+                libc::SIGINT,
+                on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn install_sigint() {}
 }

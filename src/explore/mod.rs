@@ -17,7 +17,8 @@ mod replay;
 mod zing_count;
 
 pub use limits::{
-    default_memory_limit, peak_bytes, resident_bytes, Limit, Limits, Watch, DEFAULT_MAX_DEPTH,
+    default_memory_limit, peak_bytes, resident_bytes, watchdog, Limit, Limits, Watch,
+    DEFAULT_MAX_DEPTH,
 };
 pub use replay::{replay, replay_keeping, Replayed, Replayer};
 
@@ -1708,6 +1709,11 @@ impl Explorer<'_, '_> {
             }
         }
         while let Some((s, ctx, node, level)) = queue.pop() {
+            // a level whose successors are all known stores nothing: look at the watchdog here
+            if let Some(l) = limits::watchdog::stopped() {
+                self.result.limit = Some(l);
+                return;
+            }
             self.result.stats.max_path = self.result.stats.max_path.max(level);
             let succs = self.successors(&s, ctx);
             if self.result.limit.is_some() {

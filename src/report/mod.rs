@@ -126,6 +126,9 @@ impl Verdict {
             Verdict::Bounded { bound } => {
                 format!("Check inconclusive: no error found, but the {bound} cut the search")
             }
+            Verdict::LimitReached {
+                limit: Limit::Interrupted,
+            } => "Check inconclusive: interrupted before the search ended".into(),
             Verdict::LimitReached { limit } => {
                 format!(
                     "Check inconclusive: {} reached before the search ended",

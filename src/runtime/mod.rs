@@ -56,6 +56,11 @@ pub struct Machine<'p> {
     /// Per procedure, the locals that may be read before written from its entry; the others
     /// start as `false` instead of every value (their value is never observed).
     live_entry: Vec<Vec<bool>>,
+    /// Per procedure, the live locals before each node: a nondeterministic value that goes to
+    /// a local no path reads before writing it again (a dead formal, a dead target of `*`) is
+    /// one value, not every value, so a call with 24 `*` arguments of which one is read has
+    /// two outcomes, not 2^24.
+    live: Vec<zingrs_lang::liveness::LiveBits>,
     /// Getafix layout: the global `atomic` used as a lock (bp-language.md §5.13).
     lock_global: Option<u32>,
     /// Procedures whose calls run without interruption: Zing atomic methods, Getafix
@@ -88,17 +93,30 @@ impl<'p> Machine<'p> {
                 shared += 1;
             }
         }
+        let live: Vec<_> = program
+            .procs
+            .iter()
+            .map(zingrs_lang::liveness::LiveBits::of)
+            .collect();
+        // live_at_entry's answer, from the bits already computed
+        let live_entry = program
+            .procs
+            .iter()
+            .zip(&live)
+            .map(|(p, bits)| {
+                (0..p.locals.len())
+                    .map(|i| i < p.params as usize || (!p.nodes.is_empty() && bits.live(0, i)))
+                    .collect()
+            })
+            .collect();
         let mut m = Machine {
             program,
             semantics,
             slots,
             shared: shared as usize,
             thread_locals: tl as usize,
-            live_entry: program
-                .procs
-                .iter()
-                .map(zingrs_lang::liveness::live_at_entry)
-                .collect(),
+            live_entry,
+            live,
             lock_global: match program.layout {
                 zingrs_lang::ir::Layout::Getafix { .. } => program
                     .globals
@@ -203,6 +221,13 @@ impl<'p> Machine<'p> {
     /// Whether local `i` of `proc` may be read before it is written.
     pub fn live_at_entry(&self, proc: u32, i: usize) -> bool {
         self.live_entry[proc as usize][i]
+    }
+
+    /// Whether local `i` of `proc` may be read before it is written from node `pc` on
+    /// (formals included: a formal no path reads is dead at the entry).
+    #[inline]
+    pub fn live_before(&self, proc: u32, pc: u32, i: usize) -> bool {
+        self.live[proc as usize].live(pc, i)
     }
 
     pub fn shared_count(&self) -> usize {

@@ -22,6 +22,9 @@ struct StackNode {
     frame: Frame,
     below: Stack,
     depth: u32,
+    /// The digest of the frames from the bottom up to this one ([`Stack::digest`]), computed
+    /// at most once: `Some(None)` when some of them holds a reference.
+    digest: std::cell::OnceCell<Option<u128>>,
 }
 
 /// A persistent call stack; the top frame is the one that runs.
@@ -55,6 +58,7 @@ impl Stack {
             frame,
             below: self.clone(),
             depth: self.depth() + 1,
+            digest: std::cell::OnceCell::new(),
         })))
     }
     /// The stack without its top frame.
@@ -122,6 +126,32 @@ impl Stack {
             Some(_) => self.frames_bottom_up().into_iter().for_each(f),
         }
     }
+    /// A digest of the whole stack, `step(below's digest, frame)` folded from the bottom up
+    /// (the empty stack's digest is 0), or `None` when `step` gives `None` for some frame. Each
+    /// node keeps its digest, so the digest of a stack whose lower part was digested before
+    /// costs the frames above it only: fingerprinting a deep stack step after step is linear in
+    /// the number of steps, not quadratic. `step` must be the same function on every call.
+    pub fn digest(&self, step: impl Fn(u128, &Frame) -> Option<u128>) -> Option<u128> {
+        // the nodes whose digest is not known yet, top first
+        let mut todo: Vec<&StackNode> = Vec::new();
+        let mut cur = self.0.as_deref();
+        let mut base = Some(0u128);
+        while let Some(n) = cur {
+            if let Some(&d) = n.digest.get() {
+                base = d;
+                break;
+            }
+            todo.push(n);
+            cur = n.below.0.as_deref();
+        }
+        for n in todo.into_iter().rev() {
+            let d = base.and_then(|b| step(b, &n.frame));
+            let _ = n.digest.set(d);
+            base = d;
+        }
+        base
+    }
+
     /// Frames from the bottom (the thread's first procedure) up.
     pub fn frames_bottom_up(&self) -> Vec<&Frame> {
         let mut v: Vec<&Frame> = self.iter().collect();

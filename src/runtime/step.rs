@@ -593,7 +593,7 @@ impl Machine<'_> {
                 values,
                 constrain,
             } => {
-                let alts = values
+                let mut alts = values
                     .iter()
                     .map(|v| self.values(v, &env, rec))
                     .collect::<Result<Vec<_>, _>>()?;
@@ -601,6 +601,9 @@ impl Machine<'_> {
                     .iter()
                     .map(|t| self.target(t.as_ref(), &env, rec))
                     .collect::<Result<Vec<_>, _>>()?;
+                if constrain.is_none() {
+                    self.one_value_if_dead(frame.proc, node.succ.as_slice(), targets, &mut alts);
+                }
                 for_each_product(&alts, |combo| {
                     let mut post = Post::new(self, s, thread, &frame.locals);
                     for (&t, &v) in resolved.iter().zip(combo) {
@@ -626,7 +629,9 @@ impl Machine<'_> {
                     .iter()
                     .map(|t| self.target(Some(t), &env, rec))
                     .collect::<Result<Vec<_>, _>>()?;
-                let alts = vec![BOTH.to_vec(); targets.len()];
+                let mut alts = vec![BOTH.to_vec(); targets.len()];
+                let targets: Vec<Option<LValue>> = targets.iter().cloned().map(Some).collect();
+                self.one_value_if_dead(frame.proc, node.succ.as_slice(), &targets, &mut alts);
                 for_each_product(&alts, |combo| {
                     let mut post = Post::new(self, s, thread, &frame.locals);
                     for (&t, &v) in resolved.iter().zip(combo) {
@@ -1002,6 +1007,28 @@ impl Machine<'_> {
 
     /// The alternatives for a new frame's slots: each argument's values, then each other
     /// local's starting values.
+    /// Keeps one value of each alternative list whose target is a local that no path reads
+    /// before writing it again after this statement (at its one successor `succ`): the other
+    /// values would only make states that differ in a value nobody observes.
+    fn one_value_if_dead(
+        &self,
+        proc: ProcId,
+        succ: &[Pc],
+        targets: &[Option<LValue>],
+        alts: &mut [Vec<Value>],
+    ) {
+        let &[next] = succ else {
+            return;
+        };
+        for (t, a) in targets.iter().zip(alts.iter_mut()) {
+            if let (Some(LValue::Local(i)), true) = (t, a.len() > 1) {
+                if !self.live_before(proc, next, *i as usize) {
+                    a.truncate(1);
+                }
+            }
+        }
+    }
+
     fn entry_alts<R: Recorder>(
         &self,
         callee: ProcId,
@@ -1014,6 +1041,14 @@ impl Machine<'_> {
             .iter()
             .map(|a| self.values(a, env, rec))
             .collect::<Result<Vec<_>, _>>()?;
+        if !p.nodes.is_empty() {
+            for (i, a) in alts.iter_mut().enumerate() {
+                // a formal the callee never reads before writing takes one of its values
+                if a.len() > 1 && !self.live_before(callee, 0, i) {
+                    a.truncate(1);
+                }
+            }
+        }
         alts.extend((args.len()..p.locals.len()).map(|i| self.local_alts(callee, i)));
         Ok(alts)
     }

@@ -489,6 +489,9 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
                 if self.bdd.out_of_memory() {
                     return Some(Limit::Memory);
                 }
+                if let Some(l) = explore::watchdog::stopped() {
+                    return Some(l);
+                }
                 if tick & 4095 == 0 {
                     if let Some(t) = opts.limits.timeout {
                         if start.elapsed() > t {

@@ -560,6 +560,13 @@ impl<'a, 'm> Body<'a, 'm> {
             self.stmt(st);
         }
         self.reset_block_locals(body);
+        if self.nodes.len() as Pc == start + 1 {
+            // an empty body: the statement is nothing, so the step that arrives at it ends
+            // after it; glued through, that step would also run the statement after the try
+            // (a procedure's return, when the try is its last statement, which no other step
+            // can make: the summary engine relies on returns being steps of their own)
+            self.nodes[start as usize].glue = ir::Glue::ToPrevious;
+        }
         self.flush_labels(body.span);
         let end = self.nodes.len() as Pc;
         let mut exits = std::mem::take(&mut self.pending);

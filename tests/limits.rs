@@ -1,0 +1,315 @@
+//! Limits that always hold: pathological models and benchmark families far beyond the
+//! machine, run under `--memory 500 --timeout 3`, must end with exit 9 (or a verdict) within
+//! a second of the timeout and with a peak resident set within 10% of the memory limit,
+//! measured from outside the process (`wait4`'s rusage). On every engine that applies.
+
+#![cfg(target_os = "linux")]
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ZINGRS: &str = env!("CARGO_BIN_EXE_zingrs");
+const MEMORY_MB: u64 = 500;
+const TIMEOUT: Duration = Duration::from_secs(3);
+/// How long after the timeout the process may still run.
+const SLACK: Duration = Duration::from_secs(1);
+
+/// What a run of `zingrs` did, measured by its parent.
+struct Measured {
+    code: Option<i32>,
+    wall: Duration,
+    /// Peak resident set, bytes (`ru_maxrss`).
+    peak: u64,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `zingrs ARGS` and waits for it with `wait4`, which reports its peak resident set.
+// the child is reaped by wait4, not by std's wait
+#[allow(clippy::zombie_processes)]
+fn measure(args: &[&str]) -> Measured {
+    let start = Instant::now();
+    let mut child = Command::new(ZINGRS)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zingrs starts");
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain old data; wait4 fills it for our own child
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: waits for our child, whose pid std does not reap (we never call child.wait)
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    let wall = start.elapsed();
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .ok();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .ok();
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    Measured {
+        code,
+        wall,
+        peak: usage.ru_maxrss as u64 * 1024,
+        stdout,
+        stderr,
+    }
+}
+
+/// Writes `text` to a fresh file named `name` and returns its path.
+fn model(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("zingrs-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// A benchmark family's model, from `zingrs gen`.
+fn generated(family: &str, n: &str, ext: &str) -> String {
+    let o = Command::new(ZINGRS)
+        .args(["gen", family, n])
+        .output()
+        .expect("zingrs gen runs");
+    assert!(o.status.success(), "gen {family} {n}");
+    model(
+        &format!("{family}-{n}.{ext}"),
+        &String::from_utf8(o.stdout).unwrap(),
+    )
+}
+
+/// Checks `path` with `extra` options under the limits and asserts that they held: exit 9
+/// (or one of `also`, a verdict reached before any limit), within a second of the timeout,
+/// peak memory within 10% of the limit.
+fn holds(path: &str, extra: &[&str], also: &[i32]) {
+    let memory = MEMORY_MB.to_string();
+    let timeout = TIMEOUT.as_secs().to_string();
+    let mut args = vec![
+        "check",
+        path,
+        "--memory",
+        &memory,
+        "--timeout",
+        &timeout,
+        "--stats",
+    ];
+    args.extend_from_slice(extra);
+    let m = measure(&args);
+    let what = format!(
+        "{} {}: exit {:?} after {:.2} s, peak {} MB\n{}{}",
+        path,
+        extra.join(" "),
+        m.code,
+        m.wall.as_secs_f64(),
+        m.peak >> 20,
+        m.stdout,
+        m.stderr
+    );
+    let code = m.code.unwrap_or(-1);
+    assert!(code == 9 || also.contains(&code), "{what}");
+    if code == 9 {
+        assert!(m.stdout.contains("inconclusive"), "{what}");
+        // the statistics so far come with the verdict
+        assert!(m.stdout.contains("distinct states"), "{what}");
+    }
+    assert!(m.wall <= TIMEOUT + SLACK, "{what}");
+    let limit = MEMORY_MB << 20;
+    assert!(m.peak <= limit + limit / 10, "{what}");
+}
+
+fn parallel_havoc(n: usize) -> String {
+    let ls: Vec<String> = (0..n).map(|i| format!("l{i}")).collect();
+    let stars = vec!["*"; n].join(", ");
+    format!(
+        "main() begin decl {};\n  {} := {stars};\n  assert(l0 | !l0);\nend\n",
+        ls.join(", "),
+        ls.join(", ")
+    )
+}
+
+fn call_with_stars(n: usize) -> String {
+    let fs: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+    let stars = vec!["*"; n].join(", ");
+    format!(
+        "main() begin\n  f({stars});\nend\nf({}) begin\n  assert(a0 | !a0);\nend\n",
+        fs.join(", ")
+    )
+}
+
+fn havoc_loop(n: usize) -> String {
+    let gs: Vec<String> = (0..n).map(|i| format!("g{i}")).collect();
+    let stars = vec!["*"; n].join(", ");
+    format!(
+        "decl {};\nmain() begin\n  while (*) do\n    {} := {stars};\n  od\nend\n",
+        gs.join(", "),
+        gs.join(", ")
+    )
+}
+
+const ENGINES: [&str; 3] = ["explicit", "summary", "bdd"];
+
+#[test]
+fn a_parallel_assignment_of_24_stars() {
+    let p = model("havoc24.bp", &parallel_havoc(24));
+    for e in ENGINES {
+        // the BDD engine decides it (passed) at once
+        holds(&p, &["--engine", e], &[0]);
+    }
+}
+
+#[test]
+fn a_call_with_24_star_arguments() {
+    let p = model("call24.bp", &call_with_stars(24));
+    for e in ENGINES {
+        holds(&p, &["--engine", e], &[0]);
+    }
+}
+
+#[test]
+fn a_loop_that_havocs_14_globals() {
+    let p = model("loop14.bp", &havoc_loop(14));
+    for e in ENGINES {
+        holds(&p, &["--engine", e], &[0]);
+    }
+    holds(&p, &["--engine", "explicit", "--bfs"], &[]);
+    holds(&p, &["--engine", "summary", "--bfs"], &[]);
+}
+
+#[test]
+fn zing_arrays_too_large_for_the_memory_limit() {
+    let dynamic = model(
+        "bigarray.zing",
+        "array A[] int;\nclass Main {\n    activate static void main() {\n        A a;\n        a = new A[400000000];\n        a[5] = 1;\n        assert(a[5] == 1);\n    }\n};\n",
+    );
+    let fixed = model(
+        "bigstatic.zing",
+        "array A[1000000000] int;\nclass Main {\n    activate static void main() {\n        A a;\n        a = new A;\n        a[5] = 1;\n        assert(a[5] == 1);\n    }\n};\n",
+    );
+    for p in [&dynamic, &fixed] {
+        for e in ["explicit", "summary"] {
+            holds(p, &["--engine", e], &[]);
+        }
+    }
+}
+
+#[test]
+fn thirty_unconstrained_globals() {
+    let gs: Vec<String> = (0..30).map(|i| format!("g{i}")).collect();
+    let p = model(
+        "bits30.bp",
+        &format!(
+            "decl {};\nmain() begin\n  assert(g0 | !g0);\nend\n",
+            gs.join(", ")
+        ),
+    );
+    for e in ENGINES {
+        holds(&p, &["--engine", e], &[0]);
+    }
+}
+
+#[test]
+fn benchmark_families_beyond_the_machine() {
+    let parity = generated("bp-parity", "40", "bp");
+    holds(&parity, &["--engine", "explicit"], &[]);
+    holds(&parity, &["--engine", "summary"], &[]);
+    let clone = generated("zing-clone", "400", "zing");
+    holds(&clone, &["--engine", "explicit"], &[]);
+    let phil = generated("philosophers-ordered", "14", "zing");
+    holds(&phil, &["--engine", "explicit"], &[]);
+    holds(&phil, &["--engine", "explicit", "--bfs"], &[]);
+    holds(&phil, &["--engine", "explicit", "--contexts", "6"], &[8]);
+    holds(&phil, &["--engine", "summary"], &[]);
+}
+
+/// `--timeout` counts from the start: a model that takes longer than the timeout to read is
+/// stopped while it is read.
+#[test]
+fn the_timeout_covers_parsing() {
+    let mut text = String::from("main() begin decl x;\n");
+    for _ in 0..400_000 {
+        text.push_str("  x := !x;\n");
+    }
+    text.push_str("end\n");
+    let p = model("long.bp", &text);
+    let m = measure(&["check", &p, "--timeout", "0.2", "--engine", "explicit"]);
+    assert_eq!(m.code, Some(9), "{}{}", m.stdout, m.stderr);
+    assert!(m.stdout.contains("time limit"), "{}", m.stdout);
+    assert!(
+        m.wall < Duration::from_millis(1200),
+        "{:?}: the front end alone takes longer",
+        m.wall
+    );
+}
+
+/// Ctrl-C (SIGINT) ends a run with "interrupted", the statistics so far and exit 9.
+#[test]
+fn an_interrupt_prints_the_statistics_and_exits_9() {
+    let p = model("loop14-int.bp", &havoc_loop(14));
+    let child = Command::new(ZINGRS)
+        .args(["check", &p, "--engine", "explicit", "--stats"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zingrs starts");
+    std::thread::sleep(Duration::from_millis(700));
+    // SAFETY: sends SIGINT to our own child
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let start = Instant::now();
+    let o = child.wait_with_output().expect("zingrs ends");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(9), "{out}");
+    assert!(out.contains("interrupted"), "{out}");
+    assert!(out.contains("distinct states"), "{out}");
+    assert!(start.elapsed() < SLACK, "{:?}", start.elapsed());
+}
+
+/// Deep recursion on the explicit engine is linear in the depth: 100,000 calls deep (200,000
+/// states) take well under the 3 s budget (they took minutes when every step wrote out the
+/// whole stack), passing and failing at the bottom.
+#[test]
+fn recursion_100000_deep_on_the_explicit_engine() {
+    let body = |bottom: &str| {
+        format!(
+            "class Main {{\n    static void f(int n) {{\n        if (n > 0) {{\n            f(n - 1);\n        }} else {{\n            {bottom}\n        }}\n    }}\n    activate static void main() {{\n        f(100000);\n    }}\n}};\n"
+        )
+    };
+    let passes = model("deep-pass.zing", &body("n = 0;"));
+    let fails = model("deep-fail.zing", &body("assert(false);"));
+    for (p, code) in [(&passes, 0), (&fails, 3)] {
+        for extra in [&[][..], &["--bfs"][..], &["--exact"][..]] {
+            let mut args = vec![
+                "check",
+                p.as_str(),
+                "--engine",
+                "explicit",
+                "--max-depth",
+                "200000",
+                "--timeout",
+                "3",
+                "-q",
+            ];
+            args.extend_from_slice(extra);
+            let m = measure(&args);
+            assert_eq!(
+                m.code,
+                Some(code),
+                "{p} {extra:?}: {}{}",
+                m.stdout,
+                m.stderr
+            );
+        }
+    }
+}
