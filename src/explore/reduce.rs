@@ -1,0 +1,269 @@
+//! The reductions of the explicit search (`--reduction`) and the breadth-first orders: which
+//! states are interior (explored but not stored), transactions run on as one chained choice,
+//! and the levels of ZING's order.
+
+use super::{Choice, Explorer, Succs, MACRO};
+use crate::runtime::{Kind, Outcome, State, Touched};
+use std::collections::VecDeque;
+use zingrs_lang::ir::Stmt;
+
+/// Which reductions the explicit search applies (`--reduction`). Both keep every verdict:
+/// deadlocks, assertion violations, runtime errors and reached labels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Reduction {
+    /// Every interleaving of every step; every state is stored.
+    #[default]
+    None,
+    /// An atomic region is one transition: the states strictly inside it are not stored
+    /// (except at its loop heads and its choices, so that the search ends and meets again).
+    Transactions,
+    /// Partial-order reduction: a thread whose next step touches only its own variables runs
+    /// alone (a persistent set of one thread, with the cycle proviso).
+    Por,
+    /// Both.
+    All,
+}
+
+impl Reduction {
+    pub(super) fn transactions(self) -> bool {
+        matches!(self, Reduction::Transactions | Reduction::All)
+    }
+    pub(super) fn por(self) -> bool {
+        matches!(self, Reduction::Por | Reduction::All)
+    }
+}
+
+/// In a [`Choice::outcome`] of the search (not of a reported path), the bits from here up to
+/// [`MACRO`] count the steps run on after the first in a chained transaction
+/// ([`Explorer::chain`]), each taking its step's only outcome.
+pub(super) const CHAIN_SHIFT: u32 = 20;
+
+/// The longest chain (the region goes on as ordinary steps after it).
+const MAX_CHAIN: u32 = (1 << (31 - CHAIN_SHIFT)) - 1;
+
+/// A search choice's first outcome and the number of chained steps after it.
+pub(super) fn split_chain(c: Choice) -> (u32, u32) {
+    (
+        c.outcome & ((1 << CHAIN_SHIFT) - 1),
+        (c.outcome & !MACRO) >> CHAIN_SHIFT,
+    )
+}
+
+/// The breadth-first frontier, level by level; within a level, first in first out, except
+/// that a successor at no extra cost (inside an atomic region, in ZING's order) goes first.
+pub(super) struct Levels<T> {
+    base: u64,
+    queues: VecDeque<VecDeque<T>>,
+}
+
+impl<T> Default for Levels<T> {
+    fn default() -> Self {
+        Levels {
+            base: 0,
+            queues: VecDeque::new(),
+        }
+    }
+}
+
+impl<T> Levels<T> {
+    /// Queues `item` at `level` (never below the level being taken), first in its level if
+    /// `first`.
+    pub(super) fn push(&mut self, level: u64, item: T, first: bool) {
+        let i = level.saturating_sub(self.base) as usize;
+        while self.queues.len() <= i {
+            self.queues.push_back(VecDeque::new());
+        }
+        if first {
+            self.queues[i].push_front(item);
+        } else {
+            self.queues[i].push_back(item);
+        }
+    }
+
+    pub(super) fn pop(&mut self) -> Option<T> {
+        loop {
+            let q = self.queues.front_mut()?;
+            if let Some(x) = q.pop_front() {
+                return Some(x);
+            }
+            self.queues.pop_front();
+            self.base += 1;
+        }
+    }
+}
+
+impl Explorer<'_, '_> {
+    /// Per outcome of a node, whether the step of its thread was a choice: two or more
+    /// successors (a node's outcomes come thread by thread).
+    pub(super) fn branching(outs: &Succs) -> impl Iterator<Item = bool> + '_ {
+        let goes_on = |o: &Outcome| matches!(o, Outcome::Next { .. } | Outcome::Moved { .. });
+        outs.chunk_by(|a, b| a.0.thread == b.0.thread)
+            .flat_map(move |run| {
+                let choice = run.iter().filter(|(_, o)| goes_on(o)).nth(1).is_some();
+                std::iter::repeat_n(choice, run.len())
+            })
+    }
+
+    /// What `choice` from `s` adds to a breadth-first search's level: its steps, or in ZING's
+    /// order one per process step (none inside an atomic region; a chained region is one)
+    /// plus one for a choice among two or more alternatives.
+    pub(super) fn cost(&self, s: &State, choice: Choice) -> u64 {
+        if !self.opts.zing_order {
+            return 1 + split_chain(choice).1 as u64;
+        }
+        let tid = choice.thread as usize;
+        let choice = (self.m.alternatives(s, tid) >= 2) as u64;
+        let process_step = (s.atomic_owner() != Some(tid)) as u64;
+        process_step + choice
+    }
+
+    /// Whether outcome `o` of thread `tid` of `parent` is a state the search goes through
+    /// without storing it. Such a state is still expanded as usual; not storing it only costs
+    /// re-exploring it when another path meets it, so it is never a state reached by a choice
+    /// (`branching`: two or more successors), and every cycle of states passes a stored one:
+    /// - with `transactions`, a state strictly inside an atomic region, unless its owner is at
+    ///   a loop head (so a loop inside the region ends) or at a choice (ZING's count, which
+    ///   counts choice states, stays as without the reduction);
+    /// - with `por`, a state whose thread `tid` moved within itself (no thread started or
+    ///   ended) to a step that it may take alone: the transaction goes on with it (a thread's
+    ///   cycle of such steps holds a node where it may not, at which the state is stored).
+    pub(super) fn interior(&self, parent: &State, tid: u32, o: &Outcome, branching: bool) -> bool {
+        if branching {
+            return false;
+        }
+        let (proc, pc, depth, atomic) = match o {
+            Outcome::Moved { mv, .. } => {
+                let t = &parent.threads[tid as usize];
+                let Some(f) = t.stack.top() else {
+                    return false;
+                };
+                (f.proc, mv.pc, t.stack.depth(), mv.atomic)
+            }
+            Outcome::Next { state, kind } => {
+                if let Some(o) = state.atomic_owner() {
+                    let t = &state.threads[o];
+                    let Some(f) = t.stack.top() else {
+                        return false;
+                    };
+                    (f.proc, f.pc, t.stack.depth(), true)
+                } else if matches!(kind, Kind::ThreadStart | Kind::ThreadEnd) {
+                    return false;
+                } else {
+                    let Some(t) = state.threads.get(tid as usize) else {
+                        return false;
+                    };
+                    let Some(f) = t.stack.top() else {
+                        return false;
+                    };
+                    (f.proc, f.pc, t.stack.depth(), false)
+                }
+            }
+            _ => return false,
+        };
+        if atomic {
+            let may_choose = matches!(
+                self.m.program.node(proc, pc).stmt,
+                Stmt::Choose { .. } | Stmt::ChooseElem { .. } | Stmt::Select { .. }
+            );
+            self.atomic_interior && !may_choose && !self.m.loop_head(proc, pc)
+        } else {
+            self.por && self.m.may_run_alone_at(proc, pc, depth)
+        }
+    }
+
+    /// A transaction run on as one transition: the lone outcome in `self.scratch` of thread
+    /// `tid`'s step from `s`, followed while it leads to an interior state (strictly inside
+    /// an atomic region, or with the thread at a step it may take alone; see
+    /// [`Explorer::interior`]) from which the thread's next step has exactly one outcome, a
+    /// successor. (At such a state the thread alone is a persistent set, so running it on is
+    /// one more choice of reduced search.) The result is one outcome of `s` whose choice
+    /// counts the steps taken after the first ([`CHAIN_SHIFT`]); `None` if there is nothing
+    /// to run on.
+    pub(super) fn chain(&mut self, s: &State, tid: usize) -> Option<(Choice, Outcome)> {
+        let mut extra = 0u32;
+        let mut o = self.scratch.pop().expect("one outcome");
+        // the state `o` is an outcome of (None: `s`), built only once the chain goes on
+        let mut from: Option<State> = None;
+        let mut kind = Kind::Internal;
+        loop {
+            let parent = from.as_ref().unwrap_or(s);
+            if extra >= MAX_CHAIN || !self.interior(parent, tid as u32, &o, false) {
+                break;
+            }
+            o.materialize(parent);
+            let Outcome::Next { state, kind: k } = &o else {
+                break;
+            };
+            // a state the search must look at (a target label, the depth bound) ends the chain
+            if Self::stack_depth(state) > self.opts.limits.max_depth || self.target(state).is_some()
+            {
+                break;
+            }
+            if matches!(k, Kind::ThreadStart | Kind::ThreadEnd) {
+                kind = *k;
+            }
+            let touched = self.touched.get_or_insert_with(Touched::default);
+            self.m.step_moves(state, tid, touched, &mut self.scratch);
+            let lone = self.scratch.len() == 1
+                && matches!(
+                    self.scratch[0],
+                    Outcome::Next { .. } | Outcome::Moved { .. }
+                );
+            if !lone {
+                self.scratch.clear();
+                break;
+            }
+            let Outcome::Next { state, .. } = std::mem::replace(&mut o, Outcome::Pruned) else {
+                unreachable!("materialized above");
+            };
+            from = Some(state);
+            o = self.scratch.pop().expect("one outcome");
+            extra += 1;
+            self.chained += 1;
+        }
+        if extra == 0 {
+            self.scratch.push(o);
+            return None;
+        }
+        o.materialize(from.as_ref().unwrap_or(s));
+        if let Outcome::Next { kind: k, .. } = &mut o {
+            if kind != Kind::Internal {
+                *k = kind;
+            }
+        }
+        let choice = Choice {
+            thread: tid as u32,
+            outcome: extra << CHAIN_SHIFT,
+        };
+        Some((choice, o))
+    }
+
+    /// Re-executes one choice of a path of this search (a chained transaction step by step)
+    /// from `parent`: the state it leads to and the kind of its last step.
+    pub(super) fn rerun(
+        &mut self,
+        parent: &State,
+        c: Choice,
+        touched: &mut Touched,
+    ) -> (State, Kind) {
+        let (first, extra) = split_chain(c);
+        let mut cur: Option<State> = None;
+        let mut kind = Kind::Internal;
+        for i in 0..=extra {
+            let from = cur.as_ref().unwrap_or(parent);
+            self.scratch.clear();
+            self.m
+                .step(from, c.thread as usize, touched, &mut self.scratch);
+            let index = if i == 0 { first } else { 0 };
+            let Some(Outcome::Next { state, kind: k }) = self.scratch.drain(..).nth(index as usize)
+            else {
+                unreachable!("a choice on the stack re-executes to a state");
+            };
+            if i == 0 || matches!(k, Kind::ThreadStart | Kind::ThreadEnd) {
+                kind = k;
+            }
+            cur = Some(state);
+        }
+        (cur.expect("at least one step"), kind)
+    }
+}
