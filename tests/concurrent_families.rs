@@ -37,6 +37,15 @@ fn codes(model: &std::path::Path, ks: std::ops::RangeInclusive<u32>, extra: &[&s
     .collect()
 }
 
+/// Seed 002 Figure 3's Reachable column: adders, stoppers, and the smallest bound at which
+/// the error is reached (`None`: never).
+const FIGURE_3: [(&str, &str, Option<u32>); 4] = [
+    ("1", "1", None),
+    ("1", "2", Some(3)),
+    ("2", "1", Some(4)),
+    ("2", "2", Some(3)),
+];
+
 /// Exit 8 below `first`, 3 from `first` on (`None`: never reached).
 fn expected(ks: std::ops::RangeInclusive<u32>, first: Option<u32>) -> Vec<i32> {
     ks.map(|k| if first.is_some_and(|f| k >= f) { 3 } else { 8 })
@@ -45,12 +54,7 @@ fn expected(ks: std::ops::RangeInclusive<u32>, first: Option<u32>) -> Vec<i32> {
 
 #[test]
 fn bluetooth_matches_figure_3() {
-    for (a, s, first) in [
-        ("1", "1", None),
-        ("1", "2", Some(3)),
-        ("2", "1", Some(4)),
-        ("2", "2", Some(3)),
-    ] {
+    for (a, s, first) in FIGURE_3 {
         let model = generate(&["bluetooth-bp", a, s]);
         for mode in [&[][..], &["--bfs"][..]] {
             assert_eq!(
@@ -196,12 +200,7 @@ fn bdd_reached(model: &std::path::Path, ks: std::ops::RangeInclusive<u32>) -> Ve
 
 #[test]
 fn bdd_engine_matches_figure_3() {
-    for (a, s, first) in [
-        ("1", "1", None),
-        ("1", "2", Some(3)),
-        ("2", "1", Some(4)),
-        ("2", "2", Some(3)),
-    ] {
+    for (a, s, first) in FIGURE_3 {
         let model = generate(&["bluetooth-bp", a, s]);
         let want: Vec<bool> = (1..=4).map(|k| first.is_some_and(|f| k >= f)).collect();
         assert_eq!(bdd_reached(&model, 1..=4), want, "bluetooth-bp {a} {s}");
