@@ -306,6 +306,135 @@ impl Expr {
     }
 }
 
+impl Expr {
+    /// Calls `f` on this expression and on every expression inside it, parents first (the
+    /// arguments of a wait-condition call included, not the callee's body).
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        f(self);
+        match self {
+            Expr::Const(_)
+            | Expr::Local(_)
+            | Expr::Global(_)
+            | Expr::PrimedLocal(_)
+            | Expr::PrimedGlobal(_)
+            | Expr::Nondet
+            | Expr::SelfId => {}
+            Expr::Unary(_, a)
+            | Expr::Field(a, _)
+            | Expr::Neg(_, a)
+            | Expr::BitNot(_, a)
+            | Expr::Convert(_, a)
+            | Expr::Size(a, _)
+            | Expr::ClassIs(a, _) => a.walk(f),
+            Expr::Binary(_, a, b)
+            | Expr::Schoose(a, b)
+            | Expr::Arith(_, _, a, b)
+            | Expr::Cmp(_, a, b)
+            | Expr::Elem(a, b, _)
+            | Expr::In(a, b) => {
+                a.walk(f);
+                b.walk(f);
+            }
+            Expr::Ite(c, a, b) => {
+                c.walk(f);
+                a.walk(f);
+                b.walk(f);
+            }
+            Expr::Call(_, args) => args.iter().for_each(|a| a.walk(f)),
+        }
+    }
+}
+
+/// What a statement touches: an expression it evaluates, or a place it writes (whose base and
+/// index expressions it evaluates too: see [`LValue::reads`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Operand<'a> {
+    Read(&'a Expr),
+    Write(&'a LValue),
+}
+
+impl LValue {
+    /// The expressions evaluated to find the place (an object's reference, an index).
+    pub fn reads(&self) -> impl Iterator<Item = &Expr> {
+        let (a, b) = match self {
+            LValue::Local(_) | LValue::Global(_) => (None, None),
+            LValue::Field(e, _) => (Some(&**e), None),
+            LValue::Elem(e, i, _) => (Some(&**e), Some(&**i)),
+        };
+        a.into_iter().chain(b)
+    }
+}
+
+impl Stmt {
+    /// Calls `f` on every operand the statement itself names, in no particular order. What it
+    /// does besides (a call runs its callee, `constrain` may change every visible variable,
+    /// `new` writes a fresh object's fields) is the caller's to know.
+    pub fn for_each_operand<'a>(&'a self, mut f: impl FnMut(Operand<'a>)) {
+        let write = |lv: &'a LValue, f: &mut dyn FnMut(Operand<'a>)| {
+            f(Operand::Write(lv));
+            lv.reads().for_each(|e| f(Operand::Read(e)));
+        };
+        match self {
+            Stmt::Skip
+            | Stmt::Goto
+            | Stmt::StartThreadGoto
+            | Stmt::EndThread
+            | Stmt::AtomicBegin
+            | Stmt::AtomicEnd
+            | Stmt::Yield
+            | Stmt::Raise { .. } => {}
+            Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => {
+                f(Operand::Read(cond))
+            }
+            Stmt::Constrain { expr } => f(Operand::Read(expr)),
+            Stmt::Assign {
+                targets,
+                values,
+                constrain,
+            } => {
+                targets.iter().flatten().for_each(|lv| write(lv, &mut f));
+                values.iter().for_each(|e| f(Operand::Read(e)));
+                if let Some(c) = constrain {
+                    f(Operand::Read(c));
+                }
+            }
+            Stmt::Havoc { targets } => targets.iter().for_each(|lv| write(lv, &mut f)),
+            Stmt::Call { args, results, .. } => {
+                args.iter().for_each(|e| f(Operand::Read(e)));
+                results.iter().flatten().for_each(|lv| write(lv, &mut f));
+            }
+            Stmt::Return { values } => values.iter().flatten().for_each(|e| f(Operand::Read(e))),
+            Stmt::StartThread { args, .. } => args.iter().for_each(|e| f(Operand::Read(e))),
+            Stmt::New { target, .. } | Stmt::Choose { target, .. } => write(target, &mut f),
+            Stmt::NewArray { target, len, .. } => {
+                write(target, &mut f);
+                f(Operand::Read(len));
+            }
+            Stmt::Select {
+                guards, receives, ..
+            } => {
+                guards.iter().for_each(|e| f(Operand::Read(e)));
+                for r in receives.iter().flatten() {
+                    f(Operand::Read(&r.chan));
+                    r.targets.iter().for_each(|lv| write(lv, &mut f));
+                }
+            }
+            Stmt::SetUpdate { set, operand, .. } => {
+                f(Operand::Read(set));
+                f(Operand::Read(operand));
+            }
+            Stmt::Send { chan, values } => {
+                f(Operand::Read(chan));
+                values.iter().for_each(|e| f(Operand::Read(e)));
+            }
+            Stmt::ChooseElem { targets, from } => {
+                targets.iter().for_each(|lv| write(lv, &mut f));
+                f(Operand::Read(from));
+            }
+        }
+    }
+}
+
 /// What a node does. The successors are in [`Node::succ`]; the comment of each variant says how
 /// many there are and what they mean.
 #[derive(Clone, Debug, Serialize)]

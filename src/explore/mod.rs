@@ -175,8 +175,14 @@ struct Explorer<'m, 'p> {
     atomic_interior: bool,
     /// A thread whose next step is private runs alone (`--reduction por`).
     por: bool,
+    /// Transactions run on through lock releases and one non-mover (`--reduction por`: see
+    /// `reduce::Phase`).
+    movers: bool,
     /// The last [`Explorer::step_threads`] expanded one thread by partial-order reduction.
     ran_alone: bool,
+    /// Whether the node being expanded has every thread's steps taken (no atomic owner, no
+    /// thread run alone): a transaction that begins there may take one non-mover.
+    expands_all: bool,
     /// The states the last [`Explorer::step_threads`] ran through in chained transactions.
     chained: u64,
     /// What the reductions saved: states inside transactions not stored, and states
@@ -308,7 +314,9 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         zing: None,
         atomic_interior: false,
         por: false,
+        movers: false,
         ran_alone: false,
+        expands_all: false,
         chained: 0,
         interior_skipped: 0,
         expanded_alone: 0,
@@ -317,6 +325,7 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
     let reducible = opts.contexts.is_none() && !opts.cooperative;
     ex.atomic_interior = reducible && opts.reduction.transactions();
     ex.por = reducible && opts.reduction.por();
+    ex.movers = ex.por;
     // ZING's count picks states out of the stored ones: partial-order reduction stores others
     if m.program.keep_completed && !ex.tx.enabled && !ex.por {
         ex.zing = Some(zing_count::ZingCount::default());
@@ -651,6 +660,7 @@ impl Explorer<'_, '_> {
         }
         self.ran_alone = false;
         self.chained = 0;
+        self.expands_all = false;
         if owner.is_none() && self.por {
             // a persistent set of one thread: the first whose next step is private and has a
             // successor (a step that cannot go on, such as a false `assume`, would otherwise
@@ -676,6 +686,7 @@ impl Explorer<'_, '_> {
             Some(o) => o..o + 1,
             None => 0..s.threads.len(),
         };
+        self.expands_all = owner.is_none();
         for tid in runnable {
             let first = out.len();
             self.steps_of(s, tid, out);

@@ -3,7 +3,7 @@
 //! and the levels of ZING's order.
 
 use super::{Choice, Explorer, Succs, MACRO};
-use crate::runtime::{Kind, Outcome, State, Touched};
+use crate::runtime::{Kind, Mover, Outcome, State, Touched};
 use std::collections::VecDeque;
 use zingrs_lang::ir::Stmt;
 
@@ -47,6 +47,17 @@ pub(super) fn split_chain(c: Choice) -> (u32, u32) {
         c.outcome & ((1 << CHAIN_SHIFT) - 1),
         (c.outcome & !MACRO) >> CHAIN_SHIFT,
     )
+}
+
+/// Where a transaction run on by [`Explorer::chain`] stands (Lipton's reduction with the lock
+/// movers of `runtime::locks`): a transaction is acquires and private steps, at most one
+/// non-mover (its commit point), then releases and private steps, R* N? L*.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Before the commit point: a non-mover may still come.
+    Before,
+    /// After it: only releases and private steps.
+    After,
 }
 
 /// The breadth-first frontier, level by level; within a level, first in first out, except
@@ -117,6 +128,34 @@ impl Explorer<'_, '_> {
         process_step + choice
     }
 
+    /// Where outcome `o` of thread `tid`'s step from `parent` leaves the thread that moves
+    /// next without a choice of schedule (the atomic owner, else `tid`): its procedure, pc and
+    /// stack depth, and whether it is inside an atomic region. `None` when no thread is there
+    /// (a thread started or ended, or the step did not go on).
+    fn position(parent: &State, tid: u32, o: &Outcome) -> Option<(u32, u32, u32, bool)> {
+        match o {
+            Outcome::Moved { mv, .. } => {
+                let t = &parent.threads[tid as usize];
+                let f = t.stack.top()?;
+                Some((f.proc, mv.pc, t.stack.depth(), mv.atomic))
+            }
+            Outcome::Next { state, kind } => {
+                if let Some(o) = state.atomic_owner() {
+                    let t = &state.threads[o];
+                    let f = t.stack.top()?;
+                    Some((f.proc, f.pc, t.stack.depth(), true))
+                } else if matches!(kind, Kind::ThreadStart | Kind::ThreadEnd) {
+                    None
+                } else {
+                    let t = state.threads.get(tid as usize)?;
+                    let f = t.stack.top()?;
+                    Some((f.proc, f.pc, t.stack.depth(), false))
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// Whether outcome `o` of thread `tid` of `parent` is a state the search goes through
     /// without storing it. Such a state is still expanded as usual; not storing it only costs
     /// re-exploring it when another path meets it, so it is never a state reached by a choice
@@ -131,34 +170,8 @@ impl Explorer<'_, '_> {
         if branching {
             return false;
         }
-        let (proc, pc, depth, atomic) = match o {
-            Outcome::Moved { mv, .. } => {
-                let t = &parent.threads[tid as usize];
-                let Some(f) = t.stack.top() else {
-                    return false;
-                };
-                (f.proc, mv.pc, t.stack.depth(), mv.atomic)
-            }
-            Outcome::Next { state, kind } => {
-                if let Some(o) = state.atomic_owner() {
-                    let t = &state.threads[o];
-                    let Some(f) = t.stack.top() else {
-                        return false;
-                    };
-                    (f.proc, f.pc, t.stack.depth(), true)
-                } else if matches!(kind, Kind::ThreadStart | Kind::ThreadEnd) {
-                    return false;
-                } else {
-                    let Some(t) = state.threads.get(tid as usize) else {
-                        return false;
-                    };
-                    let Some(f) = t.stack.top() else {
-                        return false;
-                    };
-                    (f.proc, f.pc, t.stack.depth(), false)
-                }
-            }
-            _ => return false,
+        let Some((proc, pc, depth, atomic)) = Self::position(parent, tid, o) else {
+            return false;
         };
         if atomic {
             let may_choose = matches!(
@@ -168,6 +181,59 @@ impl Explorer<'_, '_> {
             self.atomic_interior && !may_choose && !self.m.loop_head(proc, pc)
         } else {
             self.por && self.m.may_run_alone_at(proc, pc, depth)
+        }
+    }
+
+    /// The phase of a transaction that thread `tid` begins from `s` ([`Explorer::chain`]): a
+    /// non-mover may come next only if the transaction begins at a node where every thread is
+    /// expanded (Lipton's reduction schedules every thread between transactions) with an
+    /// acquire or a private step.
+    fn first_phase(&self, s: &State, tid: usize) -> Phase {
+        if !self.movers || !self.expands_all || s.atomic_owner().is_some() {
+            return Phase::After;
+        }
+        let Some(f) = s.threads.get(tid).and_then(|t| t.stack.top()) else {
+            return Phase::After;
+        };
+        match self.m.mover(f.proc, f.pc) {
+            Mover::Acquire => Phase::Before,
+            Mover::Release => Phase::After,
+            Mover::None if self.m.may_run_alone(s, tid) => Phase::Before,
+            Mover::None => Phase::After,
+        }
+    }
+
+    /// Whether the transaction of thread `tid` runs on from outcome `o` of `parent` (not an
+    /// [`Explorer::interior`] state) with the step the thread takes next: a release, or the
+    /// transaction's one non-mover. An acquire never runs on (it may wait, and only the first
+    /// step of a transaction may; a blocked thread in the middle of one would hide a
+    /// deadlock), nor does a step that starts or ends a thread.
+    fn moves_on(&self, parent: &State, tid: u32, o: &Outcome, phase: &mut Phase) -> bool {
+        if !self.movers {
+            return false;
+        }
+        let Some((proc, pc, depth, false)) = Self::position(parent, tid, o) else {
+            return false;
+        };
+        match self.m.mover(proc, pc) {
+            Mover::Release => {
+                *phase = Phase::After;
+                true
+            }
+            Mover::Acquire => false,
+            Mover::None => {
+                let node = self.m.program.node(proc, pc);
+                let ends = match node.stmt {
+                    Stmt::Return { .. } => depth <= 1,
+                    Stmt::EndThread | Stmt::StartThread { .. } | Stmt::StartThreadGoto => true,
+                    _ => false,
+                };
+                let commit = *phase == Phase::Before && !ends;
+                if commit {
+                    *phase = Phase::After;
+                }
+                commit
+            }
         }
     }
 
@@ -181,13 +247,17 @@ impl Explorer<'_, '_> {
     /// to run on.
     pub(super) fn chain(&mut self, s: &State, tid: usize) -> Option<(Choice, Outcome)> {
         let mut extra = 0u32;
+        let mut phase = self.first_phase(s, tid);
         let mut o = self.scratch.pop().expect("one outcome");
         // the state `o` is an outcome of (None: `s`), built only once the chain goes on
         let mut from: Option<State> = None;
         let mut kind = Kind::Internal;
         loop {
             let parent = from.as_ref().unwrap_or(s);
-            if extra >= MAX_CHAIN || !self.interior(parent, tid as u32, &o, false) {
+            if extra >= MAX_CHAIN
+                || !(self.interior(parent, tid as u32, &o, false)
+                    || self.moves_on(parent, tid as u32, &o, &mut phase))
+            {
                 break;
             }
             o.materialize(parent);

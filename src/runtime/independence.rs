@@ -21,15 +21,19 @@
 //! The same depth-first search over all nodes gives the loop heads, where a search that does
 //! not store states inside atomic regions still stores them, so that it terminates.
 
+use super::locks::{self, Mover};
 use super::state::State;
 use super::Machine;
 use zingrs_lang::ir::{Expr, Glue, LValue, Layout, Proc, Program, Stmt};
 
-/// Per procedure and node: which steps may be taken alone, and the loop heads.
+/// Per procedure and node: which steps may be taken alone, the lock movers, and the loop heads.
 #[derive(Debug, Default)]
 pub struct Independence {
-    /// The node is private and not the target of a back edge among private nodes.
+    /// The node is private and not the target of a back edge among private nodes and releases.
     alone: Vec<Vec<bool>>,
+    /// The node's mover class; a release that is the target of a back edge among private
+    /// nodes and releases is [`Mover::None`] (a transaction must not run around a loop).
+    mover: Vec<Vec<Mover>>,
     /// The node is the target of a back edge of the procedure's control-flow graph.
     loop_head: Vec<Vec<bool>>,
 }
@@ -43,6 +47,7 @@ impl Independence {
             .iter()
             .any(|p| p.nodes.iter().any(|n| n.invariant.is_some()));
         let results_private = results_private(program);
+        let mut mover = locks::movers(m);
         let mut alone = Vec::with_capacity(program.procs.len());
         let mut loop_head = Vec::with_capacity(program.procs.len());
         for (i, p) in program.procs.iter().enumerate() {
@@ -53,7 +58,15 @@ impl Independence {
                         && private_node(m, i as u32, p, pc, results_private[i])
                 })
                 .collect();
-            let heads_private = back_edge_targets(p, |pc| private[pc]);
+            // a transaction runs on through private steps and releases: every cycle of those
+            // must hold a node where it stops
+            let heads_private =
+                back_edge_targets(p, |pc| private[pc] || mover[i][pc] == Mover::Release);
+            for (pc, &h) in heads_private.iter().enumerate() {
+                if h && mover[i][pc] == Mover::Release {
+                    mover[i][pc] = Mover::None;
+                }
+            }
             alone.push(
                 private
                     .iter()
@@ -63,7 +76,11 @@ impl Independence {
             );
             loop_head.push(back_edge_targets(p, |_| true));
         }
-        Independence { alone, loop_head }
+        Independence {
+            alone,
+            mover,
+            loop_head,
+        }
     }
 }
 
@@ -91,6 +108,11 @@ impl Machine<'_> {
         // end touches nothing another process can see
         let returns = matches!(self.program.node(proc, pc).stmt, Stmt::Return { .. });
         !returns || depth > 1 || self.program.keep_completed
+    }
+
+    /// What the step at `pc` of `proc` is to the transaction reduction (see [`super::locks`]).
+    pub fn mover(&self, proc: u32, pc: u32) -> Mover {
+        self.independence.mover[proc as usize][pc as usize]
     }
 
     /// Whether `pc` of `proc` is a loop head (the target of a back edge).

@@ -8,6 +8,7 @@
 mod eval;
 mod independence;
 mod init;
+mod locks;
 mod moved;
 mod record;
 mod state;
@@ -16,6 +17,7 @@ mod value;
 
 pub use eval::{int_bounds, Env, Mask, RtError, ANY, CAN_F, CAN_T};
 pub use init::InitialStates;
+pub use locks::Mover;
 pub use moved::Move;
 pub use record::{Record, Recorder, Touched};
 pub use state::{Frame, Heap, Object, Stack, State, Thread};

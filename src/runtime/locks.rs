@@ -1,0 +1,430 @@
+//! Lock discipline: the boolean globals and object fields that a program uses only as locks,
+//! and which steps acquire and release them (the movers of the transaction reduction).
+//!
+//! A *lock location* is a boolean global, or a boolean field of a class of objects, every
+//! access to which anywhere in the program is one of:
+//! - an *acquire*, a test-and-set that begins a step outside any atomic region: Zing's
+//!   `atomic { select { wait(!x.f) -> x.f = true; } }` or a boolean program's
+//!   `atomic_begin; assume(!g); g := T; atomic_end;`, where `x` is a local;
+//! - a *release* by the thread that holds it: `x.f = false` (or `g := F`) at a node where the
+//!   same frame has acquired `x.f` on every path and has since neither released it, nor
+//!   assigned `x`, nor called a procedure that may release a lock (*must-hold*).
+//!
+//! Then a location that is true stays so until its holder releases it, and nobody else writes
+//! it or reads it. An acquire commutes to the right of every step of another thread (it only
+//! waits for other threads' releases, and after it every other acquire of the location is
+//! blocked and no other thread holds it to release it): a *right mover*. A release never blocks
+//! and commutes to the left of every step of another thread (before it, others' acquires of
+//! the location are blocked): a *left mover* (Lipton; Flanagan and Qadeer). The search may
+//! therefore run a thread's release on without interleaving, and an acquire may begin a
+//! transaction (see `explore::reduce`).
+//!
+//! Zing's acquire must begin a step outside every atomic region: inside one a disabled `select`
+//! is a runtime error rather than a wait, which would not commute.
+
+use super::Machine;
+use zingrs_lang::ir::{
+    ClassKind, Const, Expr, Glue, LValue, Layout, Operand, Proc, Program, Stmt, Type, UnOp,
+};
+
+/// What a node's step is to the transaction reduction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mover {
+    /// Anything else (a non-mover, unless it is private: see `independence`).
+    #[default]
+    None,
+    /// The first node of an acquire of a lock location (a right mover).
+    Acquire,
+    /// A release of a lock location by its holder (a left mover).
+    Release,
+}
+
+/// A boolean global, or field `f` of the objects of a class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Loc {
+    Global(u32),
+    Field(u32, u32),
+}
+
+/// A lock location as one frame names it: the location and the local holding the object.
+type Key = (Loc, Option<u32>);
+
+/// Per procedure and node, its mover class.
+pub(super) fn movers(m: &Machine) -> Vec<Vec<Mover>> {
+    let program = m.program;
+    let none = || -> Vec<Vec<Mover>> {
+        program
+            .procs
+            .iter()
+            .map(|p| vec![Mover::None; p.nodes.len()])
+            .collect()
+    };
+    // the Getafix layout's global `atomic` is a lock of its own kind; an `enforce` invariant
+    // may read anything after any step
+    let enforced = program
+        .procs
+        .iter()
+        .any(|p| p.nodes.iter().any(|n| n.invariant.is_some()));
+    if matches!(program.layout, Layout::Getafix { .. }) || enforced {
+        return none();
+    }
+    let mut bad = Disqualified::default();
+    // per procedure: its acquires (first node, key, nodes of the pattern) and releases
+    let mut acquires: Vec<Vec<(usize, Key, Vec<usize>)>> = Vec::new();
+    let mut releases: Vec<Vec<(usize, Key)>> = Vec::new();
+    for (i, p) in program.procs.iter().enumerate() {
+        let preds = predecessors(p);
+        let mut acq = Vec::new();
+        let mut rel = Vec::new();
+        let mut in_pattern = vec![false; p.nodes.len()];
+        for pc in 0..p.nodes.len() {
+            if let Some((key, nodes)) = acquire(program, p, pc, &preds) {
+                let begins_step = p.nodes[pc].glue == Glue::No
+                    && preds[pc]
+                        .iter()
+                        .all(|&q| matches!(p.nodes[q].glue, Glue::No | Glue::ToPrevious));
+                let atomic_context = program.nested_atomic
+                    && (m.atomic_proc[i] || m.atomic_context[i] || m.in_atomic_block[i][pc]);
+                if !begins_step || atomic_context {
+                    bad.loc(key.0);
+                }
+                for &n in &nodes {
+                    in_pattern[n] = true;
+                }
+                acq.push((pc, key, nodes));
+            } else if let Some(key) = release(program, p, pc) {
+                in_pattern[pc] = true;
+                rel.push((pc, key));
+            }
+        }
+        // every other access disqualifies what it touches
+        for (pc, n) in p.nodes.iter().enumerate() {
+            if in_pattern[pc] {
+                continue;
+            }
+            if matches!(n.stmt, Stmt::Constrain { .. }) {
+                bad.all_globals = true;
+            }
+            n.stmt.for_each_operand(|op| bad.operand(program, p, op));
+        }
+        acquires.push(acq);
+        releases.push(rel);
+    }
+    // a release must be by the holder: the frame's must-hold facts
+    let may_release = may_release(program, &releases);
+    for (i, p) in program.procs.iter().enumerate() {
+        if releases[i].is_empty() {
+            continue;
+        }
+        let held = must_hold(p, &acquires[i], &releases[i], &may_release);
+        for &(pc, key) in &releases[i] {
+            if !held[pc].contains(&key) {
+                bad.loc(key.0);
+            }
+        }
+    }
+    let mut out = none();
+    for (i, p) in program.procs.iter().enumerate() {
+        for &(pc, key, _) in &acquires[i] {
+            if !bad.is(key.0) {
+                out[i][pc] = Mover::Acquire;
+            }
+        }
+        for &(pc, key) in &releases[i] {
+            let glued = p.nodes[pc].glue != Glue::No
+                || p.nodes[pc]
+                    .succ
+                    .iter()
+                    .any(|&s| p.nodes[s as usize].glue != Glue::No);
+            if !bad.is(key.0) && !glued {
+                out[i][pc] = Mover::Release;
+            }
+        }
+    }
+    out
+}
+
+/// The locations some access disqualifies.
+#[derive(Default)]
+struct Disqualified {
+    locs: Vec<Loc>,
+    /// Field indices accessed through a reference whose class is not known statically.
+    fields: Vec<u32>,
+    all_globals: bool,
+}
+
+impl Disqualified {
+    fn loc(&mut self, l: Loc) {
+        self.locs.push(l);
+    }
+
+    fn is(&self, l: Loc) -> bool {
+        match l {
+            Loc::Global(_) if self.all_globals => true,
+            Loc::Field(_, f) if self.fields.contains(&f) => true,
+            _ => self.locs.contains(&l),
+        }
+    }
+
+    fn field(&mut self, program: &Program, p: &Proc, base: &Expr, f: u32) {
+        match class_of(program, p, base) {
+            Some(c) => self.loc(Loc::Field(c, f)),
+            None => self.fields.push(f),
+        }
+    }
+
+    fn operand(&mut self, program: &Program, p: &Proc, op: Operand<'_>) {
+        match op {
+            Operand::Write(LValue::Global(g)) => self.loc(Loc::Global(*g)),
+            Operand::Write(LValue::Field(base, f)) => self.field(program, p, base, *f),
+            Operand::Write(_) => {}
+            Operand::Read(e) => e.walk(&mut |e| match e {
+                Expr::Global(g) | Expr::PrimedGlobal(g) => self.loc(Loc::Global(*g)),
+                Expr::Field(base, f) => self.field(program, p, base, *f),
+                _ => {}
+            }),
+        }
+    }
+}
+
+/// The class of the objects `e` refers to, where its type says so.
+fn class_of(program: &Program, p: &Proc, e: &Expr) -> Option<u32> {
+    let ty = match e {
+        Expr::Local(x) => p.locals.get(*x as usize)?.ty,
+        Expr::Global(g) => program.globals.get(*g as usize)?.ty,
+        Expr::Field(base, f) => {
+            let c = class_of(program, p, base)?;
+            program.classes.get(c as usize)?.fields.get(*f as usize)?.ty
+        }
+        _ => return None,
+    };
+    match ty {
+        Type::Ref(c) => Some(c),
+        _ => None,
+    }
+}
+
+/// The lock location `lv` names, if it can be one: a shared boolean global, or a boolean
+/// field of an object class reached through a local.
+fn place(program: &Program, p: &Proc, lv: &LValue) -> Option<Key> {
+    match lv {
+        LValue::Global(g) => {
+            let v = program.globals.get(*g as usize)?;
+            (v.ty == Type::Bool && !v.thread_local).then_some((Loc::Global(*g), None))
+        }
+        LValue::Field(base, f) => {
+            let Expr::Local(x) = **base else {
+                return None;
+            };
+            let c = class_of(program, p, base)?;
+            let class = program.classes.get(c as usize)?;
+            let is_bool = class.fields.get(*f as usize)?.ty == Type::Bool;
+            (class.kind == ClassKind::Object && is_bool).then_some((Loc::Field(c, *f), Some(x)))
+        }
+        LValue::Elem(..) | LValue::Local(_) => None,
+    }
+}
+
+/// The place an expression reads, as an l-value (for matching a test against a write).
+fn as_place(e: &Expr) -> Option<LValue> {
+    match e {
+        Expr::Global(g) => Some(LValue::Global(*g)),
+        Expr::Field(base, f) if matches!(**base, Expr::Local(_)) => {
+            Some(LValue::Field(base.clone(), *f))
+        }
+        _ => None,
+    }
+}
+
+/// `lv := value` alone, with no constraint.
+fn sets(stmt: &Stmt, value: bool) -> Option<&LValue> {
+    match stmt {
+        Stmt::Assign {
+            targets,
+            values,
+            constrain: None,
+        } if targets.len() == 1 && values == &[Expr::Const(Const::Bool(value))] => {
+            targets[0].as_ref()
+        }
+        _ => None,
+    }
+}
+
+/// `!lv` as a test.
+fn tests_clear(e: &Expr) -> Option<LValue> {
+    match e {
+        Expr::Unary(UnOp::Not, inner) => as_place(inner),
+        _ => None,
+    }
+}
+
+/// An acquire pattern beginning at `pc`: its key and its nodes, each of the later ones
+/// reached only from the one before.
+fn acquire(
+    program: &Program,
+    p: &Proc,
+    pc: usize,
+    preds: &[Vec<usize>],
+) -> Option<(Key, Vec<usize>)> {
+    let node = |i: usize| p.nodes.get(i);
+    let only_next = |from: usize| -> Option<usize> {
+        let n = node(from)?;
+        let [next] = n.succ[..] else {
+            return None;
+        };
+        let next = next as usize;
+        (preds.get(next)? == &[from]).then_some(next)
+    };
+    let (tested, nodes) = match &node(pc)?.stmt {
+        // Zing: atomic { select { wait(!x.f) -> x.f = true; } }
+        Stmt::Select {
+            guards,
+            receives,
+            end: false,
+            atomic: true,
+            ..
+        } if guards.len() == 1 && receives.iter().all(|r| r.is_empty()) => {
+            let set = only_next(pc)?;
+            let end = only_next(set)?;
+            (tests_clear(&guards[0])?, vec![pc, set, end])
+        }
+        // boolean programs: atomic_begin; assume(!g); g := T; atomic_end;
+        Stmt::AtomicBegin => {
+            let test = only_next(pc)?;
+            let Stmt::Assume { cond } = &node(test)?.stmt else {
+                return None;
+            };
+            let set = only_next(test)?;
+            let end = only_next(set)?;
+            (tests_clear(cond)?, vec![pc, test, set, end])
+        }
+        _ => return None,
+    };
+    let set = nodes[nodes.len() - 2];
+    let end = nodes[nodes.len() - 1];
+    let written = sets(&node(set)?.stmt, true)?;
+    if *written != tested || !matches!(node(end)?.stmt, Stmt::AtomicEnd) {
+        return None;
+    }
+    Some((place(program, p, written)?, nodes))
+}
+
+/// A release at `pc`: `lv := false` for a place that can be a lock location.
+fn release(program: &Program, p: &Proc, pc: usize) -> Option<Key> {
+    place(program, p, sets(&p.nodes[pc].stmt, false)?)
+}
+
+fn predecessors(p: &Proc) -> Vec<Vec<usize>> {
+    let mut preds = vec![Vec::new(); p.nodes.len()];
+    for (pc, n) in p.nodes.iter().enumerate() {
+        for &s in &n.succ {
+            if let Some(v) = preds.get_mut(s as usize) {
+                if !v.contains(&pc) {
+                    v.push(pc);
+                }
+            }
+        }
+    }
+    preds
+}
+
+/// Per procedure: whether a call of it may release a lock (it or a procedure it calls has a
+/// release).
+fn may_release(program: &Program, releases: &[Vec<(usize, Key)>]) -> Vec<bool> {
+    let mut may: Vec<bool> = releases.iter().map(|r| !r.is_empty()).collect();
+    loop {
+        let mut changed = false;
+        for (i, p) in program.procs.iter().enumerate() {
+            if may[i] {
+                continue;
+            }
+            let calls_one = p.nodes.iter().any(|n| match &n.stmt {
+                Stmt::Call { callee, .. } => may[*callee as usize],
+                _ => false,
+            });
+            if calls_one {
+                may[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return may;
+        }
+    }
+}
+
+/// Per node of `p`: the keys its frame holds on every path from the entry (or from a handler,
+/// or from a new thread's start, where it holds none).
+fn must_hold(
+    p: &Proc,
+    acquires: &[(usize, Key, Vec<usize>)],
+    releases: &[(usize, Key)],
+    may_release: &[bool],
+) -> Vec<Vec<Key>> {
+    let n = p.nodes.len();
+    let mut held: Vec<Option<Vec<Key>>> = vec![None; n];
+    let mut work: Vec<usize> = Vec::new();
+    let mut roots = vec![0usize];
+    roots.extend(
+        p.tries
+            .iter()
+            .flat_map(|t| t.handlers.iter().map(|h| h.1 as usize)),
+    );
+    for node in &p.nodes {
+        if let Stmt::StartThreadGoto = node.stmt {
+            roots.extend(node.succ.get(1).map(|&s| s as usize));
+        }
+    }
+    let meet = |slot: &mut Option<Vec<Key>>, facts: &[Key]| -> bool {
+        match slot {
+            None => {
+                *slot = Some(facts.to_vec());
+                true
+            }
+            Some(old) => {
+                let before = old.len();
+                old.retain(|k| facts.contains(k));
+                old.len() != before
+            }
+        }
+    };
+    for &r in &roots {
+        if r < n && meet(&mut held[r], &[]) {
+            work.push(r);
+        }
+    }
+    // a root holds nothing whatever else reaches it
+    let is_root = |pc: usize| roots.contains(&pc);
+    while let Some(pc) = work.pop() {
+        let mut facts = held[pc].clone().unwrap_or_default();
+        let node = &p.nodes[pc];
+        if let Some((_, key, _)) = acquires.iter().find(|a| a.0 == pc) {
+            if !facts.contains(key) {
+                facts.push(*key);
+            }
+        } else if let Some((_, key)) = releases.iter().find(|r| r.0 == pc) {
+            facts.retain(|k| k != key);
+        }
+        match &node.stmt {
+            Stmt::Constrain { .. } => facts.clear(),
+            Stmt::Call { callee, .. } if may_release[*callee as usize] => facts.clear(),
+            _ => {}
+        }
+        node.stmt.for_each_operand(|op| {
+            if let Operand::Write(LValue::Local(x)) = op {
+                facts.retain(|k| k.1 != Some(*x));
+            }
+        });
+        for (k, &s) in node.succ.iter().enumerate() {
+            let s = s as usize;
+            let new_thread = matches!(node.stmt, Stmt::StartThreadGoto) && k == 1;
+            if s >= n || new_thread || is_root(s) {
+                continue;
+            }
+            if meet(&mut held[s], &facts) {
+                work.push(s);
+            }
+        }
+    }
+    held.into_iter().map(Option::unwrap_or_default).collect()
+}
