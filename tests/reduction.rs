@@ -58,6 +58,14 @@ fn philosophers_ordered_store_less_than_half_and_still_pass() {
 }
 
 #[test]
+fn lock_movers_make_each_philosophers_take_a_transaction() {
+    // each philosopher's round is two transactions (take the left fork; take the right one and
+    // put both back): the reduced search stores a few dozen states where the plain one stores
+    // tens of thousands
+    passes_storing_at_most("philosophers-ordered", 6, "zing", 500);
+}
+
+#[test]
 fn transactions_alone_keep_zings_count() {
     let m = generated("philosophers-ordered", 5, "zing");
     let (_, plain) = check(&m, &["--reduction", "none"]);

@@ -428,3 +428,161 @@ fn must_hold(
     }
     held.into_iter().map(Option::unwrap_or_default).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::Semantics;
+    use zingrs_lang::Lang;
+
+    /// The movers of a model: (procedure, line, class) of every acquire and release.
+    fn movers_of(text: &str, lang: Lang) -> Vec<(String, u32, Mover)> {
+        let name = if lang == Lang::Zing { "t.zing" } else { "t.bp" };
+        let program = zingrs_lang::compile(name, text, lang)
+            .expect("the model compiles")
+            .program;
+        let m = Machine::new(&program, Semantics::default());
+        let mut out = Vec::new();
+        for (i, p) in program.procs.iter().enumerate() {
+            for pc in 0..p.nodes.len() {
+                let c = m.mover(i as u32, pc as u32);
+                if c != Mover::None {
+                    out.push((p.name.clone(), program.line_of(i as u32, pc as u32), c));
+                }
+            }
+        }
+        out
+    }
+
+    /// A two-fork Zing model; `body` is `Worker`'s body, `extra` more methods of `Main`.
+    fn zing(body: &str, extra: &str) -> String {
+        format!(
+            "class Fork {{ bool taken; }};
+class Main {{
+    static Fork f0;
+    static Fork f1;
+    static void Worker(Fork a, Fork b) {{
+{body}
+    }}
+{extra}
+    activate static void main() {{
+        atomic {{
+            f0 = new Fork;
+            f1 = new Fork;
+            async Worker(f0, f1);
+            async Worker(f1, f0);
+        }}
+    }}
+}};
+"
+        )
+    }
+
+    const ACQ_A: &str = "        atomic { select { wait(!a.taken) -> a.taken = true; } }";
+
+    fn worker_movers(body: &str, extra: &str) -> Vec<(u32, Mover)> {
+        movers_of(&zing(body, extra), Lang::Zing)
+            .into_iter()
+            .filter(|(p, ..)| p.ends_with("Worker"))
+            .map(|(_, line, c)| (line, c))
+            .collect()
+    }
+
+    #[test]
+    fn acquire_and_release_by_the_holder_are_movers() {
+        let body = format!("{ACQ_A}\n        a.taken = false;");
+        assert_eq!(
+            worker_movers(&body, ""),
+            vec![(6, Mover::Acquire), (7, Mover::Release)]
+        );
+    }
+
+    #[test]
+    fn any_other_access_to_the_field_disqualifies_it() {
+        let body =
+            format!("{ACQ_A}\n        assert(b.taken || !b.taken);\n        a.taken = false;");
+        assert_eq!(worker_movers(&body, ""), vec![]);
+    }
+
+    #[test]
+    fn a_release_without_the_acquire_is_no_mover() {
+        // `b` was never acquired by this frame: releasing it may steal another thread's lock
+        let body = format!("{ACQ_A}\n        a.taken = false;\n        b.taken = false;");
+        assert_eq!(worker_movers(&body, ""), vec![]);
+        // nor is a release on one path of two
+        let body = format!("        if (a == b) {{\n{ACQ_A}\n        }}\n        a.taken = false;");
+        assert_eq!(worker_movers(&body, ""), vec![]);
+    }
+
+    #[test]
+    fn reassigning_the_local_forgets_what_it_held() {
+        let body = format!("{ACQ_A}\n        a = b;\n        a.taken = false;");
+        assert_eq!(worker_movers(&body, ""), vec![]);
+    }
+
+    #[test]
+    fn a_call_that_may_release_forgets_what_the_caller_held() {
+        let extra = format!(
+            "    static void Cycle(Fork c) {{
+        atomic {{ select {{ wait(!c.taken) -> c.taken = true; }} }}
+        c.taken = false;
+    }}"
+        );
+        let body = format!("{ACQ_A}\n        Cycle(b);\n        a.taken = false;");
+        assert_eq!(worker_movers(&body, &extra), vec![]);
+    }
+
+    #[test]
+    fn an_acquire_that_may_run_inside_an_atomic_region_is_no_mover() {
+        // inside an atomic region a disabled select is a runtime error, not a wait
+        let take = "    static void Take(Fork c) {
+        atomic { select { wait(!c.taken) -> c.taken = true; } }
+        c.taken = false;
+    }";
+        let classes = |body: &str, extra: &str| -> Vec<Mover> {
+            movers_of(&zing(body, extra), Lang::Zing)
+                .into_iter()
+                .map(|(_, _, c)| c)
+                .collect()
+        };
+        assert_eq!(classes("        atomic { Take(a); }", take), vec![]);
+        let atomic_method = format!("{take}\n    atomic static void Outer(Fork c) {{ Take(c); }}");
+        assert_eq!(classes("        Outer(a);", &atomic_method), vec![]);
+        // called from ordinary code, it is a lock
+        assert_eq!(
+            classes("        Take(a);", take),
+            vec![Mover::Acquire, Mover::Release]
+        );
+    }
+
+    #[test]
+    fn a_loop_of_releases_and_private_steps_has_a_stop() {
+        // each release ends with the next acquire's wait: no cycle of releases alone
+        let body =
+            format!("        while (true) {{\n{ACQ_A}\n            a.taken = false;\n        }}");
+        assert_eq!(
+            worker_movers(&body, ""),
+            vec![(7, Mover::Acquire), (8, Mover::Release)]
+        );
+    }
+
+    #[test]
+    fn boolean_programs_lock_a_global() {
+        let text = "decl l, x;
+void main() begin
+  start_thread goto T;
+T: atomic_begin; assume(!l); l := T; atomic_end;
+  x := !x;
+  l := F;
+end
+";
+        let got: Vec<_> = movers_of(text, Lang::Bp)
+            .into_iter()
+            .map(|(_, line, c)| (line, c))
+            .collect();
+        assert_eq!(got, vec![(4, Mover::Acquire), (6, Mover::Release)]);
+        // a read of the lock anywhere else makes it an ordinary variable
+        let read = text.replace("x := !x;", "x := !l;");
+        assert_eq!(movers_of(&read, Lang::Bp), vec![]);
+    }
+}
