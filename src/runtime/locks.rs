@@ -522,14 +522,12 @@ class Main {{
 
     #[test]
     fn a_call_that_may_release_forgets_what_the_caller_held() {
-        let extra = format!(
-            "    static void Cycle(Fork c) {{
-        atomic {{ select {{ wait(!c.taken) -> c.taken = true; }} }}
+        let extra = "    static void Cycle(Fork c) {
+        atomic { select { wait(!c.taken) -> c.taken = true; } }
         c.taken = false;
-    }}"
-        );
+    }";
         let body = format!("{ACQ_A}\n        Cycle(b);\n        a.taken = false;");
-        assert_eq!(worker_movers(&body, &extra), vec![]);
+        assert_eq!(worker_movers(&body, extra), vec![]);
     }
 
     #[test]
