@@ -65,6 +65,51 @@ fn lock_movers_make_each_philosophers_take_a_transaction() {
     passes_storing_at_most("philosophers-ordered", 6, "zing", 500);
 }
 
+/// A boolean program whose `main` reads `x` once, at its `if`, in `DEAD`, or once more at its
+/// last assignment (`g := x & F`, the same value) in the other.
+const DEAD: &str = "decl g;
+
+void worker() begin
+  g := !g;
+  g := !g;
+end
+
+void main() begin
+  decl x;
+  start_thread worker();
+  x := *;
+  if (x) then g := T; else g := T; fi
+  g := F;
+  g := T;
+  g := F;
+end
+";
+
+#[test]
+fn states_that_differ_only_in_dead_locals_are_one_state() {
+    let dir = std::env::temp_dir().join(format!("zingrs-dead-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dead = dir.join("dead.bp");
+    let live = dir.join("live.bp");
+    std::fs::write(&dead, DEAD).expect("written");
+    let i = DEAD.rfind("  g := F;").expect("the last assignment");
+    let text = format!(
+        "{}  g := x & F;{}",
+        &DEAD[..i],
+        &DEAD[i + "  g := F;".len()..]
+    );
+    std::fs::write(&live, text).expect("written");
+    let count = |m: &Path, r: &str| {
+        let (code, j) = check(m, &["--reduction", r]);
+        assert_eq!(code, 0, "{} passes", m.display());
+        states(&j)
+    };
+    // the same state space without reduction (g takes the same values)...
+    assert_eq!(count(&dead, "none"), count(&live, "none"));
+    // ...but after the `if`, the two values of a dead `x` make one state
+    assert!(count(&dead, "por") < count(&live, "por"));
+}
+
 #[test]
 fn transactions_alone_keep_zings_count() {
     let m = generated("philosophers-ordered", 5, "zing");

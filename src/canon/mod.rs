@@ -18,6 +18,62 @@ pub use fp_table::FpTable;
 pub use segmented::{Canon, MoveFp, SegmentHasher};
 use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
+/// Per procedure and pc, the locals of a thread's *top* frame that the walk writes as `false`
+/// whatever they hold: those no path from the pc reads before writing them (dead variables,
+/// seed 001 §3.3), so that states that differ only in them are one state. References are
+/// written as they are (the numbering of the heap walk stays that of the plain walk), and so
+/// are the frames below the top. Empty ([`NO_DEAD`]): the plain walk.
+#[derive(Debug, Default)]
+pub struct DeadLocals {
+    dead: Vec<Vec<Box<[u32]>>>,
+}
+
+/// No dead locals: every local is written.
+pub static NO_DEAD: DeadLocals = DeadLocals { dead: Vec::new() };
+
+impl DeadLocals {
+    /// The dead locals of `m`'s program: none where a handler may run in the frame (inside a
+    /// `try` body a callee's exception reaches the frame's handler, which liveness does not
+    /// follow), and none at all if an `enforce` invariant may read them.
+    pub fn new(m: &crate::runtime::Machine) -> DeadLocals {
+        let program = m.program;
+        if program
+            .procs
+            .iter()
+            .any(|p| p.nodes.iter().any(|n| n.invariant.is_some()))
+        {
+            return DeadLocals::default();
+        }
+        let dead = program
+            .procs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                (0..p.nodes.len() as u32)
+                    .map(|pc| {
+                        if p.tries.iter().any(|t| t.body.contains(&pc)) {
+                            return Box::default();
+                        }
+                        (0..p.locals.len())
+                            .filter(|&l| !m.live_before(i as u32, pc, l))
+                            .map(|l| l as u32)
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        DeadLocals { dead }
+    }
+
+    #[inline(always)]
+    fn at(&self, proc: u32, pc: u32) -> &[u32] {
+        match self.dead.get(proc as usize) {
+            Some(p) => p.get(pc as usize).map_or(&[], |d| d),
+            None => &[],
+        }
+    }
+}
+
 /// A 128-bit hash of a state's canonical bytes (the summary engine's keys).
 pub type Fingerprint = u128;
 
@@ -140,9 +196,15 @@ impl Rename for Encoder {
 }
 
 impl Encoder {
+    /// [`Encoder::encode`] with `dead`'s locals written as `false` (see [`DeadLocals`]).
+    pub fn encode_masked(&mut self, state: &State, dead: &DeadLocals, buf: &mut Vec<u8>) {
+        walk(state, &[], buf, self, dead);
+        self.reset();
+    }
+
     /// Appends the canonical bytes of `state` to `buf` (see [`encode`]).
     pub fn encode(&mut self, state: &State, buf: &mut Vec<u8>) {
-        walk(state, &[], buf, self);
+        walk(state, &[], buf, self, &NO_DEAD);
         self.reset();
     }
 
@@ -208,16 +270,22 @@ pub fn encode(state: &State, buf: &mut Vec<u8>) {
 /// number of every reachable address.
 pub fn encode_with_roots(state: &State, extra: &[Addr], buf: &mut Vec<u8>) -> Numbers {
     let mut ren = Renaming::default();
-    walk(state, extra, buf, &mut ren);
+    walk(state, extra, buf, &mut ren, &NO_DEAD);
     ren.numbers
 }
 
 /// The canonical walk (see [`encode`]). Counts, procedures, pcs and class ids are varints.
 #[inline]
-fn walk<R: Rename>(state: &State, extra: &[Addr], buf: &mut Vec<u8>, ren: &mut R) {
+fn walk<R: Rename>(
+    state: &State,
+    extra: &[Addr],
+    buf: &mut Vec<u8>,
+    ren: &mut R,
+    dead: &DeadLocals,
+) {
     globals_part(state, buf, ren);
     for t in state.threads.iter() {
-        thread_part(t, buf, ren);
+        thread_part(t, buf, ren, dead);
     }
     for &a in extra {
         value(buf, Value::Ref(a), ren);
@@ -247,7 +315,7 @@ fn globals_values<R: Rename>(globals: &[Value], threads: usize, buf: &mut Vec<u8
 /// One thread's part of the walk: its atomic flag (and step count inside a region), its
 /// thread-local globals, the frames below the top ([`below_part`]) and the top frame.
 #[inline]
-fn thread_part<R: Rename>(t: &Thread, buf: &mut Vec<u8>, ren: &mut R) {
+fn thread_part<R: Rename>(t: &Thread, buf: &mut Vec<u8>, ren: &mut R, dead: &DeadLocals) {
     thread_head(
         t.atomic,
         t.atomic_steps,
@@ -260,20 +328,26 @@ fn thread_part<R: Rename>(t: &Thread, buf: &mut Vec<u8>, ren: &mut R) {
         below_part(below, buf, ren);
     }
     if let Some(f) = t.stack.top() {
-        frame_part(f.proc, f.pc, &f.locals, buf, ren);
+        top_frame_part(f.proc, f.pc, &f.locals, buf, ren, dead);
     }
 }
 
 /// [`thread_part`] of thread `mv.tid` of a state after the move `mv` of it.
 #[inline]
-fn moved_thread_part<R: Rename>(t: &Thread, mv: &Move, buf: &mut Vec<u8>, ren: &mut R) {
+fn moved_thread_part<R: Rename>(
+    t: &Thread,
+    mv: &Move,
+    buf: &mut Vec<u8>,
+    ren: &mut R,
+    dead: &DeadLocals,
+) {
     let tl = mv.thread_locals.as_ref().unwrap_or(&t.thread_locals);
     thread_head(mv.atomic, mv.atomic_steps, tl, t.stack.depth(), buf, ren);
     if let Some(below) = t.stack.below() {
         below_part(below, buf, ren);
     }
     let top = t.stack.top().expect("a moved thread has a frame");
-    frame_part(top.proc, mv.pc, &mv.locals, buf, ren);
+    top_frame_part(top.proc, mv.pc, &mv.locals, buf, ren, dead);
 }
 
 /// Stacks up to this deep are written frame by frame; deeper ones, when no frame below the
@@ -341,6 +415,35 @@ fn thread_head<R: Rename>(
         value(buf, v, ren);
     }
     varint(buf, depth as u64);
+}
+
+/// A thread's top frame: [`frame_part`] with the locals dead at `pc` written as `false`
+/// (references excepted; see [`DeadLocals`]).
+#[inline(always)]
+fn top_frame_part<R: Rename>(
+    proc: u32,
+    pc: u32,
+    locals: &[Value],
+    buf: &mut Vec<u8>,
+    ren: &mut R,
+    dead: &DeadLocals,
+) {
+    let dead = dead.at(proc, pc);
+    if dead.is_empty() {
+        return frame_part(proc, pc, locals, buf, ren);
+    }
+    varint(buf, proc as u64);
+    varint(buf, pc as u64);
+    let mut next = dead.iter().peekable();
+    for (i, &v) in locals.iter().enumerate() {
+        let is_dead = next.next_if(|&&d| d as usize == i).is_some();
+        let v = match v {
+            Value::Ref(_) => v,
+            _ if is_dead => Value::Bool(false),
+            _ => v,
+        };
+        value(buf, v, ren);
+    }
 }
 
 #[inline(always)]

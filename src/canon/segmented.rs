@@ -12,7 +12,7 @@
 
 use super::{
     globals_part, globals_values, moved_thread_part, object_fields, object_part, object_values,
-    thread_part, Encoder, Rename,
+    thread_part, DeadLocals, Encoder, Rename,
 };
 use crate::runtime::{Addr, Move, Object, State, Thread, Value};
 use imbl::ordmap::DiffItem;
@@ -111,12 +111,22 @@ impl Rename for Fixed<'_> {
 #[derive(Default)]
 pub struct SegmentHasher {
     enc: Encoder,
+    /// Locals written as `false` in top frames (none by default).
+    dead: Rc<DeadLocals>,
     part: Vec<u8>,
     refs_a: Vec<Addr>,
     refs_b: Vec<Addr>,
 }
 
 impl SegmentHasher {
+    /// A hasher that writes `dead`'s locals as `false` (see [`DeadLocals`]).
+    pub fn with_dead(dead: Rc<DeadLocals>) -> SegmentHasher {
+        SegmentHasher {
+            dead,
+            ..Default::default()
+        }
+    }
+
     /// The fingerprint of `s` by the whole walk.
     pub fn full(&mut self, s: &State) -> u64 {
         let fp = self.walk(s);
@@ -156,7 +166,7 @@ impl SegmentHasher {
         let mut fp = xxh3_64_with_seed(part, seed(GLOBALS, 0));
         for (i, t) in s.threads.iter().enumerate() {
             part.clear();
-            thread_part(t, part, ren);
+            thread_part(t, part, ren, &self.dead);
             fp = fp.wrapping_add(xxh3_64_with_seed(part, seed(THREAD, i)));
         }
         let mut i = 0;
@@ -206,8 +216,9 @@ impl SegmentHasher {
                     return None;
                 }
                 let s = seed(THREAD, i);
-                let old = self.hash(numbering, s, |p, r| thread_part(a, p, r))?;
-                let new = self.hash(numbering, s, |p, r| thread_part(b, p, r))?;
+                let dead = self.dead.clone();
+                let old = self.hash(numbering, s, |p, r| thread_part(a, p, r, &dead))?;
+                let new = self.hash(numbering, s, |p, r| thread_part(b, p, r, &dead))?;
                 fp = fp.wrapping_sub(old).wrapping_add(new);
             }
         }
@@ -286,9 +297,13 @@ impl SegmentHasher {
         let s = seed(THREAD, tid);
         let old = match canon.moved {
             Some((t, h)) if t == mv.tid => h,
-            _ => self.hash(numbering, s, |p, r| thread_part(t, p, r))?,
+            _ => {
+                let dead = self.dead.clone();
+                self.hash(numbering, s, |p, r| thread_part(t, p, r, &dead))?
+            }
         };
-        let thread = self.hash(numbering, s, |p, r| moved_thread_part(t, mv, p, r))?;
+        let dead = self.dead.clone();
+        let thread = self.hash(numbering, s, |p, r| moved_thread_part(t, mv, p, r, &dead))?;
         fp = fp.wrapping_sub(old).wrapping_add(thread);
         for (i, &(a, _, _)) in mv.writes.iter().enumerate() {
             // each written object once, with all its writes

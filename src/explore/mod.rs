@@ -24,7 +24,7 @@ pub use limits::{
 pub use reduce::Reduction;
 pub use replay::{replay, replay_keeping, Replayed, Replayer};
 
-use crate::canon::{Canon, Encoder, MoveFp, SegmentHasher, Visited};
+use crate::canon::{Canon, DeadLocals, Encoder, MoveFp, SegmentHasher, Visited};
 use crate::runtime::{
     InitialStates, Kind, Machine, Outcome, RtError, State, Touched, Value, Violation,
 };
@@ -161,6 +161,8 @@ struct Explorer<'m, 'p> {
     encoder: Encoder,
     /// Fingerprints for plain hash compaction, successors' from their parents'.
     hasher: SegmentHasher,
+    /// Top-frame locals the stored states leave out (`--reduction por`: dead variables).
+    dead: std::rc::Rc<DeadLocals>,
     /// The heap objects the last [`Explorer::steps_of`] wrote (None: not known).
     touched: Option<Touched>,
     buf: Vec<u8>,
@@ -278,6 +280,7 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         plain_keys: opts.contexts.is_none() && !opts.cooperative,
         encoder: Encoder::default(),
         hasher: SegmentHasher::default(),
+        dead: Default::default(),
         touched: None,
         buf: Vec::with_capacity(256),
         scratch: Vec::new(),
@@ -326,6 +329,11 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
     ex.atomic_interior = reducible && opts.reduction.transactions();
     ex.por = reducible && opts.reduction.por();
     ex.movers = ex.por;
+    if ex.por {
+        // states that differ only in dead locals are one state
+        ex.dead = std::rc::Rc::new(DeadLocals::new(m));
+        ex.hasher = SegmentHasher::with_dead(ex.dead.clone());
+    }
     // ZING's count picks states out of the stored ones: partial-order reduction stores others
     if m.program.keep_completed && !ex.tx.enabled && !ex.por {
         ex.zing = Some(zing_count::ZingCount::default());
@@ -550,7 +558,7 @@ impl Explorer<'_, '_> {
             return table.insert(self.hasher.full(s));
         }
         self.buf.clear();
-        self.encoder.encode(s, &mut self.buf);
+        self.encoder.encode_masked(s, &self.dead, &mut self.buf);
         if self.opts.contexts.is_some() {
             self.buf.extend_from_slice(&ctx.last.to_le_bytes());
             self.buf.extend_from_slice(&ctx.used.to_le_bytes());
