@@ -200,6 +200,61 @@ impl Gen {
             at += 1;
         }
         self.lines.insert(at, line);
+        if rng.chance(50) {
+            let name = sig.name.clone();
+            self.add_lock(&mut rng, &name);
+        }
+    }
+
+    /// A lock `lk` that the thread's procedure and `main` acquire (`atomic_begin; assume(!lk);
+    /// lk := T; atomic_end;`) before one of their top-level statements and release (`lk := F;`)
+    /// after a later one: the reductions' lock movers (`runtime::locks`), where a jump, a
+    /// branch or a return may still take a path around either.
+    fn add_lock(&mut self, rng: &mut Rng, thread: &str) {
+        let decl = self
+            .lines
+            .iter()
+            .position(|l| l.starts_with("decl "))
+            .expect("globals");
+        let d = &mut self.lines[decl];
+        d.truncate(d.len() - 1);
+        d.push_str(", lk;");
+        for name in ["main", thread] {
+            let Some(start) = self
+                .lines
+                .iter()
+                .position(|l| l.contains(&format!(" {name}(")) && l.ends_with("begin"))
+            else {
+                continue;
+            };
+            let end = start
+                + self.lines[start..]
+                    .iter()
+                    .position(|l| l == "end")
+                    .expect("a procedure ends");
+            // after a top-level statement (not a declaration), so that the text stays a program
+            let spots: Vec<usize> = (start + 1..end)
+                .filter(|&i| {
+                    let l = &self.lines[i];
+                    l.starts_with("  ")
+                        && !l.starts_with("   ")
+                        && l.ends_with(';')
+                        && !l.starts_with("  decl ")
+                        && !l.starts_with("  enforce ")
+                })
+                .collect();
+            if spots.len() < 2 {
+                continue;
+            }
+            let a = rng.below(spots.len() - 1);
+            let b = rng.range(a + 1, spots.len() - 1);
+            let (acquire, release) = (spots[a] + 1, spots[b] + 1);
+            self.lines.insert(release, "  lk := F;".into());
+            self.lines.insert(
+                acquire,
+                "  atomic_begin; assume(!lk); lk := T; atomic_end;".into(),
+            );
+        }
     }
 
     fn decl_item(&mut self, name: &str) -> String {

@@ -68,6 +68,9 @@ struct Gen {
     out: String,
     /// Whether a second process is started (then the model is concurrent).
     threads: bool,
+    /// Whether both processes take a lock (`Lock.held`) around part of their statements: the
+    /// reductions' lock movers (`runtime::locks`). Drawn from a stream of its own.
+    lock: bool,
     /// Inside a lexical `atomic` block (no nested ones).
     in_atomic: bool,
     /// Inside a `foreach` body: the loop variable; no nested loops, no calls.
@@ -107,6 +110,7 @@ pub fn random_zing(seed: u64) -> String {
         feat,
         out: String::new(),
         threads,
+        lock: threads && Rng::new(seed ^ 0x6c6f_636b).chance(50),
         in_atomic: false,
         loop_var: LoopVar::None,
         iterated: "",
@@ -119,6 +123,21 @@ const INTS: [&str; 3] = ["Main.a", "Main.b", "n.v"];
 const BOOLS: [&str; 3] = ["Main.f", "n.w", "m.w"];
 
 impl Gen {
+    /// With [`Gen::lock`]: the process's local `ll` takes the lock (an atomic test-and-set).
+    fn acquire(&mut self) {
+        if self.lock {
+            self.line(2, "ll = Main.lk;");
+            self.line(2, "atomic { select { wait(!ll.held) -> ll.held = true; } }");
+        }
+    }
+
+    /// With [`Gen::lock`]: the holder releases the lock.
+    fn release(&mut self) {
+        if self.lock {
+            self.line(2, "ll.held = false;");
+        }
+    }
+
     fn line(&mut self, depth: usize, s: &str) {
         let _ = writeln!(self.out, "{}{s}", "    ".repeat(depth));
     }
@@ -779,11 +798,20 @@ impl Gen {
         }
         self.line(0, "};");
         self.line(0, "");
+        if self.lock {
+            self.line(0, "class Lock {");
+            self.line(1, "bool held;");
+            self.line(0, "};");
+            self.line(0, "");
+        }
         self.line(0, "class Main {");
         self.line(1, "static int a;");
         self.line(1, "static int b;");
         self.line(1, "static bool f;");
         self.line(1, "static Node root;");
+        if self.lock {
+            self.line(1, "static Lock lk;");
+        }
         let init = self.ext_statics();
         self.line(0, "");
         // a recursive procedure bounded by its first argument
@@ -814,9 +842,13 @@ impl Gen {
             self.line(2, "Node m;");
             self.line(2, "int k;");
             self.ext_locals(2);
+            if self.lock {
+                self.line(2, "Lock ll;");
+            }
             self.line(2, "n = Main.root;");
             self.line(2, "m = n;");
             self.line(2, "k = 0;");
+            self.acquire();
             let atomic = self.rng.chance(50);
             if atomic {
                 self.line(2, "atomic {");
@@ -830,6 +862,7 @@ impl Gen {
                 self.line(2, "}");
                 self.in_atomic = false;
             }
+            self.release();
             // a producer for main's selects
             if self.feat.chans && self.ext.chance(60) {
                 let e = self.int_expr();
@@ -846,6 +879,10 @@ impl Gen {
         if self.feat.iface {
             self.line(2, "bool c0;");
         }
+        if self.lock {
+            self.line(2, "Lock ll;");
+            self.line(2, "Main.lk = new Lock;");
+        }
         self.line(2, "n = new Node;");
         self.line(2, "Main.root = n;");
         self.line(2, "m = n;");
@@ -857,10 +894,12 @@ impl Gen {
         if self.threads {
             self.line(2, "async Other();");
         }
+        self.acquire();
         let mut budget = self.rng.range(3, 8);
         while budget > 0 {
             self.stmt(2, &mut budget);
         }
+        self.release();
         self.line(2, "Step(k, n);");
         let c = self.bool_expr();
         self.line(2, &format!("assert({c});"));
