@@ -59,6 +59,10 @@ pub struct CheckArgs {
     /// first that reaches an error, and report the smallest sufficient bound.
     #[arg(long, value_name = "FROM")]
     pub contexts_from: Option<u32>,
+    /// Bound the number of live threads (Boom's --threadbound): a thread creation is not
+    /// enabled while N threads are alive; finding nothing is then a bounded pass (exit 8).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
     /// Breadth-first search: shortest counterexamples (the same as `--search bfs`).
     #[arg(long, conflicts_with = "search")]
     pub bfs: bool,
@@ -386,6 +390,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
     let getafix = matches!(program.layout, Layout::Getafix { .. });
     let semantics = Semantics {
         check_assertions: !a.no_assertions && !getafix,
+        thread_bound: a.threads,
     };
     (opts, semantics)
 }
@@ -681,6 +686,11 @@ fn report_with(
             } else if result.cut {
                 Verdict::Bounded {
                     bound: format!("stack-depth bound (--max-depth {})", opts.limits.max_depth),
+                }
+            } else if let Some(n) = m.semantics.thread_bound {
+                // the bound cut (or may have cut) thread creations: not a proof
+                Verdict::Bounded {
+                    bound: format!("thread bound (--threads {n})"),
                 }
             } else if result.context_cut {
                 Verdict::Bounded {

@@ -666,6 +666,7 @@ impl Machine<'_> {
                     out.push(self.finish_return(s, tid, vals, rec));
                 }
             }
+            Stmt::StartThread { .. } | Stmt::StartThreadGoto if self.at_thread_bound(s) => {}
             Stmt::StartThread { callee, args } => {
                 let alts = self.entry_alts(*callee, args, &env, rec)?;
                 for_each_product(&alts, |combo| {
@@ -1165,6 +1166,19 @@ impl Machine<'_> {
             heap: heap.unwrap_or_else(|| s.heap.clone()),
         };
         self.checked(st, &[tid], kind, rec)
+    }
+
+    /// Whether `s` has as many live threads as `--threads` allows (a creation is then not
+    /// enabled). Completed Zing processes, which stay in the list, do not count.
+    fn at_thread_bound(&self, s: &State) -> bool {
+        self.semantics.thread_bound.is_some_and(|n| {
+            let live = if self.program.keep_completed {
+                s.threads.iter().filter(|t| t.stack.top().is_some()).count()
+            } else {
+                s.threads.len()
+            };
+            live >= n as usize
+        })
     }
 
     fn spawn<R: Recorder>(
