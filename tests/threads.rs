@@ -17,12 +17,12 @@ fn with_stdin(args: &[&str], input: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("zingrs runs");
-    child
+    // zingrs may exit before reading its input (a usage error): a broken pipe is no failure
+    let _ = child
         .stdin
         .take()
         .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write stdin");
+        .write_all(input.as_bytes());
     let o = child.wait_with_output().expect("zingrs ends");
     common::schema::check_text(&o.stdout);
     o
