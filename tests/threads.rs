@@ -107,3 +107,35 @@ fn a_counterexample_found_under_the_bound_replays_without_it() {
     assert_eq!(o.status.code(), Some(8), "{}", out(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Threads created in a loop, and an error that needs two of them: three steps after `x := F`
+/// (start, the first worker's assertion and write, a second start, its assertion).
+const SPAWN_LOOP: &str = "decl x;\nvoid w() begin assert(!x); x := T; end\n\
+                          void main() begin x := F; L: start_thread w(); goto L; end\n";
+
+#[test]
+fn a_shallow_error_among_unboundedly_many_threads_is_found_at_once() {
+    for engine in ["auto", "explicit", "summary"] {
+        let t = std::time::Instant::now();
+        let o = with_stdin(
+            &[
+                "check",
+                "-",
+                "--lang",
+                "bp",
+                "--engine",
+                engine,
+                "--timeout",
+                "10",
+            ],
+            SPAWN_LOOP,
+        );
+        assert_eq!(o.status.code(), Some(3), "{engine}: {}", out(&o));
+        assert!(out(&o).contains("assertion violated in w"), "{}", out(&o));
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(1),
+            "{engine}: {:?}",
+            t.elapsed()
+        );
+    }
+}

@@ -68,8 +68,9 @@ pub struct CheckArgs {
     pub bfs: bool,
     /// The search order of the explicit engine: `dfs` (depth-first), `bfs` (breadth-first:
     /// shortest counterexamples), `zing` (ZING's: level by level in ZING steps, processes and
-    /// choices in ascending order, so the first error reported is ZING's). Default: `dfs`, or
-    /// `zing` with `--format zing`.
+    /// choices in ascending order, so the first error reported is ZING's). Default: `dfs`;
+    /// `zing` with `--format zing`; `bfs` for a boolean program that can create threads
+    /// without bound (a creation in a loop) when no `--threads` bound is given.
     #[arg(long, value_enum, value_name = "ORDER")]
     pub search: Option<Search>,
     /// Zing's non-preemptive scheduling.
@@ -354,6 +355,15 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         (Some(s), _) => s,
         (None, true) => Search::Bfs,
         (None, false) if a.format == Format::Zing => Search::Zing,
+        // threads created without bound in a boolean program: a depth-first search would create
+        // threads forever before scheduling one; breadth-first finds shallow errors first
+        (None, false)
+            if a.threads.is_none()
+                && !program.keep_completed
+                && zingrs_lang::spawn::unbounded_creation(program) =>
+        {
+            Search::Bfs
+        }
         (None, false) => Search::Dfs,
     };
     let opts = Options {
