@@ -139,3 +139,44 @@ fn a_shallow_error_among_unboundedly_many_threads_is_found_at_once() {
         );
     }
 }
+
+/// A loop whose creations are bounded by its data: the first deepening round cuts nothing, so
+/// its pass is a proof (exit 0), not a bounded pass.
+const DATA_BOUNDED: &str = "decl x;\nvoid w() begin x := T; end\n\
+    void main() begin decl more; x, more := F, T;\n\
+    again: if (more) then start_thread w(); more := F; goto again; fi assert(x | !x); end\n";
+
+#[test]
+fn deepening_on_threads_ends_with_a_proof_when_no_creation_was_cut() {
+    for engine in ["auto", "explicit", "summary"] {
+        let o = with_stdin(
+            &["check", "-", "--lang", "bp", "--engine", engine, "--stats"],
+            DATA_BOUNDED,
+        );
+        assert_eq!(o.status.code(), Some(0), "{engine}: {}", out(&o));
+    }
+}
+
+/// Workers wait at assume(go) after their write; a second live worker is needed for the error.
+const TWO_LIVE: &str = "decl n1, n2, go;\n\
+    void w() begin if (!n1) then n1 := T; else n2 := T; fi assume(go); end\n\
+    void main() begin n1, n2, go := F, F, F;\n\
+    again: start_thread w(); if (*) then goto again; fi assert(!n2); go := T; end\n";
+
+#[test]
+fn deepening_on_threads_goes_on_while_the_bound_cuts() {
+    let o = with_stdin(
+        &["check", "-", "--lang", "bp", "--stats", "--format", "json"],
+        TWO_LIVE,
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", out(&o));
+    // main and two workers: found in the second round, under the bound 3
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let bound = v["stats"]["counters"]
+        .as_array()
+        .expect("counters")
+        .iter()
+        .find(|c| c["name"] == "thread_bound")
+        .map(|c| c["value"].clone());
+    assert_eq!(bound, Some(serde_json::json!(3)), "{}", out(&o));
+}

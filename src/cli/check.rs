@@ -68,9 +68,8 @@ pub struct CheckArgs {
     pub bfs: bool,
     /// The search order of the explicit engine: `dfs` (depth-first), `bfs` (breadth-first:
     /// shortest counterexamples), `zing` (ZING's: level by level in ZING steps, processes and
-    /// choices in ascending order, so the first error reported is ZING's). Default: `dfs`;
-    /// `zing` with `--format zing`; `bfs` for a boolean program that can create threads
-    /// without bound (a creation in a loop) when no `--threads` bound is given.
+    /// choices in ascending order, so the first error reported is ZING's). Default: `dfs`, or
+    /// `zing` with `--format zing`.
     #[arg(long, value_enum, value_name = "ORDER")]
     pub search: Option<Search>,
     /// Zing's non-preemptive scheduling.
@@ -355,15 +354,6 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         (Some(s), _) => s,
         (None, true) => Search::Bfs,
         (None, false) if a.format == Format::Zing => Search::Zing,
-        // threads created without bound in a boolean program: a depth-first search would create
-        // threads forever before scheduling one; breadth-first finds shallow errors first
-        (None, false)
-            if a.threads.is_none()
-                && !program.keep_completed
-                && zingrs_lang::spawn::unbounded_creation(program) =>
-        {
-            Search::Bfs
-        }
         (None, false) => Search::Dfs,
     };
     let opts = Options {
@@ -388,6 +378,13 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
             Search::Dfs | Search::Zing => explore::Reduction::Transactions,
             Search::Bfs => explore::Reduction::None,
         }),
+        // threads created without bound in a boolean program: a depth-first search would create
+        // threads forever before scheduling one
+        deepen_threads: a.threads.is_none()
+            && a.contexts.is_none()
+            && !a.cooperative
+            && !program.keep_completed
+            && zingrs_lang::spawn::unbounded_creation(program),
         limits: Limits {
             max_depth: a.max_depth,
             max_states: a.max_states,
@@ -540,6 +537,11 @@ fn run_engine_on(
 ) -> Result<(explore::SearchResult, Replays), String> {
     let program = m.program;
     match engine {
+        Engine::Explicit | Engine::Summary
+            if opts.deepen_threads && m.semantics.thread_bound.is_none() =>
+        {
+            Ok((deepen_threads(engine, m, opts)?, Vec::new()))
+        }
         Engine::Explicit => Ok((explore::search(m, opts), Vec::new())),
         Engine::Summary => {
             if crate::summary::applies(m) {
@@ -574,6 +576,54 @@ fn run_engine_on(
             Ok(crate::symbolic::search(m, opts, &sym))
         }
         Engine::Auto | Engine::All => Err("not a single engine".into()),
+    }
+}
+
+/// Iterative deepening on the number of threads, for programs that can create threads
+/// without bound: the engine runs under the live-thread bounds k = (initial threads) + 1,
+/// k + 1, ... and stops at the first round that finds an error, is stopped by a limit, or cut
+/// no thread creation (it was then complete: its verdict is the program's). A creation that
+/// the bound does not enable only removes executions, so every error found is an error of the
+/// program, and its path replays on `m`, which has no bound. Small bounds first, because the
+/// errors sought need few threads and each bounded round is a finite search, where a
+/// depth-first search without a bound would create threads forever.
+fn deepen_threads(
+    engine: Engine,
+    m: &Machine,
+    opts: &Options,
+) -> Result<explore::SearchResult, String> {
+    let start = std::time::Instant::now();
+    let mut k = m.program.activations.len() as u32 + 1;
+    loop {
+        let bounded = Machine::new(
+            m.program,
+            Semantics {
+                thread_bound: Some(k),
+                ..m.semantics
+            },
+        );
+        let round = Options {
+            deepen_threads: false,
+            limits: Limits {
+                timeout: opts
+                    .limits
+                    .timeout
+                    .map(|t| t.saturating_sub(start.elapsed())),
+                ..opts.limits.clone()
+            },
+            ..opts.clone()
+        };
+        let (mut result, _) = run_engine_on(engine, &bounded, &round)?;
+        let done = !result.findings.is_empty()
+            || result.limit.is_some()
+            || !result.thread_cut
+            || explore::watchdog::stopped().is_some();
+        if done {
+            result.stats.elapsed = start.elapsed();
+            result.stats.counters.push(("thread bound", k.into()));
+            return Ok(result);
+        }
+        k += 1;
     }
 }
 

@@ -1181,6 +1181,17 @@ impl Machine<'_> {
         })
     }
 
+    /// Whether thread `tid` of `s` is at a thread creation that the live-thread bound does not
+    /// enable (so a search that meets one was cut by the bound).
+    pub fn creation_blocked(&self, s: &State, tid: usize) -> bool {
+        s.threads[tid].stack.top().is_some_and(|f| {
+            matches!(
+                self.program.node(f.proc, f.pc).stmt,
+                Stmt::StartThread { .. } | Stmt::StartThreadGoto
+            ) && self.at_thread_bound(s)
+        })
+    }
+
     fn spawn<R: Recorder>(
         &self,
         s: &State,
