@@ -59,6 +59,10 @@ pub struct CheckArgs {
     /// first that reaches an error, and report the smallest sufficient bound.
     #[arg(long, value_name = "FROM")]
     pub contexts_from: Option<u32>,
+    /// Bound the number of live threads (Boom's --threadbound): a thread creation is not
+    /// enabled while N threads are alive; finding nothing is then a bounded pass (exit 8).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
     /// Breadth-first search: shortest counterexamples (the same as `--search bfs`).
     #[arg(long, conflicts_with = "search")]
     pub bfs: bool,
@@ -374,6 +378,13 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
             Search::Dfs | Search::Zing => explore::Reduction::Transactions,
             Search::Bfs => explore::Reduction::None,
         }),
+        // threads created without bound in a boolean program: a depth-first search would create
+        // threads forever before scheduling one
+        deepen_threads: a.threads.is_none()
+            && a.contexts.is_none()
+            && !a.cooperative
+            && !program.keep_completed
+            && zingrs_lang::spawn::unbounded_creation(program),
         limits: Limits {
             max_depth: a.max_depth,
             max_states: a.max_states,
@@ -386,6 +397,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
     let getafix = matches!(program.layout, Layout::Getafix { .. });
     let semantics = Semantics {
         check_assertions: !a.no_assertions && !getafix,
+        thread_bound: a.threads,
     };
     (opts, semantics)
 }
@@ -525,6 +537,11 @@ fn run_engine_on(
 ) -> Result<(explore::SearchResult, Replays), String> {
     let program = m.program;
     match engine {
+        Engine::Explicit | Engine::Summary
+            if opts.deepen_threads && m.semantics.thread_bound.is_none() =>
+        {
+            Ok((deepen_threads(engine, m, opts)?, Vec::new()))
+        }
         Engine::Explicit => Ok((explore::search(m, opts), Vec::new())),
         Engine::Summary => {
             if crate::summary::applies(m) {
@@ -559,6 +576,54 @@ fn run_engine_on(
             Ok(crate::symbolic::search(m, opts, &sym))
         }
         Engine::Auto | Engine::All => Err("not a single engine".into()),
+    }
+}
+
+/// Iterative deepening on the number of threads, for programs that can create threads
+/// without bound: the engine runs under the live-thread bounds k = (initial threads) + 1,
+/// k + 1, ... and stops at the first round that finds an error, is stopped by a limit, or cut
+/// no thread creation (it was then complete: its verdict is the program's). A creation that
+/// the bound does not enable only removes executions, so every error found is an error of the
+/// program, and its path replays on `m`, which has no bound. Small bounds first, because the
+/// errors sought need few threads and each bounded round is a finite search, where a
+/// depth-first search without a bound would create threads forever.
+fn deepen_threads(
+    engine: Engine,
+    m: &Machine,
+    opts: &Options,
+) -> Result<explore::SearchResult, String> {
+    let start = std::time::Instant::now();
+    let mut k = m.program.activations.len() as u32 + 1;
+    loop {
+        let bounded = Machine::new(
+            m.program,
+            Semantics {
+                thread_bound: Some(k),
+                ..m.semantics
+            },
+        );
+        let round = Options {
+            deepen_threads: false,
+            limits: Limits {
+                timeout: opts
+                    .limits
+                    .timeout
+                    .map(|t| t.saturating_sub(start.elapsed())),
+                ..opts.limits.clone()
+            },
+            ..opts.clone()
+        };
+        let (mut result, _) = run_engine_on(engine, &bounded, &round)?;
+        let done = !result.findings.is_empty()
+            || result.limit.is_some()
+            || !result.thread_cut
+            || explore::watchdog::stopped().is_some();
+        if done {
+            result.stats.elapsed = start.elapsed();
+            result.stats.counters.push(("thread bound", k.into()));
+            return Ok(result);
+        }
+        k += 1;
     }
 }
 
@@ -681,6 +746,11 @@ fn report_with(
             } else if result.cut {
                 Verdict::Bounded {
                     bound: format!("stack-depth bound (--max-depth {})", opts.limits.max_depth),
+                }
+            } else if let Some(n) = m.semantics.thread_bound {
+                // the bound cut (or may have cut) thread creations: not a proof
+                Verdict::Bounded {
+                    bound: format!("thread bound (--threads {n})"),
                 }
             } else if result.context_cut {
                 Verdict::Bounded {
