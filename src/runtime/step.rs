@@ -1007,8 +1007,8 @@ impl Machine<'_> {
 
     /// The alternatives for a new frame's slots: each argument's values, then each other
     /// local's starting values.
-    /// Keeps one value of each alternative list whose target is a local that no path reads
-    /// before writing it again after this statement (at its one successor `succ`): the other
+    /// Keeps one value of each alternative list whose target is a local or global that no path
+    /// reads before writing it again after this statement (at its one successor `succ`): the other
     /// values would only make states that differ in a value nobody observes.
     fn one_value_if_dead(
         &self,
@@ -1021,10 +1021,15 @@ impl Machine<'_> {
             return;
         };
         for (t, a) in targets.iter().zip(alts.iter_mut()) {
-            if let (Some(LValue::Local(i)), true) = (t, a.len() > 1) {
-                if !self.live_before(proc, next, *i as usize) {
-                    a.truncate(1);
+            let dead = match (t, a.len() > 1) {
+                (Some(LValue::Local(i)), true) => !self.live_before(proc, next, *i as usize),
+                (Some(LValue::Global(g)), true) => {
+                    !self.global_live_before(proc, next, *g as usize)
                 }
+                _ => false,
+            };
+            if dead {
+                a.truncate(1);
             }
         }
     }
