@@ -238,6 +238,25 @@ fn zing_arrays_too_large_for_the_memory_limit() {
     }
 }
 
+/// Arrays longer than an `int` can count are beyond the language, not merely beyond the
+/// memory limit: a runtime error (exit 4) at once, without an allocation attempt.
+#[test]
+fn zing_arrays_beyond_the_languages_bounds() {
+    let dynamic = model(
+        "hugearray.zing",
+        "array A[] int;\nclass Main {\n    activate static void main() {\n        A a;\n        a = new A[4000000000];\n        a[5] = 1;\n    }\n};\n",
+    );
+    let fixed = model(
+        "hugestatic.zing",
+        "array A[4000000000] int;\nclass Main {\n    activate static void main() {\n        A a;\n        a = new A;\n        a[5] = 1;\n    }\n};\n",
+    );
+    for p in [&dynamic, &fixed] {
+        for e in ["explicit", "summary"] {
+            decides(p, &["--engine", e], 4);
+        }
+    }
+}
+
 #[test]
 fn thirty_unconstrained_globals() {
     let gs: Vec<String> = (0..30).map(|i| format!("g{i}")).collect();

@@ -212,6 +212,10 @@ fn for_each_product(alts: &[Vec<Value>], mut f: impl FnMut(&[Value])) {
     }
 }
 
+/// The largest array length the language allows (`int`'s largest value, zing-language.md
+/// §2.10, §5.4).
+pub const MAX_ARRAY_LEN: i64 = i32::MAX as i64;
+
 const BOTH: [Value; 2] = [Value::Bool(false), Value::Bool(true)];
 
 impl Machine<'_> {
@@ -703,6 +707,14 @@ impl Machine<'_> {
                 out.push(self.jump_as(s, tid, next(), atomic, rec));
             }
             Stmt::New { target, class } => {
+                // a fixed-size array longer than an int can count: as for `new A[n]`
+                if let zingrs_lang::ir::ClassKind::Array { len: Some(n) } =
+                    self.program.classes[*class as usize].kind
+                {
+                    if i64::from(n) > MAX_ARRAY_LEN {
+                        return Err(RtError::ArithmeticOverflow);
+                    }
+                }
                 let obj = self.new_object(*class);
                 out.push(self.allocate(s, tid, target, obj, &env, next(), rec)?);
             }
@@ -776,8 +788,10 @@ impl Machine<'_> {
                 }
             }
             Stmt::NewArray { target, class, len } => {
+                // a length is an `int`: beyond its range (or negative) the allocation
+                // overflows, as .NET's does, whatever the memory limit
                 let n = match self.value(len, &env, rec)? {
-                    Value::Int(n) if n >= 0 => n as usize,
+                    Value::Int(n) if (0..=MAX_ARRAY_LEN).contains(&n) => n as usize,
                     _ => return Err(RtError::ArithmeticOverflow),
                 };
                 let obj = self.new_collection(*class, n);
