@@ -366,3 +366,41 @@ fn recursion_100000_deep_on_the_explicit_engine() {
         }
     }
 }
+
+/// The same with a reference in every frame (an object passed down): the frames below the top
+/// are digested with their references numbered, so this is linear too (100,000 deep took over
+/// 60 s unreduced when every step wrote out the whole stack; 20,000 deep about 60 s).
+#[test]
+fn recursion_100000_deep_with_references_on_the_explicit_engine() {
+    let body = |bottom: &str| {
+        format!(
+            "class Node {{ int v; }};\nclass Main {{\n    static void f(Node p, int n) {{\n        if (n > 0) {{\n            f(p, n - 1);\n        }} else {{\n            {bottom}\n        }}\n    }}\n    activate static void main() {{\n        Node r;\n        r = new Node;\n        f(r, 100000);\n    }}\n}};\n"
+        )
+    };
+    let passes = model("deepref-pass.zing", &body("p.v = 1;"));
+    let fails = model("deepref-fail.zing", &body("assert(p.v == 1);"));
+    for (p, code) in [(&passes, 0), (&fails, 3)] {
+        for extra in [&[][..], &["--reduction", "none"][..], &["--exact"][..]] {
+            let mut args = vec![
+                "check",
+                p.as_str(),
+                "--engine",
+                "explicit",
+                "--max-depth",
+                "200000",
+                "--timeout",
+                "3",
+                "-q",
+            ];
+            args.extend_from_slice(extra);
+            let m = measure(&args);
+            assert_eq!(
+                m.code,
+                Some(code),
+                "{p} {extra:?}: {}{}",
+                m.stdout,
+                m.stderr
+            );
+        }
+    }
+}

@@ -18,7 +18,7 @@ pub use eval::{int_bounds, Env, Mask, RtError, ANY, CAN_F, CAN_T};
 pub use init::InitialStates;
 pub use moved::Move;
 pub use record::{Record, Recorder, Touched};
-pub use state::{Frame, Heap, Object, Stack, State, Thread};
+pub use state::{Frame, Heap, Object, Stack, StackDigest, State, Thread};
 pub use step::{const_value, Kind, Outcome, Violation};
 pub use value::{Addr, Loc, Value, GLOBALS};
 
