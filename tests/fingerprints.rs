@@ -120,4 +120,23 @@ fn deep_stacks_fingerprint_as_the_whole_walk() {
         counts_to("deep.zing", zing, Lang::Zing, 200, Reduction::None).expect("compiles");
     assert_eq!(inc, exact, "deep Zing recursion with a reference");
     assert!(inc > 160, "{inc} states: the recursion went deep");
+    // two references passed down 80 deep, swapped or not at one level, and written at the
+    // bottom: every frame holds references, so the digests number them
+    let swap = "class Node { int v; };\n\
+                class Main {\n\
+                    static void f(int n, Node p, Node q) {\n\
+                        bool s;\n\
+                        if (n > 0) {\n\
+                            if (n == 50) { s = choose(bool); }\n\
+                            if (s) { f(n - 1, q, p); } else { f(n - 1, p, q); }\n\
+                        } else {\n\
+                            p.v = p.v + 1;\n\
+                        }\n\
+                    }\n\
+                    activate static void main() { Node a; Node b; a = new Node; b = new Node; f(80, a, b); }\n\
+                };\n";
+    let (inc, exact) =
+        counts_to("swap.zing", swap, Lang::Zing, 200, Reduction::None).expect("compiles");
+    assert_eq!(inc, exact, "deep Zing recursion passing references down");
+    assert!(inc > 160, "{inc} states: the recursion went deep");
 }

@@ -6,6 +6,7 @@
 
 pub mod bp;
 pub mod diag;
+pub mod global_liveness;
 pub mod ir;
 pub mod liveness;
 pub mod spawn;

@@ -309,7 +309,7 @@ pub fn live_at_entry(p: &Proc) -> Vec<bool> {
 /// Marks the globals an expression reads; `targets` are the globals its statement writes (a
 /// primed target is the new value). Returns false if the expression may read globals it does
 /// not name (a method call), so every global must count as read.
-fn global_uses(e: &Expr, targets: &[u32], out: &mut [bool]) -> bool {
+pub(crate) fn global_uses(e: &Expr, targets: &[u32], out: &mut [bool]) -> bool {
     match e {
         Expr::Global(i) => out[*i as usize] = true,
         Expr::PrimedGlobal(i) => {
@@ -343,7 +343,7 @@ fn global_uses(e: &Expr, targets: &[u32], out: &mut [bool]) -> bool {
 
 /// The globals a node of `p` reads (`used`) and those it certainly overwrites (`defs`). Calls
 /// and every statement this analysis does not model read every global.
-fn global_use_def(p: &Proc, pc: usize, used: &mut [bool], defs: &mut [bool]) {
+pub(crate) fn global_use_def(p: &Proc, pc: usize, used: &mut [bool], defs: &mut [bool]) {
     let node = &p.nodes[pc];
     let mut exact = true;
     if let Some(inv) = &node.invariant {

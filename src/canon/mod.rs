@@ -10,7 +10,7 @@
 //! in flat tables ([`FpTable`]) unless `--exact` asks for the bytes themselves; the summary engine keys its
 //! tables by 128-bit fingerprints.
 
-use crate::runtime::{Addr, Frame, Move, Object, State, Thread, Value};
+use crate::runtime::{Addr, Frame, Move, Object, StackDigest, State, Thread, Value};
 
 mod fp_table;
 mod segmented;
@@ -350,23 +350,31 @@ fn moved_thread_part<R: Rename>(
     top_frame_part(top.proc, mv.pc, &mv.locals, buf, ren, dead);
 }
 
-/// Stacks up to this deep are written frame by frame; deeper ones, when no frame below the
-/// top holds a reference, as the digest of those frames.
+/// Stacks up to this deep are written frame by frame; deeper ones, when the frames below the
+/// top hold few distinct references, as the digest of those frames.
 pub const DIGESTED_DEPTH: u32 = 32;
 
-/// The frames below a thread's top frame, bottom up. Below a deep stack without references
-/// (deep recursion in a boolean program, or over integers) they are written as a marker and
-/// their 128-bit digest, which each stack node computes once ([`Stack::digest`]): writing
-/// them out on every step made deep recursion quadratic in its depth. The marker keeps the
-/// two forms apart (the depth, written before, is the same); references must be numbered in
-/// walk order, so stacks that hold one are written out.
+/// The most distinct references a digested stack may hold; beyond them it is written out.
+const DIGESTED_REFS: usize = 64;
+
+/// The frames below a thread's top frame, bottom up. Below a deep stack (deep recursion) they
+/// are written as a marker, their 128-bit digest, which each stack node computes once
+/// ([`Stack::digest`]), and the canonical numbers of the distinct references they hold, in
+/// the order a frame-by-frame walk first meets them: that walk's numbering, and so the rest of
+/// the encoding, is unchanged, and writing the frames out on every step made deep recursion
+/// quadratic in its depth. The marker keeps the two forms apart (the depth, written before,
+/// is the same).
 #[inline]
 fn below_part<R: Rename>(below: &crate::runtime::Stack, buf: &mut Vec<u8>, ren: &mut R) {
     if below.depth() >= DIGESTED_DEPTH {
         match below.digest(frame_digest) {
             Some(d) => {
                 buf.push(1);
-                buf.extend_from_slice(&d.to_le_bytes());
+                buf.extend_from_slice(&d.hash.to_le_bytes());
+                varint(buf, d.refs.len() as u64);
+                for &a in d.refs.iter() {
+                    varint(buf, ren.number(a) as u64);
+                }
                 return;
             }
             None => buf.push(0),
@@ -375,26 +383,44 @@ fn below_part<R: Rename>(below: &crate::runtime::Stack, buf: &mut Vec<u8>, ren: 
     below.for_each_bottom_up(|f| frame_part(f.proc, f.pc, &f.locals, buf, ren));
 }
 
-/// One step of a stack's digest: the digest below and the frame's bytes, hashed; `None` when
-/// the frame holds a reference.
-fn frame_digest(below: u128, f: &Frame) -> Option<u128> {
-    if f.locals.iter().any(|v| matches!(v, Value::Ref(_))) {
+/// Numbers references by their position among the distinct addresses of a stack's frames.
+struct LocalRefs(Vec<Addr>);
+
+impl Rename for LocalRefs {
+    fn number(&mut self, a: Addr) -> u32 {
+        match self.0.iter().position(|&x| x == a) {
+            Some(i) => i as u32,
+            None => {
+                self.0.push(a);
+                self.0.len() as u32 - 1
+            }
+        }
+    }
+    fn numbered(&self, i: usize) -> Option<Addr> {
+        self.0.get(i).copied()
+    }
+}
+
+/// One step of a stack's digest: the digest below and the frame's bytes with each reference
+/// numbered by its first appearance in the stack, hashed; `None` when the stack holds more
+/// than [`DIGESTED_REFS`] distinct references.
+fn frame_digest(below: &StackDigest, f: &Frame) -> Option<StackDigest> {
+    let mut ren = LocalRefs(below.refs.to_vec());
+    let mut buf = Vec::with_capacity(16 + 4 * f.locals.len() + 8);
+    buf.extend_from_slice(&below.hash.to_le_bytes());
+    frame_part(f.proc, f.pc, &f.locals, &mut buf, &mut ren);
+    if ren.0.len() > DIGESTED_REFS {
         return None;
     }
-    /// A frame without references needs no renaming.
-    struct NoRefs;
-    impl Rename for NoRefs {
-        fn number(&mut self, _: Addr) -> u32 {
-            unreachable!("a frame without references")
-        }
-        fn numbered(&self, _: usize) -> Option<Addr> {
-            None
-        }
-    }
-    let mut buf = Vec::with_capacity(16 + 4 * f.locals.len() + 8);
-    buf.extend_from_slice(&below.to_le_bytes());
-    frame_part(f.proc, f.pc, &f.locals, &mut buf, &mut NoRefs);
-    Some(xxhash_rust::xxh3::xxh3_128(&buf))
+    let refs = if ren.0.len() == below.refs.len() {
+        below.refs.clone()
+    } else {
+        ren.0.into()
+    };
+    Some(StackDigest {
+        hash: xxhash_rust::xxh3::xxh3_128(&buf),
+        refs,
+    })
 }
 
 /// A thread's atomic flag (and step count inside a region), thread-local globals and depth.
@@ -625,6 +651,61 @@ mod tests {
         // a different shape differs
         let c = with_heap(&[(1, 0, Value::Ref(1))], 1);
         assert_ne!(enc(&a), enc(&c));
+    }
+
+    /// A thread 50 frames deep whose frames hold `refs(depth)`, over a heap of one-field
+    /// objects at the given addresses.
+    fn deep(refs: impl Fn(u32) -> [Addr; 2], objs: &[(Addr, i64)]) -> State {
+        let mut stack = Stack::default();
+        for d in 0..50 {
+            let [a, b] = refs(d);
+            stack = stack.push(Frame {
+                proc: 0,
+                pc: d,
+                locals: vec![Value::Ref(a), Value::Ref(b)].into(),
+            });
+        }
+        let mut s = state(true, false);
+        s.threads = Rc::from(vec![Rc::new(Thread {
+            stack,
+            thread_locals: Vec::new().into(),
+            atomic: false,
+            atomic_steps: 0,
+        })]);
+        for &(a, v) in objs {
+            s.heap.insert(
+                a,
+                Rc::new(crate::runtime::Object {
+                    class: 0,
+                    fields: vec![Value::Int(v)].into(),
+                }),
+            );
+        }
+        s
+    }
+
+    #[test]
+    fn deep_stacks_with_references_are_renamed_like_shallow_ones() {
+        let enc = |s: &State| {
+            let mut b = Vec::new();
+            encode(s, &mut b);
+            b
+        };
+        let objs = |x: Addr, y: Addr| [(x, 1), (y, 2)];
+        // the same stack and heap at other addresses: equal
+        let a = deep(|_| [1, 2], &objs(1, 2));
+        assert_eq!(enc(&a), enc(&deep(|_| [8, 5], &objs(8, 5))));
+        // the two references swapped in one frame low down (digested): different
+        let swapped = deep(|d| if d == 3 { [2, 1] } else { [1, 2] }, &objs(1, 2));
+        assert_ne!(enc(&a), enc(&swapped));
+        // the same references, but the objects' contents swapped: different
+        assert_ne!(enc(&a), enc(&deep(|_| [1, 2], &objs(2, 1))));
+        // more distinct references than a digest keeps are written out, and still renamed
+        let many = |base: Addr| {
+            let objs: Vec<(Addr, i64)> = (0..100).map(|i| (base + i, i as i64)).collect();
+            deep(|d| [base + 2 * d, base + 2 * d + 1], &objs)
+        };
+        assert_eq!(enc(&many(1)), enc(&many(1000)));
     }
 
     #[test]

@@ -432,11 +432,13 @@ fn thread_refs(t: &Thread, out: &mut Vec<Addr>) {
     out.clear();
     push_refs(&t.thread_locals, out);
     if let Some(below) = t.stack.below() {
-        // a deep stack digested without references has none below the top
-        let digested =
-            below.depth() >= super::DIGESTED_DEPTH && below.digest(super::frame_digest).is_some();
-        if !digested {
-            below.for_each_bottom_up(|f| push_refs(&f.locals, out));
+        // a digested deep stack meets its distinct references, in first-met order
+        let digest = (below.depth() >= super::DIGESTED_DEPTH)
+            .then(|| below.digest(super::frame_digest))
+            .flatten();
+        match digest {
+            Some(d) => out.extend_from_slice(&d.refs),
+            None => below.for_each_bottom_up(|f| push_refs(&f.locals, out)),
         }
     }
     if let Some(f) = t.stack.top() {

@@ -33,13 +33,26 @@ impl<'m, 'p> InitialStates<'m, 'p> {
         let mut fixed: Vec<Option<Value>> = Vec::new();
         // Getafix layout: a global that `init` overwrites before reading it starts with one
         // value, not both (its initial value is never observed)
+        // and a global no execution reads before writing it (no statement at all, for
+        // concurrent programs) starts with one value too
         let live: Vec<bool> = match p.layout {
             Layout::Getafix { init, endinit, .. } => zingrs_lang::liveness::globals_live_at_entry(
                 &p.procs[init as usize],
                 p.globals.len(),
                 endinit,
-            ),
-            Layout::Standard => vec![true; p.globals.len()],
+            )
+            .into_iter()
+            .enumerate()
+            .map(|(g, l)| l && machine.global_read_anywhere(g))
+            .collect(),
+            Layout::Standard => (0..p.globals.len())
+                .map(|g| {
+                    machine
+                        .start_procs()
+                        .iter()
+                        .any(|&a| machine.global_live_before(a, 0, g))
+                })
+                .collect(),
         };
         let global = |(i, g): (usize, &Var)| match slot_value(g) {
             None if !live[i] => Some(Value::Bool(false)),
@@ -198,15 +211,49 @@ mod tests {
 
     #[test]
     fn getafix_globals_read_or_left_by_init_keep_both_values() {
-        // a is read before written, h is never written: 2 * 2 initial states
+        // a is read before written, h is never written (and read by a thread): 2 * 2
+        // initial states
+        let src = "decl atomic, a, b, h; \
+                   void init() begin atomic := F; b := a; a := F; endinit: skip; end \
+                   void thread1() begin assert(h); end void thread2() begin skip; end";
+        assert_eq!(count(src), 4);
+        // a global no statement reads starts with one value, even where init leaves it
         let src = "decl atomic, a, b, h; \
                    void init() begin atomic := F; b := a; a := F; endinit: skip; end \
                    void thread1() begin skip; end void thread2() begin skip; end";
-        assert_eq!(count(src), 4);
+        assert_eq!(count(src), 2);
     }
 
     #[test]
-    fn standard_layout_globals_keep_both_values() {
-        assert_eq!(count("decl g; void main() begin g := F; end"), 2);
+    fn standard_layout_globals_read_first_keep_both_values_and_dead_ones_one() {
+        // g is read before written: both values; h is written first and k never read: one
+        assert_eq!(
+            count("decl g, h, k; void main() begin assert(g | h); h := F; end"),
+            4
+        );
+        assert_eq!(
+            count("decl g, h, k; void main() begin h := F; assert(g | h); end"),
+            2
+        );
+        // a concurrent program: any read anywhere keeps a global's both values
+        assert_eq!(
+            count(
+                "decl g, h, k; void r() begin assert(h); end \
+                 void main() begin h := F; start_thread r(); assert(g); end"
+            ),
+            4
+        );
+    }
+
+    #[test]
+    fn globals_a_loop_havocs_and_nobody_reads_start_with_one_value() {
+        let names: Vec<String> = (0..30).map(|i| format!("g{i}")).collect();
+        let src = format!(
+            "decl {}; void main() begin while (*) do {} := {}; od end",
+            names.join(", "),
+            names.join(", "),
+            vec!["*"; 30].join(", ")
+        );
+        assert_eq!(count(&src), 1);
     }
 }

@@ -20,7 +20,7 @@ pub use init::InitialStates;
 pub use locks::Mover;
 pub use moved::Move;
 pub use record::{Record, Recorder, Touched};
-pub use state::{Frame, Heap, Object, Stack, State, Thread};
+pub use state::{Frame, Heap, Object, Stack, StackDigest, State, Thread};
 pub use step::{const_value, Kind, Outcome, Violation};
 pub use value::{Addr, Loc, Value, GLOBALS};
 
@@ -70,6 +70,10 @@ pub struct Machine<'p> {
     /// one value, not every value, so a call with 24 `*` arguments of which one is read has
     /// two outcomes, not 2^24.
     live: Vec<zingrs_lang::liveness::LiveBits>,
+    /// The live globals before each node: a nondeterministic value that goes to a global no
+    /// execution reads before writing it again (an initial value, a `*`) is one value, so a
+    /// loop that havocs 14 globals nobody reads has one successor, not 2^14.
+    global_live: zingrs_lang::global_liveness::GlobalLive,
     /// Getafix layout: the global `atomic` used as a lock (bp-language.md §5.13).
     lock_global: Option<u32>,
     /// Procedures whose calls run without interruption: Zing atomic methods, Getafix
@@ -126,6 +130,7 @@ impl<'p> Machine<'p> {
             thread_locals: tl as usize,
             live_entry,
             live,
+            global_live: zingrs_lang::global_liveness::GlobalLive::of(program),
             lock_global: match program.layout {
                 zingrs_lang::ir::Layout::Getafix { .. } => program
                     .globals
@@ -237,6 +242,18 @@ impl<'p> Machine<'p> {
     #[inline]
     pub fn live_before(&self, proc: u32, pc: u32, i: usize) -> bool {
         self.live[proc as usize].live(pc, i)
+    }
+
+    /// Whether global `g` may be read before it is written from node `pc` of `proc` on (the
+    /// Getafix lock, which the machine itself reads, always is).
+    #[inline]
+    pub fn global_live_before(&self, proc: u32, pc: u32, g: usize) -> bool {
+        self.lock_global == Some(g as u32) || self.global_live.live(proc, pc, g)
+    }
+
+    /// Whether some statement may read global `g` (the Getafix lock always counts as read).
+    pub fn global_read_anywhere(&self, g: usize) -> bool {
+        self.lock_global == Some(g as u32) || self.global_live.read_anywhere(g)
     }
 
     pub fn shared_count(&self) -> usize {

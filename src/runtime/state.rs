@@ -23,8 +23,18 @@ struct StackNode {
     below: Stack,
     depth: u32,
     /// The digest of the frames from the bottom up to this one ([`Stack::digest`]), computed
-    /// at most once: `Some(None)` when some of them holds a reference.
-    digest: std::cell::OnceCell<Option<u128>>,
+    /// at most once: `Some(None)` when they cannot be digested.
+    digest: std::cell::OnceCell<Option<StackDigest>>,
+}
+
+/// A digest of the frames of a stack from the bottom up: a hash of their contents with each
+/// reference replaced by its position in `refs`, the distinct addresses they hold in the order
+/// a bottom-up walk first meets them. Frames that hold the same few references (a deep
+/// recursion passing an object down) share one `refs`.
+#[derive(Clone, Debug, Default)]
+pub struct StackDigest {
+    pub hash: u128,
+    pub refs: Rc<[super::value::Addr]>,
 }
 
 /// A persistent call stack; the top frame is the one that runs.
@@ -131,25 +141,28 @@ impl Stack {
     /// node keeps its digest, so the digest of a stack whose lower part was digested before
     /// costs the frames above it only: fingerprinting a deep stack step after step is linear in
     /// the number of steps, not quadratic. `step` must be the same function on every call.
-    pub fn digest(&self, step: impl Fn(u128, &Frame) -> Option<u128>) -> Option<u128> {
+    pub fn digest(
+        &self,
+        step: impl Fn(&StackDigest, &Frame) -> Option<StackDigest>,
+    ) -> Option<&StackDigest> {
         // the nodes whose digest is not known yet, top first
         let mut todo: Vec<&StackNode> = Vec::new();
         let mut cur = self.0.as_deref();
-        let mut base = Some(0u128);
+        let mut base = Some(StackDigest::default());
         while let Some(n) = cur {
-            if let Some(&d) = n.digest.get() {
-                base = d;
+            if let Some(d) = n.digest.get() {
+                base = d.clone();
                 break;
             }
             todo.push(n);
             cur = n.below.0.as_deref();
         }
         for n in todo.into_iter().rev() {
-            let d = base.and_then(|b| step(b, &n.frame));
-            let _ = n.digest.set(d);
+            let d = base.and_then(|b| step(&b, &n.frame));
+            let _ = n.digest.set(d.clone());
             base = d;
         }
-        base
+        self.0.as_deref().and_then(|n| n.digest.get()?.as_ref())
     }
 
     /// Frames from the bottom (the thread's first procedure) up.

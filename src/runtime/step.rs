@@ -212,6 +212,10 @@ fn for_each_product(alts: &[Vec<Value>], mut f: impl FnMut(&[Value])) {
     }
 }
 
+/// The largest array length the language allows (`int`'s largest value, zing-language.md
+/// §2.10, §5.4).
+pub const MAX_ARRAY_LEN: i64 = i32::MAX as i64;
+
 const BOTH: [Value; 2] = [Value::Bool(false), Value::Bool(true)];
 
 impl Machine<'_> {
@@ -704,6 +708,14 @@ impl Machine<'_> {
                 out.push(self.jump_as(s, tid, next(), atomic, rec));
             }
             Stmt::New { target, class } => {
+                // a fixed-size array longer than an int can count: as for `new A[n]`
+                if let zingrs_lang::ir::ClassKind::Array { len: Some(n) } =
+                    self.program.classes[*class as usize].kind
+                {
+                    if i64::from(n) > MAX_ARRAY_LEN {
+                        return Err(RtError::ArithmeticOverflow);
+                    }
+                }
                 let obj = self.new_object(*class);
                 out.push(self.allocate(s, tid, target, obj, &env, next(), rec)?);
             }
@@ -777,8 +789,10 @@ impl Machine<'_> {
                 }
             }
             Stmt::NewArray { target, class, len } => {
+                // a length is an `int`: beyond its range (or negative) the allocation
+                // overflows, as .NET's does, whatever the memory limit
                 let n = match self.value(len, &env, rec)? {
-                    Value::Int(n) if n >= 0 => n as usize,
+                    Value::Int(n) if (0..=MAX_ARRAY_LEN).contains(&n) => n as usize,
                     _ => return Err(RtError::ArithmeticOverflow),
                 };
                 let obj = self.new_collection(*class, n);
@@ -1008,8 +1022,8 @@ impl Machine<'_> {
 
     /// The alternatives for a new frame's slots: each argument's values, then each other
     /// local's starting values.
-    /// Keeps one value of each alternative list whose target is a local that no path reads
-    /// before writing it again after this statement (at its one successor `succ`): the other
+    /// Keeps one value of each alternative list whose target is a local or global that no path
+    /// reads before writing it again after this statement (at its one successor `succ`): the other
     /// values would only make states that differ in a value nobody observes.
     fn one_value_if_dead(
         &self,
@@ -1022,10 +1036,15 @@ impl Machine<'_> {
             return;
         };
         for (t, a) in targets.iter().zip(alts.iter_mut()) {
-            if let (Some(LValue::Local(i)), true) = (t, a.len() > 1) {
-                if !self.live_before(proc, next, *i as usize) {
-                    a.truncate(1);
+            let dead = match (t, a.len() > 1) {
+                (Some(LValue::Local(i)), true) => !self.live_before(proc, next, *i as usize),
+                (Some(LValue::Global(g)), true) => {
+                    !self.global_live_before(proc, next, *g as usize)
                 }
+                _ => false,
+            };
+            if dead {
+                a.truncate(1);
             }
         }
     }
