@@ -18,8 +18,10 @@
 //!   its locals and entry copies and globals g_{c+1}.
 //!
 //! `init` runs first with `phase` false; its states at `endinit` start context 0 of any thread.
-//! Counterexamples are not built from the BDDs yet: a reached target is searched again by the
-//! explicit engine under the same bound, whose path the report replays as usual.
+//! Counterexamples are walked back from the stored path edges, thread by thread
+//! ([`interleave`]), and run on the interpreter before they are reported.
+
+mod interleave;
 
 use super::bdd::Bdds;
 use super::reach::Engine;
@@ -271,6 +273,11 @@ pub fn search(
         ..*sym
     };
     let mut e = Engine::new(&am, bdd, sym, &opts.targets);
+    // the counterexample walk needs every path edge as it was logged
+    let opts = &explore::Options {
+        keep_going: false,
+        ..opts.clone()
+    };
     let mut ctx = Contexts::new(&e, &x, &threads, init, endinit, k);
     let mut limit;
     let mut rounds = 0u64;
@@ -305,35 +312,32 @@ pub fn search(
     for (c, n) in ctx.nodes_per_context(&e).into_iter().enumerate() {
         counters.push((context_label(c), n as u64));
     }
-    if !e.found.is_empty() {
-        // the counterexample: the explicit search under the same bound (the report replays it)
-        let bounded = explore::Options {
-            contexts: Some(k),
-            ..opts.clone()
-        };
-        let r = explore::search(m, &bounded);
-        result.findings = r.findings.into_iter().take(1).collect();
-        result.limit = None;
-        if result.findings.is_empty() && r.limit.is_some() {
-            // the target is reached, but its path was not found within the limits: say so
-            // (exit 9) rather than claim a verdict without a counterexample
-            eprintln!(
-                "note: the bdd engine reached a target; the explicit search for its \
-                 counterexample under --contexts {k} stopped at a limit"
-            );
-            result.limit = r.limit;
-        } else if result.findings.is_empty() {
-            eprintln!(
-                "internal error: the bdd engine reached a target that the explicit search under \
-                 --contexts {k} does not"
-            );
-            result.findings.push(explore::Finding::Assertion {
-                path: explore::Path {
-                    init: Vec::new(),
-                    choices: Vec::new(),
-                },
-            });
+    for (j, n) in ctx.nodes_per_thread(&e).into_iter().enumerate() {
+        counters.push((thread_label(j), n as u64));
+    }
+    let mut replays = Vec::new();
+    if let Some(&f) = e.found.first() {
+        match interleave::counterexample(&e, &ctx, &x, m, f, !opts.verdict_only) {
+            Ok((finding, replayed)) => {
+                result.findings.push(finding);
+                replays.push(Some(replayed));
+            }
+            Err(why) => {
+                // a bug of ours: report a finding that will fail to replay (exit 5)
+                eprintln!(
+                    "internal error: the bdd engine could not build a counterexample under \
+                     --contexts {k}: {why}"
+                );
+                result.findings.push(explore::Finding::Assertion {
+                    path: explore::Path {
+                        init: Vec::new(),
+                        choices: Vec::new(),
+                    },
+                });
+                replays.push(None);
+            }
         }
+        result.limit = None;
     }
     result.stats = SearchStats {
         states: reached,
@@ -343,7 +347,7 @@ pub fn search(
         counters,
         ..Default::default()
     };
-    Ok((result, Vec::new()))
+    Ok((result, replays))
 }
 
 /// `--stats` names for the BDD nodes of each context's path edges.
@@ -369,6 +373,22 @@ fn context_label(c: usize) -> &'static str {
     LABELS.get(c).copied().unwrap_or("bdd_nodes_context_16+")
 }
 
+/// `--stats` names for the BDD nodes of the path edges of each thread (by its position among
+/// the thread procedures).
+fn thread_label(j: usize) -> &'static str {
+    const LABELS: [&str; 8] = [
+        "bdd_nodes_thread_0",
+        "bdd_nodes_thread_1",
+        "bdd_nodes_thread_2",
+        "bdd_nodes_thread_3",
+        "bdd_nodes_thread_4",
+        "bdd_nodes_thread_5",
+        "bdd_nodes_thread_6",
+        "bdd_nodes_thread_7",
+    ];
+    LABELS.get(j).copied().unwrap_or("bdd_nodes_thread_8+")
+}
+
 /// The switch rules, with the relations they reuse.
 struct Contexts<B: Bdds> {
     /// The program's own globals (their indices in the augmented program).
@@ -391,6 +411,8 @@ struct Contexts<B: Bdds> {
     g_eq: Vec<B::F>,
     phase: B::F,
     unlocked: B::F,
+    /// The global `atomic` (its index in the augmented program), if the program has one.
+    atomic: Option<u32>,
     /// The variables of ḡ and t̄ (current copies), sorted.
     gt_vars: Vec<u32>,
     /// Entry constraints of each thread's procedure (fixed initial values of its locals).
@@ -466,8 +488,13 @@ impl<B: Bdds> Contexts<B> {
                     f
                 })
                 .collect();
-        let unlocked = match p.globals.iter().position(|v| v.name == "atomic") {
-            Some(i) => b.not(&b.var(cv(i as u32))),
+        let atomic = p
+            .globals
+            .iter()
+            .position(|v| v.name == "atomic")
+            .map(|i| i as u32);
+        let unlocked = match atomic {
+            Some(i) => b.not(&b.var(cv(i))),
             None => b.constant(true),
         };
         let mut gt_vars: Vec<u32> =
@@ -494,6 +521,7 @@ impl<B: Bdds> Contexts<B> {
             g_eq,
             phase: b.var(cv(x.phase)),
             unlocked,
+            atomic,
             gt_vars,
             entry_init,
             endinit: e.entry(init) + endinit,
@@ -572,7 +600,15 @@ impl<B: Bdds> Contexts<B> {
         if !dry && self.k == 0 {
             return new;
         }
+        // per context c2: the states a thread may be left in at cs = c2 with globals g_{c2+1},
+        // without globals and cs (what a switch back to it resumes), found once a round: the
+        // switches out of context c add states at cs = c + 1 only, so those of c2 ≤ c are final
+        // once the iteration for c2 begins
+        let mut resumable: Vec<Vec<(u32, B::F)>> = Vec::new();
         for c in range {
+            while resumable.len() <= c as usize {
+                resumable.push(self.resumable(e, resumable.len()));
+            }
             let out = self.switch_out(e, c);
             if e.bdd.is_false(&out) {
                 continue;
@@ -628,22 +664,10 @@ impl<B: Bdds> Contexts<B> {
                             continue;
                         }
                         // its switch-out states at cs = c2, whose globals were g_{c2+1}
-                        let left = b.and(&b.and(&self.cs_is[c2], &self.phase), &gi(c2 as u32 + 1));
-                        for (v, r) in e.reached.iter().enumerate() {
-                            if !self.switchable[v] || b.is_false(r) {
-                                continue;
-                            }
-                            let mut s = b.and(r, &left);
-                            if !self.ending[v] {
-                                s = b.and(&s, &self.unlocked);
-                            }
-                            if b.is_false(&s) {
-                                continue;
-                            }
-                            let s = b.exists(&s, &b.and(&self.g_cube, &self.cs_cube));
-                            let s = b.and(&b.and(&s, &consec), &into);
+                        for (v, s) in &resumable[c2] {
+                            let s = b.and(&b.and(s, &consec), &into);
                             if !b.is_false(&s) {
-                                seeds.push((v as u32, s, false));
+                                seeds.push((*v, s, false));
                             }
                         }
                     }
@@ -658,6 +682,50 @@ impl<B: Bdds> Contexts<B> {
             new |= self.feed(e, seeds);
         }
         new
+    }
+
+    /// Per vertex, the states a thread may be left in at cs = `c2` whose globals are g_{c2+1}
+    /// (any globals past the last copy), with the globals and `cs` quantified out.
+    fn resumable(&self, e: &Engine<B>, c2: usize) -> Vec<(u32, B::F)> {
+        let b = &e.bdd;
+        let mut left = b.and(&self.cs_is[c2], &self.phase);
+        if let Some(g) = self.g_eq.get(c2) {
+            left = b.and(&left, g);
+        }
+        let quant = b.and(&self.g_cube, &self.cs_cube);
+        let mut out = Vec::new();
+        for (v, r) in e.reached.iter().enumerate() {
+            if !self.switchable[v] || b.is_false(r) {
+                continue;
+            }
+            let mut s = b.and(r, &left);
+            if !self.ending[v] {
+                s = b.and(&s, &self.unlocked);
+            }
+            if !b.is_false(&s) {
+                out.push((v as u32, b.exists(&s, &quant)));
+            }
+        }
+        out
+    }
+
+    /// The BDD nodes of the path edges where each thread runs (`t_cs` is the thread, summed
+    /// over the vertices).
+    fn nodes_per_thread(&self, e: &Engine<B>) -> Vec<usize> {
+        let b = &e.bdd;
+        (0..self.threads.len())
+            .map(|j| {
+                let mut running = b.constant(false);
+                for (cs, t) in self.cs_is.iter().zip(&self.t_is) {
+                    running = b.or(&running, &b.and(cs, &t[j]));
+                }
+                e.reached
+                    .iter()
+                    .filter(|r| !b.is_false(r))
+                    .map(|r| b.size(&b.and(r, &running)))
+                    .sum()
+            })
+            .collect()
     }
 
     /// The BDD nodes of the path edges of each context (summed over the vertices).

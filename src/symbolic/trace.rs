@@ -21,12 +21,12 @@ use crate::runtime::{Outcome, State, Value};
 use zingrs_lang::ir::Stmt;
 
 /// A valuation of the scope of a vertex, found in the batch with stamp `stamp`.
-struct Point<F> {
-    v: u32,
+pub(super) struct Point<F> {
+    pub(super) v: u32,
     /// The conjunction of `vals`, built when first needed (most steps of a walk never need it).
     cube: std::cell::OnceCell<F>,
     /// `(variable, value)` for the scope's variables.
-    vals: Vals,
+    pub(super) vals: Vals,
     stamp: u32,
 }
 
@@ -35,7 +35,7 @@ impl<F> Point<F> {
         self.cube.get_or_init(|| b.literals(&self.vals))
     }
 
-    fn get(&self, var: u32) -> Option<bool> {
+    pub(super) fn get(&self, var: u32) -> Option<bool> {
         self.vals
             .binary_search_by_key(&var, |p| p.0)
             .ok()
@@ -44,18 +44,18 @@ impl<F> Point<F> {
 }
 
 /// A valuation of a scope, sorted by variable (inline: scopes are a few variables).
-type Vals = smallvec::SmallVec<[(u32, bool); 16]>;
+pub(super) type Vals = smallvec::SmallVec<[(u32, bool); 16]>;
 
 /// A valuation and the stamp of the batch holding it.
-type Stamped = (u32, Vals);
+pub(super) type Stamped = (u32, Vals);
 
 /// The points of a walk, compactly: a counterexample has a point per concrete step (millions
 /// on large programs), and each point's valuation is over its vertex's scope, so the values are
 /// kept as bits in scope order.
 #[derive(Default)]
-struct Trail {
+pub(super) struct Trail {
     /// The vertex of each point.
-    v: Vec<u32>,
+    pub(super) v: Vec<u32>,
     /// Where each point's bits start in `words`.
     start: Vec<u32>,
     words: Vec<u64>,
@@ -74,7 +74,7 @@ impl Trail {
         }
     }
 
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.v.len()
     }
 
@@ -84,7 +84,7 @@ impl Trail {
     }
 
     /// The value of the `k`-th variable of point `i`'s scope.
-    fn bit(&self, i: usize, k: usize) -> bool {
+    pub(super) fn bit(&self, i: usize, k: usize) -> bool {
         self.words[self.start[i] as usize + k / 64] >> (k % 64) & 1 != 0
     }
 }
@@ -112,6 +112,17 @@ struct Scratch {
     free_full: Vec<usize>,
 }
 
+/// The switch rules of the context-bounded search as a walk of one thread sees them
+/// (`contexts::interleave`): where the thread's history starts, and the earlier context a
+/// point was resumed from.
+pub(super) trait Switches {
+    /// Whether the thread's first context starts at `v` with valuation `vals`.
+    fn starts(&self, v: u32, vals: &[(u32, bool)]) -> bool;
+    /// A valuation at `v` in an earlier context of the thread, in a batch older than `below`,
+    /// that the switch rules resume as `vals`; with the stamp of its batch.
+    fn resumed_from(&self, v: u32, vals: &[(u32, bool)], below: u32) -> Option<Stamped>;
+}
+
 /// A frame of the backward walk: the current point. A nested frame walks inside a callee
 /// from an exit back to its entry; its parent waits at the call.
 struct WalkFrame<F> {
@@ -132,7 +143,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
     }
 
     /// The oldest batch of `v` older than `below` that meets `pre`, and the meet.
-    fn first_meet(&self, v: u32, pre: &B::F, below: u32) -> Option<(u32, B::F)> {
+    pub(super) fn first_meet(&self, v: u32, pre: &B::F, below: u32) -> Option<(u32, B::F)> {
         let b = &self.bdd;
         if b.is_false(pre) {
             return None;
@@ -163,7 +174,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
     }
 
     /// One valuation of `v`'s scope inside `f`.
-    fn point(&self, v: u32, f: &B::F, stamp: u32) -> Point<B::F> {
+    pub(super) fn point(&self, v: u32, f: &B::F, stamp: u32) -> Point<B::F> {
         let pick = self.bdd.pick(f).expect("a non-empty set");
         let vals: Vals = self
             .scope_of(v)
@@ -209,8 +220,13 @@ impl<B: Bdds> Engine<'_, '_, B> {
         pre
     }
 
-    /// Walks back from the error point to the initial state; the points in forward order.
-    fn walk(&self, start: Point<B::F>) -> Result<Trail, String> {
+    /// Walks back from the error point to the initial state (with `switches`, to the start of
+    /// the thread's first context, through its earlier contexts); the points in forward order.
+    pub(super) fn walk(
+        &self,
+        start: Point<B::F>,
+        switches: Option<&dyn Switches>,
+    ) -> Result<Trail, String> {
         let b = &self.bdd;
         // the predecessors of each vertex, in increasing order, in one flat array
         let n = self.proc_of.len();
@@ -249,6 +265,12 @@ impl<B: Bdds> Engine<'_, '_, B> {
             let at = &top.at;
             let v = at.v;
             let q = self.proc_of[v as usize];
+            if let Some(sw) = switches {
+                if frames.len() == 1 && sw.starts(v, &at.vals) {
+                    out.push(&frames.pop().expect("frame").at);
+                    break;
+                }
+            }
             if v == self.entry(q) {
                 let info = &self.procs[q as usize];
                 let start = if info.called {
@@ -348,6 +370,15 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     }
                 }
             }
+            // the same vertex in an earlier context of the thread (a switch back to it)
+            let mut switched = false;
+            if let Some((s, vals)) = switches.and_then(|sw| sw.resumed_from(v, &at.vals, at.stamp))
+            {
+                if best.as_ref().is_none_or(|x| s < x.0) {
+                    best = Some((s, v, Pre::Vals(vals)));
+                    switched = true;
+                }
+            }
             let Some((s, u, meet)) = best else {
                 return Err(format!(
                     "no predecessor of vertex {v} at stamp {}",
@@ -369,7 +400,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     stamp: s,
                 },
             };
-            if let Some(Xfer::Call(i)) = self.xfer[u as usize].as_deref() {
+            if let (false, Some(Xfer::Call(i))) = (switched, self.xfer[u as usize].as_deref()) {
                 // over the summary: the callee runs from its entry to an exit in a nested frame
                 let exit = self.exit_point(*i as usize, &p, at)?;
                 let top = frames.last_mut().expect("frame");
@@ -422,7 +453,12 @@ impl<B: Bdds> Engine<'_, '_, B> {
     /// The batch of `u` older than `below` that holds the valuation `vals` (the batches of a
     /// vertex are disjoint: each holds only edges new at that vertex), `Some(None)` if none
     /// does; `None` if a batch reads a variable `vals` does not assign.
-    fn batch_holding(&self, u: u32, vals: &[(u32, bool)], below: u32) -> Option<Option<u32>> {
+    pub(super) fn batch_holding(
+        &self,
+        u: u32,
+        vals: &[(u32, bool)],
+        below: u32,
+    ) -> Option<Option<u32>> {
         let b = &self.bdd;
         let mut i = self.head[u as usize];
         while i != NONE {
@@ -689,7 +725,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
         let (s, meet) = self
             .first_meet(v, &set, NONE)
             .ok_or("the error vertex has no path edge")?;
-        let points = self.walk(self.point(v, &meet, s))?;
+        let points = self.walk(self.point(v, &meet, s), None)?;
         let (path, replayed) =
             self.concretize(&points, matches!(f, Found::Assertion { .. }), all)?;
         let finding = match f {
