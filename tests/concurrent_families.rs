@@ -418,3 +418,35 @@ fn engines_agree_on_random_getafix_programs() {
         "{compared} compared, {reached} reached"
     );
 }
+
+#[test]
+fn bdd_engine_stats_give_nodes_per_context_and_thread() {
+    // fib-bp 2 reaches its label at K = 3 in context 3: path edges in every context 0..=3 and
+    // for both threads, and the process's peak memory
+    let model = generate(&["fib-bp", "2"]);
+    let (code, json) = bdd_json(&model, "3", &["--stats"]);
+    assert_eq!(code, 3, "{json}");
+    let stats = &json["stats"];
+    assert!(
+        stats["peak_memory_bytes"].as_u64().unwrap_or(0) > 0,
+        "{json}"
+    );
+    let counter = |name: &str| {
+        stats["counters"]
+            .as_array()
+            .expect("counters")
+            .iter()
+            .find(|c| c["name"] == name)
+            .and_then(|c| c["value"].as_u64())
+    };
+    for c in 0..=3 {
+        let n = counter(&format!("bdd_nodes_context_{c}"));
+        assert!(n.is_some_and(|n| n > 0), "context {c}: {json}");
+    }
+    assert_eq!(counter("bdd_nodes_context_4"), None, "{json}");
+    for t in 0..2 {
+        let n = counter(&format!("bdd_nodes_thread_{t}"));
+        assert!(n.is_some_and(|n| n > 0), "thread {t}: {json}");
+    }
+    assert_eq!(counter("bdd_nodes_thread_2"), None, "{json}");
+}
