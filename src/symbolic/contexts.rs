@@ -279,19 +279,26 @@ pub fn search(
         ..opts.clone()
     };
     let mut ctx = Contexts::new(&e, &x, &threads, init, endinit, k);
-    let mut limit;
+    // `init` alone, then context 0 of every thread; each fixpoint completes one more context
+    // (a context's seeds come from the contexts before it only), so the switches out of
+    // context c are found once, after the fixpoint that completed it
+    let mut limit = e.run(opts);
     let mut rounds = 0u64;
-    loop {
+    let go = |limit: &Option<_>, e: &Engine<_>| limit.is_none() && e.found.is_empty();
+    if go(&limit, &e) && ctx.start_threads(&mut e) {
         limit = e.run(opts);
-        if limit.is_some() || !e.found.is_empty() {
-            break;
-        }
-        rounds += 1;
-        if !ctx.round(&mut e, false) {
-            break;
+        for c in 0..k {
+            if !go(&limit, &e) {
+                break;
+            }
+            rounds += 1;
+            if !ctx.switch_from(&mut e, c, false) {
+                break;
+            }
+            limit = e.run(opts);
         }
     }
-    let context_cut = limit.is_none() && e.found.is_empty() && ctx.round(&mut e, true);
+    let context_cut = go(&limit, &e) && ctx.switch_from(&mut e, k, true);
     let mut result = SearchResult {
         limit,
         context_cut,
@@ -393,7 +400,6 @@ fn thread_label(j: usize) -> &'static str {
 struct Contexts<B: Bdds> {
     /// The program's own globals (their indices in the augmented program).
     own: Vec<u32>,
-    k: u32,
     threads: Vec<u32>,
     /// Per vertex: may a context end here (not inside a `__VERIFIER_atomic…` procedure)?
     switchable: Vec<bool>,
@@ -419,6 +425,8 @@ struct Contexts<B: Bdds> {
     entry_init: Vec<B::F>,
     /// `init`'s `endinit` vertex.
     endinit: u32,
+    /// Per context (complete ones only): [`Contexts::resumable`].
+    resumable: Vec<Vec<(u32, B::F)>>,
 }
 
 impl<B: Bdds> Contexts<B> {
@@ -510,7 +518,6 @@ impl<B: Bdds> Contexts<B> {
             .collect();
         Contexts {
             own: x.own.clone(),
-            k,
             threads: threads.to_vec(),
             switchable,
             ending,
@@ -525,6 +532,7 @@ impl<B: Bdds> Contexts<B> {
             gt_vars,
             entry_init,
             endinit: e.entry(init) + endinit,
+            resumable: Vec::new(),
         }
     }
 
@@ -584,104 +592,85 @@ impl<B: Bdds> Contexts<B> {
         out
     }
 
-    /// One application of both switch rules for every context c < k (with `dry`, for c = k
-    /// only, without adding anything: whether the bound cuts a switch). True if something
-    /// was (or would be) new. The dry run is conservative: it counts a switch into a thread
-    /// that could not move (blocked, or with no step left) as cut, so a pass under the bound
-    /// may be reported as bounded (exit 8) where the explicit search says passed, never the
-    /// other way round.
-    fn round(&mut self, e: &mut Engine<B>, dry: bool) -> bool {
-        let mut new = if dry { false } else { self.start_threads(e) };
-        let range = if dry {
-            self.k..=self.k
-        } else {
-            0..=self.k.saturating_sub(1)
-        };
-        if !dry && self.k == 0 {
-            return new;
+    /// Both switch rules out of context `c`, complete (with `dry`, for c = k, without adding
+    /// anything: whether the bound cuts a switch). True if something was (or would be) new.
+    /// The dry run is conservative: it counts a switch into a thread that could not move
+    /// (blocked, or with no step left) as cut, so a pass under the bound may be reported as
+    /// bounded (exit 8) where the explicit search says passed, never the other way round.
+    fn switch_from(&mut self, e: &mut Engine<B>, c: u32, dry: bool) -> bool {
+        // the states a thread may be left in at each context c2 ≤ c (complete by now)
+        while self.resumable.len() <= c as usize {
+            let r = self.resumable(e, self.resumable.len());
+            self.resumable.push(r);
         }
-        // per context c2: the states a thread may be left in at cs = c2 with globals g_{c2+1},
-        // without globals and cs (what a switch back to it resumes), found once a round: the
-        // switches out of context c add states at cs = c + 1 only, so those of c2 ≤ c are final
-        // once the iteration for c2 begins
-        let mut resumable: Vec<Vec<(u32, B::F)>> = Vec::new();
-        for c in range {
-            while resumable.len() <= c as usize {
-                resumable.push(self.resumable(e, resumable.len()));
+        let out = self.switch_out(e, c);
+        if e.bdd.is_false(&out) {
+            return false;
+        }
+        let mut seeds = Vec::new();
+        {
+            let b = &e.bdd;
+            let gi = |i: u32| -> B::F {
+                // globals = g_i (i ≥ 1); for the dry run past the last copy, anything
+                self.g_eq
+                    .get(i as usize - 1)
+                    .cloned()
+                    .unwrap_or_else(|| b.constant(true))
+            };
+            // A_c(ḡ, t̄): a switch-out state of context c whose globals are g_{c+1}
+            let a = b.and_exists(&out, &gi(c + 1), &self.g_cube);
+            if b.is_false(&a) {
+                return false;
             }
-            let out = self.switch_out(e, c);
-            if e.bdd.is_false(&out) {
-                continue;
-            }
-            let mut seeds = Vec::new();
-            {
-                let b = &e.bdd;
-                let gi = |i: u32| -> B::F {
-                    // globals = g_i (i ≥ 1); for the dry run past the last copy, anything
-                    self.g_eq
-                        .get(i as usize - 1)
-                        .cloned()
-                        .unwrap_or_else(|| b.constant(true))
+            let t_next = self.t_is.get(c as usize + 1);
+            for j in 0..self.threads.len() {
+                let to_j = match t_next {
+                    Some(t) => t[j].clone(),
+                    None => b.constant(true),
                 };
-                // A_c(ḡ, t̄): a switch-out state of context c whose globals are g_{c+1}
-                let a = b.and_exists(&out, &gi(c + 1), &self.g_cube);
-                if b.is_false(&a) {
+                let other = b.and(&to_j, &b.not(&self.t_is[c as usize][j]));
+                let cond = b.and(&a, &other);
+                if b.is_false(&cond) {
                     continue;
                 }
-                let t_next = self.t_is.get(c as usize + 1);
-                for j in 0..self.threads.len() {
-                    let to_j = match t_next {
-                        Some(t) => t[j].clone(),
-                        None => b.constant(true),
-                    };
-                    let other = b.and(&to_j, &b.not(&self.t_is[c as usize][j]));
-                    let cond = b.and(&a, &other);
-                    if b.is_false(&cond) {
+                let into = b.and(&gi(c + 1), &self.phase);
+                let into = match self.cs_is.get(c as usize + 1) {
+                    Some(cs) => b.and(&into, cs),
+                    None => into,
+                };
+                // first context of thread j
+                let mut first = cond.clone();
+                for i in 0..=c as usize {
+                    first = b.and(&first, &b.not(&self.t_is[i][j]));
+                }
+                if !b.is_false(&first) {
+                    let t = self.threads[j];
+                    let s = b.and(&b.and(&first, &into), &self.entry_init[j]);
+                    seeds.push((e.entry(t), s, true));
+                }
+                // back to thread j, last active in context c2
+                for c2 in (0..=c as usize).rev() {
+                    let mut consec = b.and(&cond, &self.t_is[c2][j]);
+                    for i in c2 + 1..=c as usize {
+                        consec = b.and(&consec, &b.not(&self.t_is[i][j]));
+                    }
+                    if b.is_false(&consec) {
                         continue;
                     }
-                    let into = b.and(&gi(c + 1), &self.phase);
-                    let into = match self.cs_is.get(c as usize + 1) {
-                        Some(cs) => b.and(&into, cs),
-                        None => into,
-                    };
-                    // first context of thread j
-                    let mut first = cond.clone();
-                    for i in 0..=c as usize {
-                        first = b.and(&first, &b.not(&self.t_is[i][j]));
-                    }
-                    if !b.is_false(&first) {
-                        let t = self.threads[j];
-                        let s = b.and(&b.and(&first, &into), &self.entry_init[j]);
-                        seeds.push((e.entry(t), s, true));
-                    }
-                    // back to thread j, last active in context c2
-                    for c2 in (0..=c as usize).rev() {
-                        let mut consec = b.and(&cond, &self.t_is[c2][j]);
-                        for i in c2 + 1..=c as usize {
-                            consec = b.and(&consec, &b.not(&self.t_is[i][j]));
-                        }
-                        if b.is_false(&consec) {
-                            continue;
-                        }
-                        // its switch-out states at cs = c2, whose globals were g_{c2+1}
-                        for (v, s) in &resumable[c2] {
-                            let s = b.and(&b.and(s, &consec), &into);
-                            if !b.is_false(&s) {
-                                seeds.push((*v, s, false));
-                            }
+                    // its switch-out states at cs = c2, whose globals were g_{c2+1}
+                    for (v, s) in &self.resumable[c2] {
+                        let s = b.and(&b.and(s, &consec), &into);
+                        if !b.is_false(&s) {
+                            seeds.push((*v, s, false));
                         }
                     }
                 }
             }
-            if dry {
-                if seeds.iter().any(|(_, s, _)| !e.bdd.is_false(s)) {
-                    return true;
-                }
-                continue;
-            }
-            new |= self.feed(e, seeds);
         }
-        new
+        if dry {
+            return seeds.iter().any(|(_, s, _)| !e.bdd.is_false(s));
+        }
+        self.feed(e, seeds)
     }
 
     /// Per vertex, the states a thread may be left in at cs = `c2` whose globals are g_{c2+1}
