@@ -7,7 +7,9 @@
 //! globals `g_i` at each switch i ≥ 1. Statements never write the added globals, so the
 //! sequential rules are §5's internal, call and return rules: `ecs` is the entry copy of `cs`,
 //! and a summary applies only with the same ḡ and t̄ and a `cs` that grew from the caller's.
-//! The two switch rules run between fixpoints of the worklist (an outer fixpoint):
+//! The two switch rules run between fixpoints of the worklist, once per context: context
+//! c + 1's seeds come from contexts 0..=c only, so after the fixpoint that follows context
+//! c's seeds, context c is complete and its switches are found once:
 //!
 //! * out of context c: the states of thread t_c at cs = c where a switch may happen (the
 //!   global `atomic` false, not inside a `__VERIFIER_atomic…` procedure; a thread at the
