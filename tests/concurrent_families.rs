@@ -241,10 +241,117 @@ fn bdd_engine_needs_a_bound_on_concurrent_programs() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("give --contexts K"));
 }
 
+/// `check --engine bdd --target SLIC_ERROR --contexts K ARGS MODEL` as JSON: exit code and report.
+fn bdd_json(model: &std::path::Path, k: &str, extra: &[&str]) -> (i32, serde_json::Value) {
+    let mut args = vec![
+        "check",
+        "--engine",
+        "bdd",
+        "--target",
+        "SLIC_ERROR",
+        "--contexts",
+        k,
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    args.push(model.to_str().expect("utf-8 path"));
+    let out = zingrs(&args);
+    let json = serde_json::from_slice(&out.stdout).expect("json report");
+    (out.status.code().expect("exit code"), json)
+}
+
+/// The thread of each step of a JSON report's trace.
+fn step_threads(json: &serde_json::Value) -> Vec<u64> {
+    json["trace"]["steps"]
+        .as_array()
+        .expect("a trace")
+        .iter()
+        .map(|s| s["thread"].as_u64().expect("a thread per step"))
+        .collect()
+}
+
+/// The number of context switches of a Getafix-layout trace: changes of thread after the
+/// steps of `init` (thread 0 until `endinit`, whose step starts the threads).
+fn switches(json: &serde_json::Value) -> usize {
+    let steps = json["trace"]["steps"].as_array().expect("a trace");
+    let started = steps
+        .iter()
+        .position(|s| s["procedure"] != "init")
+        .expect("a thread runs");
+    let threads = step_threads(json);
+    threads[started..]
+        .windows(2)
+        .filter(|w| w[0] != w[1])
+        .count()
+}
+
 #[test]
-fn bdd_engine_counterexample_is_replayed() {
-    // a reached target comes with a replayed trace (today the explicit search's under the
-    // same bound: the walk back through the BDDs is not built yet)
+fn bdd_engine_counterexample_is_walked_back_from_the_bdds() {
+    // the trace comes from the bdd engine's own path edges: a state limit far below what an
+    // explicit search under the bound needs does not stop it (it stopped the explicit
+    // re-search that built the trace before, exit 9)
+    let model = generate(&["fib-bp", "1"]);
+    let (code, json) = bdd_json(&model, "1", &["--max-states", "3"]);
+    assert_eq!(code, 3, "{json}");
+    assert_eq!(json["engine"], "bdd");
+    assert!(switches(&json) <= 1, "{json}");
+}
+
+#[test]
+fn bdd_engine_counterexample_interleaves_within_the_bound() {
+    // fib-bp 2 needs full alternation (three switches after init: thread 0, 1, 0, 1 or the
+    // other way round); the trace shows both threads and at most K switches
+    let model = generate(&["fib-bp", "2"]);
+    for k in ["3", "4"] {
+        let (code, json) = bdd_json(&model, k, &[]);
+        assert_eq!(code, 3, "K = {k}: {json}");
+        let threads = step_threads(&json);
+        assert!(threads.contains(&0) && threads.contains(&1), "{json}");
+        let n = switches(&json);
+        assert!(n == 3, "K = {k}: {n} switches: {json}");
+    }
+}
+
+#[test]
+fn bdd_engine_resumes_a_thread_inside_a_callee() {
+    // thread1 must be left inside `work`, thread2 run, thread1 resumed inside `work` (see the
+    // models' headers): the steps are thread 0 (work's call and g := T), thread 1, thread 0
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/regressions/bp-threads/");
+    for (name, last) in [
+        ("getafix_switch_inside_callee_needs_two.bp", "thread1"),
+        ("getafix_switch_inside_callee_resumes_there.bp", "work"),
+    ] {
+        let model = std::path::PathBuf::from(dir).join(name);
+        let (code, json) = bdd_json(&model, "2", &[]);
+        assert_eq!(code, 3, "{name}: {json}");
+        let steps = json["trace"]["steps"].as_array().expect("a trace");
+        let after_init: Vec<(u64, &str)> = steps
+            .iter()
+            .skip_while(|s| s["procedure"] == "init")
+            .map(|s| {
+                (
+                    s["thread"].as_u64().expect("thread"),
+                    s["procedure"].as_str().expect("procedure"),
+                )
+            })
+            .collect();
+        let mut runs: Vec<u64> = after_init.iter().map(|s| s.0).collect();
+        runs.dedup();
+        assert_eq!(runs, vec![0, 1, 0], "{name}: {json}");
+        // thread 0 resumes inside work: its first step after thread 1 is in work
+        let back = after_init
+            .iter()
+            .skip_while(|s| s.0 == 0)
+            .find(|s| s.0 == 0)
+            .expect("thread 0 resumes");
+        assert_eq!(back.1, "work", "{name}: {json}");
+        assert_eq!(after_init.last().expect("a step").1, last, "{name}");
+    }
+}
+
+#[test]
+fn bebop_format_names_the_thread_of_each_step() {
     let model = generate(&["fib-bp", "1"]);
     let out = zingrs(&[
         "check",
@@ -255,13 +362,22 @@ fn bdd_engine_counterexample_is_replayed() {
         "--contexts",
         "1",
         "--format",
-        "json",
+        "bebop",
         model.to_str().expect("utf-8 path"),
     ]);
     assert_eq!(out.status.code(), Some(3));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json report");
-    assert_eq!(json["engine"], "bdd");
-    assert!(json["trace"].is_object(), "a replayed trace: {json}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("Label SLIC_ERROR reachable by following path:")
+    );
+    let body: Vec<&str> = lines.collect();
+    assert!(
+        body.iter().all(|l| l.trim_start().starts_with("Thread ")),
+        "{text}"
+    );
+    assert!(body.iter().any(|l| l.contains("Thread 1 Line ")), "{text}");
 }
 
 #[test]
@@ -301,4 +417,36 @@ fn engines_agree_on_random_getafix_programs() {
         compared >= 10 && reached >= 3,
         "{compared} compared, {reached} reached"
     );
+}
+
+#[test]
+fn bdd_engine_stats_give_nodes_per_context_and_thread() {
+    // fib-bp 2 reaches its label at K = 3 in context 3: path edges in every context 0..=3 and
+    // for both threads, and the process's peak memory
+    let model = generate(&["fib-bp", "2"]);
+    let (code, json) = bdd_json(&model, "3", &["--stats"]);
+    assert_eq!(code, 3, "{json}");
+    let stats = &json["stats"];
+    assert!(
+        stats["peak_memory_bytes"].as_u64().unwrap_or(0) > 0,
+        "{json}"
+    );
+    let counter = |name: &str| {
+        stats["counters"]
+            .as_array()
+            .expect("counters")
+            .iter()
+            .find(|c| c["name"] == name)
+            .and_then(|c| c["value"].as_u64())
+    };
+    for c in 0..=3 {
+        let n = counter(&format!("bdd_nodes_context_{c}"));
+        assert!(n.is_some_and(|n| n > 0), "context {c}: {json}");
+    }
+    assert_eq!(counter("bdd_nodes_context_4"), None, "{json}");
+    for t in 0..2 {
+        let n = counter(&format!("bdd_nodes_thread_{t}"));
+        assert!(n.is_some_and(|n| n > 0), "thread {t}: {json}");
+    }
+    assert_eq!(counter("bdd_nodes_thread_2"), None, "{json}");
 }

@@ -537,6 +537,7 @@ fn stats_block(out: &mut String, r: &Report) {
 
 /// Bebop's layout (seed 001, Figure 1): the label, then one line per step in reverse
 /// execution order, indented by call depth, each with the values in scope before the line.
+/// Bebop had no threads; a trace of several names the thread of each step (`Thread 1 Line 17`).
 fn bebop(r: &Report, detail: TraceDetail, stats: bool) -> String {
     let mut out = String::new();
     let head = match &r.verdict {
@@ -550,11 +551,16 @@ fn bebop(r: &Report, detail: TraceDetail, stats: bool) -> String {
     };
     let _ = writeln!(out, "{head}");
     if let (Some(t), false) = (&r.trace, detail == TraceDetail::None) {
+        let threads = t.threads > 1;
         for s in t.steps.iter().rev() {
             // Bebop indents by call depth; past 200 levels the indentation stops growing so
             // that a trace 100,000 calls deep stays printable
             let indent = "  ".repeat(s.depth.saturating_sub(1).min(200) as usize);
-            let _ = write!(out, "{indent}Line {}", s.line);
+            let _ = write!(out, "{indent}");
+            if threads {
+                let _ = write!(out, "Thread {} ", s.thread);
+            }
+            let _ = write!(out, "Line {}", s.line);
             if detail == TraceDetail::Full {
                 let _ = write!(out, " State {}", values(s));
             }

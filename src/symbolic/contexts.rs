@@ -7,7 +7,9 @@
 //! globals `g_i` at each switch i ≥ 1. Statements never write the added globals, so the
 //! sequential rules are §5's internal, call and return rules: `ecs` is the entry copy of `cs`,
 //! and a summary applies only with the same ḡ and t̄ and a `cs` that grew from the caller's.
-//! The two switch rules run between fixpoints of the worklist (an outer fixpoint):
+//! The two switch rules run between fixpoints of the worklist, once per context: context
+//! c + 1's seeds come from contexts 0..=c only, so after the fixpoint that follows context
+//! c's seeds, context c is complete and its switches are found once:
 //!
 //! * out of context c: the states of thread t_c at cs = c where a switch may happen (the
 //!   global `atomic` false, not inside a `__VERIFIER_atomic…` procedure; a thread at the
@@ -18,8 +20,10 @@
 //!   its locals and entry copies and globals g_{c+1}.
 //!
 //! `init` runs first with `phase` false; its states at `endinit` start context 0 of any thread.
-//! Counterexamples are not built from the BDDs yet: a reached target is searched again by the
-//! explicit engine under the same bound, whose path the report replays as usual.
+//! Counterexamples are walked back from the stored path edges, thread by thread
+//! ([`interleave`]), and run on the interpreter before they are reported.
+
+mod interleave;
 
 use super::bdd::Bdds;
 use super::reach::Engine;
@@ -271,20 +275,32 @@ pub fn search(
         ..*sym
     };
     let mut e = Engine::new(&am, bdd, sym, &opts.targets);
+    // the counterexample walk needs every path edge as it was logged
+    let opts = &explore::Options {
+        keep_going: false,
+        ..opts.clone()
+    };
     let mut ctx = Contexts::new(&e, &x, &threads, init, endinit, k);
-    let mut limit;
+    // `init` alone, then context 0 of every thread; each fixpoint completes one more context
+    // (a context's seeds come from the contexts before it only), so the switches out of
+    // context c are found once, after the fixpoint that completed it
+    let mut limit = e.run(opts);
     let mut rounds = 0u64;
-    loop {
+    let go = |limit: &Option<_>, e: &Engine<_>| limit.is_none() && e.found.is_empty();
+    if go(&limit, &e) && ctx.start_threads(&mut e) {
         limit = e.run(opts);
-        if limit.is_some() || !e.found.is_empty() {
-            break;
-        }
-        rounds += 1;
-        if !ctx.round(&mut e, false) {
-            break;
+        for c in 0..k {
+            if !go(&limit, &e) {
+                break;
+            }
+            rounds += 1;
+            if !ctx.switch_from(&mut e, c, false) {
+                break;
+            }
+            limit = e.run(opts);
         }
     }
-    let context_cut = limit.is_none() && e.found.is_empty() && ctx.round(&mut e, true);
+    let context_cut = go(&limit, &e) && ctx.switch_from(&mut e, k, true);
     let mut result = SearchResult {
         limit,
         context_cut,
@@ -305,35 +321,32 @@ pub fn search(
     for (c, n) in ctx.nodes_per_context(&e).into_iter().enumerate() {
         counters.push((context_label(c), n as u64));
     }
-    if !e.found.is_empty() {
-        // the counterexample: the explicit search under the same bound (the report replays it)
-        let bounded = explore::Options {
-            contexts: Some(k),
-            ..opts.clone()
-        };
-        let r = explore::search(m, &bounded);
-        result.findings = r.findings.into_iter().take(1).collect();
-        result.limit = None;
-        if result.findings.is_empty() && r.limit.is_some() {
-            // the target is reached, but its path was not found within the limits: say so
-            // (exit 9) rather than claim a verdict without a counterexample
-            eprintln!(
-                "note: the bdd engine reached a target; the explicit search for its \
-                 counterexample under --contexts {k} stopped at a limit"
-            );
-            result.limit = r.limit;
-        } else if result.findings.is_empty() {
-            eprintln!(
-                "internal error: the bdd engine reached a target that the explicit search under \
-                 --contexts {k} does not"
-            );
-            result.findings.push(explore::Finding::Assertion {
-                path: explore::Path {
-                    init: Vec::new(),
-                    choices: Vec::new(),
-                },
-            });
+    for (j, n) in ctx.nodes_per_thread(&e).into_iter().enumerate() {
+        counters.push((thread_label(j), n as u64));
+    }
+    let mut replays = Vec::new();
+    if let Some(&f) = e.found.first() {
+        match interleave::counterexample(&e, &ctx, &x, m, f, !opts.verdict_only) {
+            Ok((finding, replayed)) => {
+                result.findings.push(finding);
+                replays.push(Some(replayed));
+            }
+            Err(why) => {
+                // a bug of ours: report a finding that will fail to replay (exit 5)
+                eprintln!(
+                    "internal error: the bdd engine could not build a counterexample under \
+                     --contexts {k}: {why}"
+                );
+                result.findings.push(explore::Finding::Assertion {
+                    path: explore::Path {
+                        init: Vec::new(),
+                        choices: Vec::new(),
+                    },
+                });
+                replays.push(None);
+            }
         }
+        result.limit = None;
     }
     result.stats = SearchStats {
         states: reached,
@@ -343,7 +356,7 @@ pub fn search(
         counters,
         ..Default::default()
     };
-    Ok((result, Vec::new()))
+    Ok((result, replays))
 }
 
 /// `--stats` names for the BDD nodes of each context's path edges.
@@ -369,11 +382,26 @@ fn context_label(c: usize) -> &'static str {
     LABELS.get(c).copied().unwrap_or("bdd_nodes_context_16+")
 }
 
+/// `--stats` names for the BDD nodes of the path edges of each thread (by its position among
+/// the thread procedures).
+fn thread_label(j: usize) -> &'static str {
+    const LABELS: [&str; 8] = [
+        "bdd_nodes_thread_0",
+        "bdd_nodes_thread_1",
+        "bdd_nodes_thread_2",
+        "bdd_nodes_thread_3",
+        "bdd_nodes_thread_4",
+        "bdd_nodes_thread_5",
+        "bdd_nodes_thread_6",
+        "bdd_nodes_thread_7",
+    ];
+    LABELS.get(j).copied().unwrap_or("bdd_nodes_thread_8+")
+}
+
 /// The switch rules, with the relations they reuse.
 struct Contexts<B: Bdds> {
     /// The program's own globals (their indices in the augmented program).
     own: Vec<u32>,
-    k: u32,
     threads: Vec<u32>,
     /// Per vertex: may a context end here (not inside a `__VERIFIER_atomic…` procedure)?
     switchable: Vec<bool>,
@@ -391,12 +419,16 @@ struct Contexts<B: Bdds> {
     g_eq: Vec<B::F>,
     phase: B::F,
     unlocked: B::F,
+    /// The global `atomic` (its index in the augmented program), if the program has one.
+    atomic: Option<u32>,
     /// The variables of ḡ and t̄ (current copies), sorted.
     gt_vars: Vec<u32>,
     /// Entry constraints of each thread's procedure (fixed initial values of its locals).
     entry_init: Vec<B::F>,
     /// `init`'s `endinit` vertex.
     endinit: u32,
+    /// Per context (complete ones only): [`Contexts::resumable`].
+    resumable: Vec<Vec<(u32, B::F)>>,
 }
 
 impl<B: Bdds> Contexts<B> {
@@ -466,8 +498,13 @@ impl<B: Bdds> Contexts<B> {
                     f
                 })
                 .collect();
-        let unlocked = match p.globals.iter().position(|v| v.name == "atomic") {
-            Some(i) => b.not(&b.var(cv(i as u32))),
+        let atomic = p
+            .globals
+            .iter()
+            .position(|v| v.name == "atomic")
+            .map(|i| i as u32);
+        let unlocked = match atomic {
+            Some(i) => b.not(&b.var(cv(i))),
             None => b.constant(true),
         };
         let mut gt_vars: Vec<u32> =
@@ -483,7 +520,6 @@ impl<B: Bdds> Contexts<B> {
             .collect();
         Contexts {
             own: x.own.clone(),
-            k,
             threads: threads.to_vec(),
             switchable,
             ending,
@@ -494,9 +530,11 @@ impl<B: Bdds> Contexts<B> {
             g_eq,
             phase: b.var(cv(x.phase)),
             unlocked,
+            atomic,
             gt_vars,
             entry_init,
             endinit: e.entry(init) + endinit,
+            resumable: Vec::new(),
         }
     }
 
@@ -556,108 +594,129 @@ impl<B: Bdds> Contexts<B> {
         out
     }
 
-    /// One application of both switch rules for every context c < k (with `dry`, for c = k
-    /// only, without adding anything: whether the bound cuts a switch). True if something
-    /// was (or would be) new. The dry run is conservative: it counts a switch into a thread
-    /// that could not move (blocked, or with no step left) as cut, so a pass under the bound
-    /// may be reported as bounded (exit 8) where the explicit search says passed, never the
-    /// other way round.
-    fn round(&mut self, e: &mut Engine<B>, dry: bool) -> bool {
-        let mut new = if dry { false } else { self.start_threads(e) };
-        let range = if dry {
-            self.k..=self.k
-        } else {
-            0..=self.k.saturating_sub(1)
-        };
-        if !dry && self.k == 0 {
-            return new;
+    /// Both switch rules out of context `c`, complete (with `dry`, for c = k, without adding
+    /// anything: whether the bound cuts a switch). True if something was (or would be) new.
+    /// The dry run is conservative: it counts a switch into a thread that could not move
+    /// (blocked, or with no step left) as cut, so a pass under the bound may be reported as
+    /// bounded (exit 8) where the explicit search says passed, never the other way round.
+    fn switch_from(&mut self, e: &mut Engine<B>, c: u32, dry: bool) -> bool {
+        // the states a thread may be left in at each context c2 ≤ c (complete by now)
+        while self.resumable.len() <= c as usize {
+            let r = self.resumable(e, self.resumable.len());
+            self.resumable.push(r);
         }
-        for c in range {
-            let out = self.switch_out(e, c);
-            if e.bdd.is_false(&out) {
-                continue;
+        let out = self.switch_out(e, c);
+        if e.bdd.is_false(&out) {
+            return false;
+        }
+        let mut seeds = Vec::new();
+        {
+            let b = &e.bdd;
+            let gi = |i: u32| -> B::F {
+                // globals = g_i (i ≥ 1); for the dry run past the last copy, anything
+                self.g_eq
+                    .get(i as usize - 1)
+                    .cloned()
+                    .unwrap_or_else(|| b.constant(true))
+            };
+            // A_c(ḡ, t̄): a switch-out state of context c whose globals are g_{c+1}
+            let a = b.and_exists(&out, &gi(c + 1), &self.g_cube);
+            if b.is_false(&a) {
+                return false;
             }
-            let mut seeds = Vec::new();
-            {
-                let b = &e.bdd;
-                let gi = |i: u32| -> B::F {
-                    // globals = g_i (i ≥ 1); for the dry run past the last copy, anything
-                    self.g_eq
-                        .get(i as usize - 1)
-                        .cloned()
-                        .unwrap_or_else(|| b.constant(true))
+            let t_next = self.t_is.get(c as usize + 1);
+            for j in 0..self.threads.len() {
+                let to_j = match t_next {
+                    Some(t) => t[j].clone(),
+                    None => b.constant(true),
                 };
-                // A_c(ḡ, t̄): a switch-out state of context c whose globals are g_{c+1}
-                let a = b.and_exists(&out, &gi(c + 1), &self.g_cube);
-                if b.is_false(&a) {
+                let other = b.and(&to_j, &b.not(&self.t_is[c as usize][j]));
+                let cond = b.and(&a, &other);
+                if b.is_false(&cond) {
                     continue;
                 }
-                let t_next = self.t_is.get(c as usize + 1);
-                for j in 0..self.threads.len() {
-                    let to_j = match t_next {
-                        Some(t) => t[j].clone(),
-                        None => b.constant(true),
-                    };
-                    let other = b.and(&to_j, &b.not(&self.t_is[c as usize][j]));
-                    let cond = b.and(&a, &other);
-                    if b.is_false(&cond) {
+                let into = b.and(&gi(c + 1), &self.phase);
+                let into = match self.cs_is.get(c as usize + 1) {
+                    Some(cs) => b.and(&into, cs),
+                    None => into,
+                };
+                // first context of thread j
+                let mut first = cond.clone();
+                for i in 0..=c as usize {
+                    first = b.and(&first, &b.not(&self.t_is[i][j]));
+                }
+                if !b.is_false(&first) {
+                    let t = self.threads[j];
+                    let s = b.and(&b.and(&first, &into), &self.entry_init[j]);
+                    seeds.push((e.entry(t), s, true));
+                }
+                // back to thread j, last active in context c2
+                for c2 in (0..=c as usize).rev() {
+                    let mut consec = b.and(&cond, &self.t_is[c2][j]);
+                    for i in c2 + 1..=c as usize {
+                        consec = b.and(&consec, &b.not(&self.t_is[i][j]));
+                    }
+                    if b.is_false(&consec) {
                         continue;
                     }
-                    let into = b.and(&gi(c + 1), &self.phase);
-                    let into = match self.cs_is.get(c as usize + 1) {
-                        Some(cs) => b.and(&into, cs),
-                        None => into,
-                    };
-                    // first context of thread j
-                    let mut first = cond.clone();
-                    for i in 0..=c as usize {
-                        first = b.and(&first, &b.not(&self.t_is[i][j]));
-                    }
-                    if !b.is_false(&first) {
-                        let t = self.threads[j];
-                        let s = b.and(&b.and(&first, &into), &self.entry_init[j]);
-                        seeds.push((e.entry(t), s, true));
-                    }
-                    // back to thread j, last active in context c2
-                    for c2 in (0..=c as usize).rev() {
-                        let mut consec = b.and(&cond, &self.t_is[c2][j]);
-                        for i in c2 + 1..=c as usize {
-                            consec = b.and(&consec, &b.not(&self.t_is[i][j]));
-                        }
-                        if b.is_false(&consec) {
-                            continue;
-                        }
-                        // its switch-out states at cs = c2, whose globals were g_{c2+1}
-                        let left = b.and(&b.and(&self.cs_is[c2], &self.phase), &gi(c2 as u32 + 1));
-                        for (v, r) in e.reached.iter().enumerate() {
-                            if !self.switchable[v] || b.is_false(r) {
-                                continue;
-                            }
-                            let mut s = b.and(r, &left);
-                            if !self.ending[v] {
-                                s = b.and(&s, &self.unlocked);
-                            }
-                            if b.is_false(&s) {
-                                continue;
-                            }
-                            let s = b.exists(&s, &b.and(&self.g_cube, &self.cs_cube));
-                            let s = b.and(&b.and(&s, &consec), &into);
-                            if !b.is_false(&s) {
-                                seeds.push((v as u32, s, false));
-                            }
+                    // its switch-out states at cs = c2, whose globals were g_{c2+1}
+                    for (v, s) in &self.resumable[c2] {
+                        let s = b.and(&b.and(s, &consec), &into);
+                        if !b.is_false(&s) {
+                            seeds.push((*v, s, false));
                         }
                     }
                 }
             }
-            if dry {
-                if seeds.iter().any(|(_, s, _)| !e.bdd.is_false(s)) {
-                    return true;
-                }
+        }
+        if dry {
+            return seeds.iter().any(|(_, s, _)| !e.bdd.is_false(s));
+        }
+        self.feed(e, seeds)
+    }
+
+    /// Per vertex, the states a thread may be left in at cs = `c2` whose globals are g_{c2+1}
+    /// (any globals past the last copy), with the globals and `cs` quantified out.
+    fn resumable(&self, e: &Engine<B>, c2: usize) -> Vec<(u32, B::F)> {
+        let b = &e.bdd;
+        let mut left = b.and(&self.cs_is[c2], &self.phase);
+        if let Some(g) = self.g_eq.get(c2) {
+            left = b.and(&left, g);
+        }
+        let quant = b.and(&self.g_cube, &self.cs_cube);
+        let mut out = Vec::new();
+        for (v, r) in e.reached.iter().enumerate() {
+            if !self.switchable[v] || b.is_false(r) {
                 continue;
             }
-            new |= self.feed(e, seeds);
+            let mut s = b.and(r, &left);
+            if !self.ending[v] {
+                s = b.and(&s, &self.unlocked);
+            }
+            if !b.is_false(&s) {
+                out.push((v as u32, b.exists(&s, &quant)));
+            }
         }
-        new
+        out
+    }
+
+    /// The BDD nodes of the path edges where each thread runs (`t_cs` is the thread, summed
+    /// over the vertices).
+    fn nodes_per_thread(&self, e: &Engine<B>) -> Vec<usize> {
+        let b = &e.bdd;
+        (0..self.threads.len())
+            .map(|j| {
+                let mut running = b.constant(false);
+                for (cs, t) in self.cs_is.iter().zip(&self.t_is) {
+                    running = b.or(&running, &b.and(cs, &t[j]));
+                }
+                e.reached
+                    .iter()
+                    .filter(|r| !b.is_false(r))
+                    .map(|r| b.size(&b.and(r, &running)))
+                    .sum()
+            })
+            .collect()
     }
 
     /// The BDD nodes of the path edges of each context (summed over the vertices).

@@ -13,20 +13,20 @@
 //! program on the interpreter: at each step the first outcome whose state agrees with the next
 //! point (on the variables in its scope; the others are dead or untouched) is taken.
 
+mod replay;
+
 use super::bdd::Bdds;
 use super::model::Encoder;
-use super::reach::{Engine, Found, Xfer, NONE};
-use crate::explore::{Finding, Path, Replayed, Replayer};
-use crate::runtime::{Outcome, State, Value};
+use super::reach::{Engine, Xfer, NONE};
 use zingrs_lang::ir::Stmt;
 
 /// A valuation of the scope of a vertex, found in the batch with stamp `stamp`.
-struct Point<F> {
-    v: u32,
+pub(super) struct Point<F> {
+    pub(super) v: u32,
     /// The conjunction of `vals`, built when first needed (most steps of a walk never need it).
     cube: std::cell::OnceCell<F>,
     /// `(variable, value)` for the scope's variables.
-    vals: Vals,
+    pub(super) vals: Vals,
     stamp: u32,
 }
 
@@ -35,7 +35,7 @@ impl<F> Point<F> {
         self.cube.get_or_init(|| b.literals(&self.vals))
     }
 
-    fn get(&self, var: u32) -> Option<bool> {
+    pub(super) fn get(&self, var: u32) -> Option<bool> {
         self.vals
             .binary_search_by_key(&var, |p| p.0)
             .ok()
@@ -44,18 +44,18 @@ impl<F> Point<F> {
 }
 
 /// A valuation of a scope, sorted by variable (inline: scopes are a few variables).
-type Vals = smallvec::SmallVec<[(u32, bool); 16]>;
+pub(super) type Vals = smallvec::SmallVec<[(u32, bool); 16]>;
 
 /// A valuation and the stamp of the batch holding it.
-type Stamped = (u32, Vals);
+pub(super) type Stamped = (u32, Vals);
 
 /// The points of a walk, compactly: a counterexample has a point per concrete step (millions
 /// on large programs), and each point's valuation is over its vertex's scope, so the values are
 /// kept as bits in scope order.
 #[derive(Default)]
-struct Trail {
+pub(super) struct Trail {
     /// The vertex of each point.
-    v: Vec<u32>,
+    pub(super) v: Vec<u32>,
     /// Where each point's bits start in `words`.
     start: Vec<u32>,
     words: Vec<u64>,
@@ -74,7 +74,7 @@ impl Trail {
         }
     }
 
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.v.len()
     }
 
@@ -84,7 +84,7 @@ impl Trail {
     }
 
     /// The value of the `k`-th variable of point `i`'s scope.
-    fn bit(&self, i: usize, k: usize) -> bool {
+    pub(super) fn bit(&self, i: usize, k: usize) -> bool {
         self.words[self.start[i] as usize + k / 64] >> (k % 64) & 1 != 0
     }
 }
@@ -112,6 +112,17 @@ struct Scratch {
     free_full: Vec<usize>,
 }
 
+/// The switch rules of the context-bounded search as a walk of one thread sees them
+/// (`contexts::interleave`): where the thread's history starts, and the earlier context a
+/// point was resumed from.
+pub(super) trait Switches {
+    /// Whether the thread's first context starts at `v` with valuation `vals`.
+    fn starts(&self, v: u32, vals: &[(u32, bool)]) -> bool;
+    /// A valuation at `v` in an earlier context of the thread, in a batch older than `below`,
+    /// that the switch rules resume as `vals`; with the stamp of its batch.
+    fn resumed_from(&self, v: u32, vals: &[(u32, bool)], below: u32) -> Option<Stamped>;
+}
+
 /// A frame of the backward walk: the current point. A nested frame walks inside a callee
 /// from an exit back to its entry; its parent waits at the call.
 struct WalkFrame<F> {
@@ -132,7 +143,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
     }
 
     /// The oldest batch of `v` older than `below` that meets `pre`, and the meet.
-    fn first_meet(&self, v: u32, pre: &B::F, below: u32) -> Option<(u32, B::F)> {
+    pub(super) fn first_meet(&self, v: u32, pre: &B::F, below: u32) -> Option<(u32, B::F)> {
         let b = &self.bdd;
         if b.is_false(pre) {
             return None;
@@ -163,7 +174,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
     }
 
     /// One valuation of `v`'s scope inside `f`.
-    fn point(&self, v: u32, f: &B::F, stamp: u32) -> Point<B::F> {
+    pub(super) fn point(&self, v: u32, f: &B::F, stamp: u32) -> Point<B::F> {
         let pick = self.bdd.pick(f).expect("a non-empty set");
         let vals: Vals = self
             .scope_of(v)
@@ -209,8 +220,13 @@ impl<B: Bdds> Engine<'_, '_, B> {
         pre
     }
 
-    /// Walks back from the error point to the initial state; the points in forward order.
-    fn walk(&self, start: Point<B::F>) -> Result<Trail, String> {
+    /// Walks back from the error point to the initial state (with `switches`, to the start of
+    /// the thread's first context, through its earlier contexts); the points in forward order.
+    pub(super) fn walk(
+        &self,
+        start: Point<B::F>,
+        switches: Option<&dyn Switches>,
+    ) -> Result<Trail, String> {
         let b = &self.bdd;
         // the predecessors of each vertex, in increasing order, in one flat array
         let n = self.proc_of.len();
@@ -249,6 +265,12 @@ impl<B: Bdds> Engine<'_, '_, B> {
             let at = &top.at;
             let v = at.v;
             let q = self.proc_of[v as usize];
+            if let Some(sw) = switches {
+                if frames.len() == 1 && sw.starts(v, &at.vals) {
+                    out.push(&frames.pop().expect("frame").at);
+                    break;
+                }
+            }
             if v == self.entry(q) {
                 let info = &self.procs[q as usize];
                 let start = if info.called {
@@ -348,6 +370,15 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     }
                 }
             }
+            // the same vertex in an earlier context of the thread (a switch back to it)
+            let mut switched = false;
+            if let Some((s, vals)) = switches.and_then(|sw| sw.resumed_from(v, &at.vals, at.stamp))
+            {
+                if best.as_ref().is_none_or(|x| s < x.0) {
+                    best = Some((s, v, Pre::Vals(vals)));
+                    switched = true;
+                }
+            }
             let Some((s, u, meet)) = best else {
                 return Err(format!(
                     "no predecessor of vertex {v} at stamp {}",
@@ -369,7 +400,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
                     stamp: s,
                 },
             };
-            if let Some(Xfer::Call(i)) = self.xfer[u as usize].as_deref() {
+            if let (false, Some(Xfer::Call(i))) = (switched, self.xfer[u as usize].as_deref()) {
                 // over the summary: the callee runs from its entry to an exit in a nested frame
                 let exit = self.exit_point(*i as usize, &p, at)?;
                 let top = frames.last_mut().expect("frame");
@@ -422,7 +453,12 @@ impl<B: Bdds> Engine<'_, '_, B> {
     /// The batch of `u` older than `below` that holds the valuation `vals` (the batches of a
     /// vertex are disjoint: each holds only edges new at that vertex), `Some(None)` if none
     /// does; `None` if a batch reads a variable `vals` does not assign.
-    fn batch_holding(&self, u: u32, vals: &[(u32, bool)], below: u32) -> Option<Option<u32>> {
+    pub(super) fn batch_holding(
+        &self,
+        u: u32,
+        vals: &[(u32, bool)],
+        below: u32,
+    ) -> Option<Option<u32>> {
         let b = &self.bdd;
         let mut i = self.head[u as usize];
         while i != NONE {
@@ -673,128 +709,5 @@ impl<B: Bdds> Engine<'_, '_, B> {
     fn ret_vars(&self, q: usize) -> Vec<u32> {
         let n = self.m.program.procs[q].returns.len() as u32;
         (0..n).map(|k| self.layout.nv(self.g + k)).collect()
-    }
-
-    /// Turns a finding into a path and the path's replay on the interpreter (every state when
-    /// `all`, else the last).
-    pub fn finding(&self, f: Found, all: bool) -> Result<(Finding, Replayed), String> {
-        let b = &self.bdd;
-        let (v, set) = match f {
-            Found::Target { v, .. } => (v, b.constant(true)),
-            Found::Assertion { v } => match self.xfer[v as usize].as_deref() {
-                Some(Xfer::Assert { bad, .. }) => (v, bad.clone()),
-                _ => return Err("not an assertion".into()),
-            },
-        };
-        let (s, meet) = self
-            .first_meet(v, &set, NONE)
-            .ok_or("the error vertex has no path edge")?;
-        let points = self.walk(self.point(v, &meet, s))?;
-        let (path, replayed) =
-            self.concretize(&points, matches!(f, Found::Assertion { .. }), all)?;
-        let finding = match f {
-            Found::Assertion { .. } => Finding::Assertion { path },
-            Found::Target { target, .. } => Finding::Target {
-                label: self.target_names[target as usize].clone(),
-                path,
-            },
-        };
-        Ok((finding, replayed))
-    }
-
-    /// Whether state `s` is at the vertex of the trail's point `i` and agrees with its
-    /// valuation.
-    fn agrees(&self, s: &State, t: &Trail, i: usize) -> bool {
-        let Some(frame) = s.threads.first().and_then(|t| t.stack.top()) else {
-            return false;
-        };
-        let v = t.v[i];
-        let q = self.proc_of[v as usize];
-        if frame.proc != q || frame.pc != self.pc(v) {
-            return false;
-        }
-        let globals = self.m.global_values(s, Some(0));
-        self.scope_of(v).iter().enumerate().all(|(k, &x)| {
-            let (slot, copy) = self.layout.slot_of(x);
-            if copy != 1 {
-                return true;
-            }
-            let actual = if slot < self.g {
-                globals[slot as usize]
-            } else {
-                match frame.locals.get((slot - self.g) as usize) {
-                    Some(v) => *v,
-                    None => return true,
-                }
-            };
-            actual.as_bool() == t.bit(i, k)
-        })
-    }
-
-    /// Executes the points on the interpreter and records the choices: the path and its
-    /// replay (every state when `all`, else the last), which is the one execution of the path.
-    fn concretize(
-        &self,
-        points: &Trail,
-        violation: bool,
-        all: bool,
-    ) -> Result<(Path, Replayed), String> {
-        let m = self.m;
-        let p = m.program;
-        if points.len() == 0 {
-            return Err("an empty walk".into());
-        }
-        let scope0 = self.scope_of(points.v[0]);
-        let value = |var: u32, init| {
-            let at = scope0.binary_search(&var).ok().map(|k| points.bit(0, k));
-            Value::Bool(at.or(super::model::fixed_init(init)).unwrap_or(false))
-        };
-        let mut init: Vec<Value> = Vec::new();
-        for pass in [false, true] {
-            for (i, gv) in p.globals.iter().enumerate() {
-                if gv.thread_local == pass {
-                    init.push(value(self.layout.cv(i as u32), gv.init));
-                }
-            }
-        }
-        for (j, lv) in p.procs[self.main as usize].locals.iter().enumerate() {
-            init.push(value(self.layout.cv(self.g + j as u32), lv.init));
-        }
-        let mut r = Replayer::start(m, init, all)?;
-        if !self.agrees(r.state(), points, 0) {
-            return Err("the initial state does not match".into());
-        }
-        for k in 1..points.len() {
-            let outs = r.outcomes(0)?;
-            // a step with one outcome takes it (the walk's point is checked at the next step
-            // with a choice, and at the end)
-            let last = k + 1 == points.len();
-            let hit = if outs.len() == 1 && !last {
-                matches!(outs[0], Outcome::Next { .. }).then_some(0)
-            } else {
-                outs.iter().position(|o| match o {
-                    Outcome::Next { state, .. } => self.agrees(state, points, k),
-                    _ => false,
-                })
-            };
-            let Some(i) = hit else {
-                let v = points.v[k];
-                return Err(format!(
-                    "step {k}: no outcome reaches {} pc {}",
-                    p.procs[self.proc_of[v as usize] as usize].name,
-                    self.pc(v)
-                ));
-            };
-            r.take(i as u32)?;
-        }
-        if violation {
-            let i = r
-                .outcomes(0)?
-                .iter()
-                .position(|o| matches!(o, Outcome::Violation(_)))
-                .ok_or("the assertion does not fail")?;
-            r.take(i as u32)?;
-        }
-        Ok(r.finish())
     }
 }

@@ -1,0 +1,136 @@
+//! The end of a sequential counterexample: the walk's points turned into a path of
+//! interpreter choices, matched step by step against the outcomes of `runtime::step`.
+
+use super::{Trail, Xfer, NONE};
+use crate::explore::{Finding, Path, Replayed, Replayer};
+use crate::runtime::{Outcome, State, Value};
+use crate::symbolic::bdd::Bdds;
+use crate::symbolic::reach::{Engine, Found};
+
+impl<B: Bdds> Engine<'_, '_, B> {
+    /// Turns a finding into a path and the path's replay on the interpreter (every state when
+    /// `all`, else the last).
+    pub fn finding(&self, f: Found, all: bool) -> Result<(Finding, Replayed), String> {
+        let b = &self.bdd;
+        let (v, set) = match f {
+            Found::Target { v, .. } => (v, b.constant(true)),
+            Found::Assertion { v } => match self.xfer[v as usize].as_deref() {
+                Some(Xfer::Assert { bad, .. }) => (v, bad.clone()),
+                _ => return Err("not an assertion".into()),
+            },
+        };
+        let (s, meet) = self
+            .first_meet(v, &set, NONE)
+            .ok_or("the error vertex has no path edge")?;
+        let points = self.walk(self.point(v, &meet, s), None)?;
+        let (path, replayed) =
+            self.concretize(&points, matches!(f, Found::Assertion { .. }), all)?;
+        let finding = match f {
+            Found::Assertion { .. } => Finding::Assertion { path },
+            Found::Target { target, .. } => Finding::Target {
+                label: self.target_names[target as usize].clone(),
+                path,
+            },
+        };
+        Ok((finding, replayed))
+    }
+
+    /// Whether state `s` is at the vertex of the trail's point `i` and agrees with its
+    /// valuation.
+    fn agrees(&self, s: &State, t: &Trail, i: usize) -> bool {
+        let Some(frame) = s.threads.first().and_then(|t| t.stack.top()) else {
+            return false;
+        };
+        let v = t.v[i];
+        let q = self.proc_of[v as usize];
+        if frame.proc != q || frame.pc != self.pc(v) {
+            return false;
+        }
+        let globals = self.m.global_values(s, Some(0));
+        self.scope_of(v).iter().enumerate().all(|(k, &x)| {
+            let (slot, copy) = self.layout.slot_of(x);
+            if copy != 1 {
+                return true;
+            }
+            let actual = if slot < self.g {
+                globals[slot as usize]
+            } else {
+                match frame.locals.get((slot - self.g) as usize) {
+                    Some(v) => *v,
+                    None => return true,
+                }
+            };
+            actual.as_bool() == t.bit(i, k)
+        })
+    }
+
+    /// Executes the points on the interpreter and records the choices: the path and its
+    /// replay (every state when `all`, else the last), which is the one execution of the path.
+    fn concretize(
+        &self,
+        points: &Trail,
+        violation: bool,
+        all: bool,
+    ) -> Result<(Path, Replayed), String> {
+        let m = self.m;
+        let p = m.program;
+        if points.len() == 0 {
+            return Err("an empty walk".into());
+        }
+        let scope0 = self.scope_of(points.v[0]);
+        let value = |var: u32, init| {
+            let at = scope0.binary_search(&var).ok().map(|k| points.bit(0, k));
+            Value::Bool(
+                at.or(crate::symbolic::model::fixed_init(init))
+                    .unwrap_or(false),
+            )
+        };
+        let mut init: Vec<Value> = Vec::new();
+        for pass in [false, true] {
+            for (i, gv) in p.globals.iter().enumerate() {
+                if gv.thread_local == pass {
+                    init.push(value(self.layout.cv(i as u32), gv.init));
+                }
+            }
+        }
+        for (j, lv) in p.procs[self.main as usize].locals.iter().enumerate() {
+            init.push(value(self.layout.cv(self.g + j as u32), lv.init));
+        }
+        let mut r = Replayer::start(m, init, all)?;
+        if !self.agrees(r.state(), points, 0) {
+            return Err("the initial state does not match".into());
+        }
+        for k in 1..points.len() {
+            let outs = r.outcomes(0)?;
+            // a step with one outcome takes it (the walk's point is checked at the next step
+            // with a choice, and at the end)
+            let last = k + 1 == points.len();
+            let hit = if outs.len() == 1 && !last {
+                matches!(outs[0], Outcome::Next { .. }).then_some(0)
+            } else {
+                outs.iter().position(|o| match o {
+                    Outcome::Next { state, .. } => self.agrees(state, points, k),
+                    _ => false,
+                })
+            };
+            let Some(i) = hit else {
+                let v = points.v[k];
+                return Err(format!(
+                    "step {k}: no outcome reaches {} pc {}",
+                    p.procs[self.proc_of[v as usize] as usize].name,
+                    self.pc(v)
+                ));
+            };
+            r.take(i as u32)?;
+        }
+        if violation {
+            let i = r
+                .outcomes(0)?
+                .iter()
+                .position(|o| matches!(o, Outcome::Violation(_)))
+                .ok_or("the assertion does not fail")?;
+            r.take(i as u32)?;
+        }
+        Ok(r.finish())
+    }
+}
