@@ -222,3 +222,28 @@ fn zings_search_order_reports_the_error_it_meets_first() {
     let o = zingrs(&["check", m, "--bfs", "--search", "dfs"]);
     assert_eq!(o.status.code(), Some(7));
 }
+
+#[test]
+fn the_summary_engine_summarizes_private_calls_among_threads() {
+    // two workers call a recursive method over their own ints: each call is one transaction
+    // of both-movers, summarized although other threads run (the deadlock is still found)
+    let m = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("regressions/zing/summary_private_calls_between_threads.zing");
+    let o = zingrs(&[
+        "check",
+        m.to_str().expect("utf-8 path"),
+        "--engine",
+        "summary",
+        "--format",
+        "json",
+    ]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON report");
+    assert_eq!(j["verdict"]["kind"], "deadlock");
+    let summarized = j["stats"]["counters"]
+        .as_array()
+        .expect("counters")
+        .iter()
+        .find(|c| c["name"] == "transactions_summarized")
+        .and_then(|c| c["value"].as_u64());
+    assert_eq!(summarized, Some(2), "one summary per worker's call of Sum");
+}

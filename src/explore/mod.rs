@@ -740,7 +740,8 @@ impl Explorer<'_, '_> {
 
     /// Whether thread `tid` is at a call that runs as one transaction: the callee cannot start
     /// or end a thread or an atomic region, and either the thread is inside an atomic region,
-    /// or it is the only thread and the callee can neither block nor yield.
+    /// or it is the only thread and the callee can neither block nor yield, or the callee runs
+    /// only private steps (both-movers: no other thread can tell when they ran).
     fn transactional(&self, s: &State, tid: usize) -> bool {
         let t = &s.threads[tid];
         let Some(f) = t.stack.top() else {
@@ -751,7 +752,8 @@ impl Explorer<'_, '_> {
         };
         let c = *callee as usize;
         let alone = s.threads.iter().filter(|t| !t.stack.is_empty()).count() == 1;
-        !self.tx.spawns[c] && (t.atomic || (alone && !self.tx.blocks[c]))
+        !self.tx.spawns[c]
+            && (t.atomic || (alone && !self.tx.blocks[c]) || self.m.private_call(*callee))
     }
 
     /// The successors of a transactional call: per outcome of the call, the callee's summary

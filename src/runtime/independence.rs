@@ -36,6 +36,9 @@ pub struct Independence {
     mover: Vec<Vec<Mover>>,
     /// The node is the target of a back edge of the procedure's control-flow graph.
     loop_head: Vec<Vec<bool>>,
+    /// Every node of the procedure, and of every procedure it calls, is private: a call of it
+    /// is a sequence of both-movers, one transaction whatever the other threads do.
+    private_call: Vec<bool>,
 }
 
 impl Independence {
@@ -50,6 +53,7 @@ impl Independence {
         let mut mover = locks::movers(m);
         let mut alone = Vec::with_capacity(program.procs.len());
         let mut loop_head = Vec::with_capacity(program.procs.len());
+        let mut private_call = Vec::with_capacity(program.procs.len());
         for (i, p) in program.procs.iter().enumerate() {
             let private: Vec<bool> = (0..p.nodes.len())
                 .map(|pc| {
@@ -60,6 +64,7 @@ impl Independence {
                 .collect();
             // a transaction runs on through private steps and releases: every cycle of those
             // must hold a node where it stops
+            private_call.push(private.iter().all(|&x| x));
             let heads_private =
                 back_edge_targets(p, |pc| private[pc] || mover[i][pc] == Mover::Release);
             for (pc, &h) in heads_private.iter().enumerate() {
@@ -76,10 +81,30 @@ impl Independence {
             );
             loop_head.push(back_edge_targets(p, |_| true));
         }
+        // a call is private only if its callees' calls are (a greatest fixpoint: recursion
+        // among private procedures stays private)
+        loop {
+            let mut changed = false;
+            for (i, p) in program.procs.iter().enumerate() {
+                let calls_other = private_call[i]
+                    && p.nodes.iter().any(|n| match &n.stmt {
+                        Stmt::Call { callee, .. } => !private_call[*callee as usize],
+                        _ => false,
+                    });
+                if calls_other {
+                    private_call[i] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
         Independence {
             alone,
             mover,
             loop_head,
+            private_call,
         }
     }
 }
@@ -113,6 +138,13 @@ impl Machine<'_> {
     /// What the step at `pc` of `proc` is to the transaction reduction (see [`super::locks`]).
     pub fn mover(&self, proc: u32, pc: u32) -> Mover {
         self.independence.mover[proc as usize][pc as usize]
+    }
+
+    /// Whether a call of `proc` runs only private steps, in it and in every procedure it calls:
+    /// the whole call is one transaction of both-movers, which the summary engine may summarize
+    /// with other threads around.
+    pub fn private_call(&self, proc: u32) -> bool {
+        self.independence.private_call[proc as usize]
     }
 
     /// Whether `pc` of `proc` is a loop head (the target of a back edge).
