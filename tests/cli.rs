@@ -127,7 +127,10 @@ fn json_report_has_a_stable_shape() {
     let step0 = &j["trace"]["steps"][0];
     assert_eq!(step0["procedure"], "main");
     assert!(step0["line"].as_u64().is_some());
-    assert!(step0["values"].as_array().is_some());
+    let values = step0["values"].as_array().expect("values");
+    // a boolean program's values are JSON booleans (the text trace shows them as 0/1)
+    assert!(!values.is_empty());
+    assert!(values.iter().all(|b| b["value"].is_boolean()), "{values:?}");
 }
 
 #[test]
@@ -374,6 +377,14 @@ fn tampered_reports_are_rejected() {
     std::fs::write(&edited, format!("{text}\n")).expect("write model");
     let o = replay_of(edited.to_str().expect("utf-8 path"), &good, &file);
     assert_eq!(o.status.code(), Some(7), "{}", out(&o));
+    // a report of schema 1 (values as text, the path the same) still replays; a later one not
+    let mut r = good.clone();
+    r["schema"] = serde_json::json!(1);
+    assert_eq!(replay_of(FIG1, &r, &file).status.code(), Some(3));
+    r["schema"] = serde_json::json!(3);
+    let o = replay_of(FIG1, &r, &file);
+    assert_eq!(o.status.code(), Some(7), "{}", out(&o));
+    assert!(err(&o).contains("schema 3"), "{}", err(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -449,7 +460,7 @@ fn output_writes_the_json_report_whatever_the_format() {
     assert!(out(&o).starts_with("Label R reachable"), "{}", out(&o));
     let j: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&file).expect("report")).expect("json");
-    assert_eq!(j["schema"], 1);
+    assert_eq!(j["schema"], 2);
     assert_eq!(j["verdict"]["kind"], "target-reached");
     assert!(j["path"]["choices"]
         .as_array()
@@ -786,21 +797,35 @@ fn json_trace_steps_carry_changed_values() {
     assert_eq!(o.status.code(), Some(3), "{}", err(&o));
     let j: serde_json::Value = serde_json::from_str(&out(&o)).expect("json");
     let steps = j["trace"]["steps"].as_array().expect("steps");
-    let all: Vec<(String, String)> = steps
+    let all: Vec<(String, serde_json::Value)> = steps
         .iter()
         .flat_map(|s| s["changed"].as_array().expect("changed").clone())
-        .map(|b| {
-            (
-                b["name"].as_str().unwrap().to_string(),
-                b["value"].as_str().unwrap().to_string(),
-            )
-        })
+        .map(|b| (b["name"].as_str().unwrap().to_string(), b["value"].clone()))
         .collect();
+    // values are typed: a reference is {"ref": N}, an integer a number, a new object text
+    use serde_json::json;
     assert!(
-        all.contains(&("Node#1.next".into(), "#1".into())),
+        all.contains(&("Node#1.next".into(), json!({"ref": 1}))),
         "{all:?}"
     );
-    assert!(all.contains(&("Main.x".into(), "1".into())), "{all:?}");
+    assert!(all.contains(&("Main.x".into(), json!(1))), "{all:?}");
+    assert!(
+        all.contains(&("Node#1".into(), json!("new Node"))),
+        "{all:?}"
+    );
+    // before `x = 1` runs, x is the number 0 and n the reference #1
+    let before_x = steps
+        .iter()
+        .find(|s| s["statement"].as_str().is_some_and(|t| t.contains("x = 1")))
+        .expect("step x = 1");
+    let vals: Vec<(String, serde_json::Value)> = before_x["values"]
+        .as_array()
+        .expect("values")
+        .iter()
+        .map(|b| (b["name"].as_str().unwrap().to_string(), b["value"].clone()))
+        .collect();
+    assert!(vals.contains(&("Main.x".into(), json!(0))), "{vals:?}");
+    assert!(vals.contains(&("n".into(), json!({"ref": 1}))), "{vals:?}");
     // the failing assert changes nothing
     assert_eq!(steps.last().unwrap()["changed"], serde_json::json!([]));
 }
@@ -1082,7 +1107,7 @@ fn reports_follow_the_schema() {
     for args in &reports {
         let o = zingrs(args);
         let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-        assert_eq!(j["schema"], 1, "{args:?}");
+        assert_eq!(j["schema"], 2, "{args:?}");
     }
     for m in [
         "assert_with_message_fails.zing",
@@ -1091,7 +1116,7 @@ fn reports_follow_the_schema() {
     ] {
         let o = zingrs(&["check", &zing_model(m), "--format", "json", "--keep-going"]);
         let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-        assert_eq!(j["schema"], 1, "{m}");
+        assert_eq!(j["schema"], 2, "{m}");
         // the initial valuation is typed: no Rust enum tags
         let init = j["path"]["init"].to_string();
         assert!(!init.contains("Bool") && !init.contains("Int"), "{init}");
@@ -1262,4 +1287,52 @@ fn completions_and_man_page() {
     let o = zingrs(&["manpage"]);
     assert_eq!(o.status.code(), Some(0));
     assert!(out(&o).contains(".TH zingrs 1"), "{}", out(&o));
+}
+
+/// `assert(a ^ a ^ ... ^ a)` with `n` terms after `a := T`: the chain is T for odd `n` and F
+/// for even `n` (x ^ x = F), so the check passes for odd `n` and fails for even `n`.
+fn xor_chain_model(n: usize) -> String {
+    let chain = vec!["a"; n].join(" ^ ");
+    format!("decl a;\nvoid main() begin\n  a := T;\n  assert({chain});\nend\n")
+}
+
+/// Expressions of any depth are checked on every engine (256 nested operators was once the
+/// limit, and deeper trees overflowed the stack): XOR chains of 400, 10,000 and 100,000 terms
+/// and 100,000 parentheses, with the verdict derived by hand.
+#[test]
+fn deep_expressions_are_checked_on_every_engine() {
+    for n in [400, 10_000, 100_000] {
+        for (terms, code) in [(n, 3), (n + 1, 0)] {
+            let model = xor_chain_model(terms);
+            for engine in ["explicit", "summary", "bdd"] {
+                let o = with_stdin(
+                    &["check", "-", "--lang", "bp", "--engine", engine, "-q"],
+                    &model,
+                );
+                assert_eq!(
+                    o.status.code(),
+                    Some(code),
+                    "{terms} terms, {engine}: {}",
+                    err(&o)
+                );
+            }
+        }
+    }
+    // `assert(!(((...(a)...))))` inside 100,000 parentheses fails (a is T)
+    let n = 100_000;
+    let model = format!(
+        "decl a;\nvoid main() begin\n  a := T;\n  assert(!{}a{});\nend\n",
+        "(".repeat(n),
+        ")".repeat(n)
+    );
+    for engine in ["explicit", "summary", "bdd"] {
+        let o = with_stdin(&["check", "-", "--lang", "bp", "--engine", engine], &model);
+        assert_eq!(o.status.code(), Some(3), "{engine}: {}", err(&o));
+    }
+    // the whole pipeline with a trace and JSON: printing, replay, the report
+    let o = with_stdin(
+        &["check", "-", "--lang", "bp", "--format", "json"],
+        &xor_chain_model(100_000),
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
 }

@@ -249,3 +249,34 @@ fn modes_add_explicit_columns() {
         assert_eq!(r["results"].as_array().unwrap().len(), 4, "{r}");
     }
 }
+
+/// Four models that each need about 0.3 s of CPU, checked side by side on one CPU with a
+/// budget of 1 s each: every one takes over 1 s of wall-clock time, so only a budget of CPU
+/// time lets them pass (a busy machine must not fail a model).
+#[test]
+fn the_per_model_budget_is_cpu_time() {
+    if Command::new("taskset").arg("-V").output().is_err() {
+        eprintln!("taskset is not installed; skipped");
+        return;
+    }
+    let dir = scratch("cpu-budget");
+    let model = zingrs(&["gen", "philosophers-ordered", "7"]);
+    assert_eq!(model.status.code(), Some(0), "{}", show(&model));
+    for i in 0..4 {
+        let text = format!(
+            "// expect: passed\n// options: --engine explicit --reduction none\n\
+             // why: the last philosopher takes its forks in the other order\n{}",
+            stdout(&model)
+        );
+        std::fs::write(dir.join(format!("p{i}.zing")), text).expect("write model");
+    }
+    let o = Command::new("taskset")
+        .args(["-c", "0", env!("CARGO_BIN_EXE_zingrs"), "regress"])
+        .arg(&dir)
+        .args(["--jobs", "4", "--timeout", "1"])
+        .output()
+        .expect("taskset runs");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert_eq!(last_line(&o), "4 passed, 0 failed", "{}", show(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -226,7 +226,7 @@ impl BinOp {
 
 /// A typed expression tree. Evaluation has no side effects; `Nondet` is a fresh value at every
 /// evaluation of that occurrence.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Expr {
     Const(Const),
     Local(u32),
@@ -272,7 +272,104 @@ pub enum Expr {
     ClassIs(Box<Expr>, u32),
 }
 
+/// Dropping a tree of any depth: the subtrees are moved onto a heap-allocated work list
+/// (their places left as leaves), so the compiler's recursive drop never goes deeper than one
+/// level.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        fn take_children(e: &mut Expr, out: &mut Vec<Expr>) {
+            let mut take = |b: &mut Box<Expr>| {
+                if !b.is_leaf() {
+                    out.push(std::mem::replace(&mut **b, Expr::Nondet));
+                }
+            };
+            match e {
+                Expr::Const(_)
+                | Expr::Local(_)
+                | Expr::Global(_)
+                | Expr::PrimedLocal(_)
+                | Expr::PrimedGlobal(_)
+                | Expr::Nondet
+                | Expr::SelfId => {}
+                Expr::Unary(_, a)
+                | Expr::Field(a, _)
+                | Expr::Neg(_, a)
+                | Expr::BitNot(_, a)
+                | Expr::Convert(_, a)
+                | Expr::Size(a, _)
+                | Expr::ClassIs(a, _) => take(a),
+                Expr::Binary(_, a, b)
+                | Expr::Schoose(a, b)
+                | Expr::Arith(_, _, a, b)
+                | Expr::Cmp(_, a, b)
+                | Expr::Elem(a, b, _)
+                | Expr::In(a, b) => {
+                    take(a);
+                    take(b);
+                }
+                Expr::Ite(c, a, b) => {
+                    take(c);
+                    take(a);
+                    take(b);
+                }
+                Expr::Call(_, args) => out.append(args),
+            }
+        }
+        let mut work = Vec::new();
+        take_children(self, &mut work);
+        while let Some(mut e) = work.pop() {
+            take_children(&mut e, &mut work);
+        }
+    }
+}
+
+/// Copying a tree of any depth (each level enters [`crate::deep::grow`]).
+impl Clone for Expr {
+    fn clone(&self) -> Expr {
+        let b = |e: &Expr| Box::new(e.clone());
+        crate::deep::grow(|| match self {
+            Expr::Const(c) => Expr::Const(*c),
+            Expr::Local(i) => Expr::Local(*i),
+            Expr::Global(i) => Expr::Global(*i),
+            Expr::PrimedLocal(i) => Expr::PrimedLocal(*i),
+            Expr::PrimedGlobal(i) => Expr::PrimedGlobal(*i),
+            Expr::Nondet => Expr::Nondet,
+            Expr::SelfId => Expr::SelfId,
+            Expr::Unary(o, a) => Expr::Unary(*o, b(a)),
+            Expr::Binary(o, x, y) => Expr::Binary(*o, b(x), b(y)),
+            Expr::Ite(c, x, y) => Expr::Ite(b(c), b(x), b(y)),
+            Expr::Schoose(x, y) => Expr::Schoose(b(x), b(y)),
+            Expr::Field(x, f) => Expr::Field(b(x), *f),
+            Expr::Arith(o, t, x, y) => Expr::Arith(*o, *t, b(x), b(y)),
+            Expr::Neg(t, x) => Expr::Neg(*t, b(x)),
+            Expr::BitNot(t, x) => Expr::BitNot(*t, b(x)),
+            Expr::Cmp(o, x, y) => Expr::Cmp(*o, b(x), b(y)),
+            Expr::Convert(t, x) => Expr::Convert(*t, b(x)),
+            Expr::Elem(x, y, w) => Expr::Elem(b(x), b(y), *w),
+            Expr::Size(x, w) => Expr::Size(b(x), *w),
+            Expr::In(x, y) => Expr::In(b(x), b(y)),
+            Expr::Call(p, args) => Expr::Call(*p, args.clone()),
+            Expr::ClassIs(x, c) => Expr::ClassIs(b(x), *c),
+        })
+    }
+}
+
 impl Expr {
+    /// Whether this expression has no subexpressions (a walk need not guard its stack).
+    #[inline]
+    pub fn is_leaf(&self) -> bool {
+        matches!(
+            self,
+            Expr::Const(_)
+                | Expr::Local(_)
+                | Expr::Global(_)
+                | Expr::PrimedLocal(_)
+                | Expr::PrimedGlobal(_)
+                | Expr::Nondet
+                | Expr::SelfId
+        )
+    }
+
     #[allow(clippy::should_implement_trait)]
     pub fn not(e: Expr) -> Expr {
         Expr::Unary(UnOp::Not, Box::new(e))
@@ -282,6 +379,10 @@ impl Expr {
     }
     /// Whether evaluating this expression can make a nondeterministic choice.
     pub fn is_nondet(&self) -> bool {
+        crate::deep::grow(|| self.is_nondet_here())
+    }
+
+    fn is_nondet_here(&self) -> bool {
         match self {
             Expr::Nondet | Expr::Schoose(..) => true,
             Expr::Const(_)
@@ -310,6 +411,10 @@ impl Expr {
     /// Calls `f` on this expression and on every expression inside it, parents first (the
     /// arguments of a wait-condition call included, not the callee's body).
     pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        crate::deep::grow(|| self.walk_here(f))
+    }
+
+    fn walk_here<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
         f(self);
         match self {
             Expr::Const(_)
@@ -883,7 +988,7 @@ impl fmt::Display for ShowExpr<'_> {
             expr: e,
         };
         let local = |i: &u32| &p.procs[self.proc as usize].locals[*i as usize].name;
-        match self.expr {
+        crate::deep::grow(|| match self.expr {
             Expr::Const(Const::Bool(true)) => write!(f, "T"),
             Expr::Const(Const::Bool(false)) => write!(f, "F"),
             Expr::Const(Const::Int(i)) => write!(f, "{i}"),
@@ -918,6 +1023,6 @@ impl fmt::Display for ShowExpr<'_> {
                 }
                 write!(f, ")")
             }
-        }
+        })
     }
 }

@@ -5,6 +5,7 @@
 //! [`diag::Diagnostic`]s rather than panicking.
 
 pub mod bp;
+pub mod deep;
 pub mod diag;
 pub mod global_liveness;
 pub mod ir;

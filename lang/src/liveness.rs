@@ -10,6 +10,10 @@ use crate::ir::{Expr, LValue, Pc, Proc, Stmt};
 /// Marks the locals an expression reads. `targets` are the locals written by the same
 /// statement: a primed name of a target is the new value, not a read.
 fn uses(e: &Expr, targets: &[u32], out: &mut [bool]) {
+    crate::deep::grow(|| uses_here(e, targets, out))
+}
+
+fn uses_here(e: &Expr, targets: &[u32], out: &mut [bool]) {
     match e {
         Expr::Local(i) => out[*i as usize] = true,
         Expr::PrimedLocal(i) => {
@@ -310,6 +314,10 @@ pub fn live_at_entry(p: &Proc) -> Vec<bool> {
 /// primed target is the new value). Returns false if the expression may read globals it does
 /// not name (a method call), so every global must count as read.
 pub(crate) fn global_uses(e: &Expr, targets: &[u32], out: &mut [bool]) -> bool {
+    crate::deep::grow(|| global_uses_here(e, targets, out))
+}
+
+fn global_uses_here(e: &Expr, targets: &[u32], out: &mut [bool]) -> bool {
     match e {
         Expr::Global(i) => out[*i as usize] = true,
         Expr::PrimedGlobal(i) => {

@@ -66,12 +66,16 @@ fn main_nodes(p: &Program) -> &[Node] {
 
 /// The single value of the first assignment in `main` that targets local `slot`.
 fn rhs(p: &Program, nth: usize) -> Expr {
+    rhs_ref(p, nth).clone()
+}
+
+fn rhs_ref(p: &Program, nth: usize) -> &Expr {
     let assigns: Vec<&Node> = main_nodes(p)
         .iter()
         .filter(|n| matches!(n.stmt, Stmt::Assign { .. }))
         .collect();
     match &assigns[nth].stmt {
-        Stmt::Assign { values, .. } => values[0].clone(),
+        Stmt::Assign { values, .. } => &values[0],
         _ => unreachable!(),
     }
 }
@@ -1087,16 +1091,56 @@ fn too_many_errors_are_capped() {
 
 #[test]
 fn nesting_limits() {
-    let deep = format!("{}a{}", "(".repeat(200), ")".repeat(200));
-    ok(&format!("decl a; void main() begin a := {deep}; end"));
     let ifs = format!("{}skip;{}", "if * then ".repeat(200), " fi".repeat(200));
     ok(&format!("void main() begin {ifs} end"));
-    let too_deep = format!("{}a{}", "(".repeat(300), ")".repeat(300));
-    let d = errs(&format!("decl a; void main() begin a := {too_deep}; end"));
-    assert!(d[0].message.contains("nesting too deep"));
-    let chain = vec!["a"; 400].join(" & ");
-    let d = errs(&format!("decl a; void main() begin a := {chain}; end"));
-    assert!(d[0].message.contains("too deeply nested"));
+}
+
+/// The height of an IR expression, counted without recursion.
+fn height(e: &Expr) -> usize {
+    let mut work = vec![(e, 1)];
+    let mut max = 0;
+    while let Some((e, h)) = work.pop() {
+        max = max.max(h);
+        match e {
+            Expr::Unary(_, a) => work.push((a, h + 1)),
+            Expr::Binary(_, a, b) | Expr::Schoose(a, b) => {
+                work.push((a, h + 1));
+                work.push((b, h + 1));
+            }
+            Expr::Ite(c, a, b) => {
+                work.extend([(&**c, h + 1), (&**a, h + 1), (&**b, h + 1)]);
+            }
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Expressions of any depth parse and lower (Moped reads a 400-term XOR chain; 256 levels was
+/// once the limit): long operator chains, deep parentheses, prefix chains and right-nested
+/// conditionals, up to 100,000 levels, on a test thread's small stack.
+#[test]
+fn expressions_of_any_depth_compile() {
+    for n in [400, 10_000, 100_000] {
+        let chain = vec!["a"; n].join(" ^ ");
+        let p = ok(&format!("void main() begin decl a; a := {chain}; end"));
+        assert_eq!(height(rhs_ref(&p, 0)), n, "xor chain of {n}");
+        let parens = format!("{}a{}", "(".repeat(n), ")".repeat(n));
+        let p = ok(&format!("void main() begin decl a; a := {parens}; end"));
+        assert_eq!(rhs_ref(&p, 0), &l(0), "{n} parentheses");
+        let nots = format!("{}a", "!".repeat(n));
+        let p = ok(&format!("void main() begin decl a; a := {nots}; end"));
+        assert_eq!(height(rhs_ref(&p, 0)), n + 1, "{n} negations");
+        let right = format!("{}a{}", "a & (".repeat(n), ")".repeat(n));
+        let p = ok(&format!("void main() begin decl a; a := {right}; end"));
+        assert_eq!(height(rhs_ref(&p, 0)), n + 1, "right-nested and of {n}");
+        let ites = format!("{}a", "a ? a : ".repeat(n));
+        let p = ok(&format!("void main() begin decl a; a := {ites}; end"));
+        assert_eq!(height(rhs_ref(&p, 0)), n + 1, "{n} conditionals");
+        // a deep expression in an error is still reported, not a crash
+        let d = errs(&format!("void main() begin decl a; a := {chain} ^ b; end"));
+        assert!(d[0].message.contains("`b`"), "{}", d[0].message);
+    }
 }
 
 #[test]

@@ -391,6 +391,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
             timeout: a.timeout,
             memory: memory_limit(a),
             progress: !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            cpu_time: false,
         },
     };
     // in the Getafix layout assertions are filters (bp-language.md §5.13)

@@ -57,7 +57,8 @@ pub struct RegressArgs {
     pub jobs: Option<usize>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: TableFormat,
-    /// Time budget per model, in seconds, shared by its engines (running out is inconclusive).
+    /// Time budget per model, in seconds of CPU time, shared by its engines (running out is
+    /// inconclusive).
     #[arg(long, value_name = "SECS", default_value = "60", value_parser = super::positive_seconds)]
     pub timeout: Duration,
     /// Also run the explicit engine breadth-first, with exact state storage, and without
@@ -199,6 +200,8 @@ fn options_of(
     }
     opts.keep_going = false;
     opts.limits.timeout = Some(a.timeout.map_or(budget, |t| budget.min(t)));
+    // models run side by side: each is timed by the CPU time its own thread uses
+    opts.limits.cpu_time = true;
     // no progress lines: many checks run at once and the table is the output
     opts.limits.progress = false;
     (opts, semantics)
@@ -819,6 +822,9 @@ fn agrees(want: &Want, r: &Run) -> bool {
 
 fn run_case(case: &Case, configs: &[Config], budget: Duration) -> Row {
     let start = Instant::now();
+    // the budget is CPU time of this worker thread (wall time on a busy machine is not the
+    // model's doing)
+    let cpu = crate::explore::Clock::new(true);
     let mut row = Row {
         model: case.model.display().to_string(),
         source: case.source.into(),
@@ -942,7 +948,7 @@ fn run_case(case: &Case, configs: &[Config], budget: Duration) -> Row {
     };
     let mut not_applicable = Vec::new();
     for c in &configs {
-        let left = budget.saturating_sub(start.elapsed());
+        let left = budget.saturating_sub(cpu.spent());
         match run_config(c, &program, &a, left) {
             Ok(r) => row.results.push(r),
             Err(why) => not_applicable.push(format!("{}: {why}", c.name)),

@@ -146,10 +146,14 @@ pub fn run(a: &ReplayArgs) -> i32 {
             return exit::INVALID;
         }
     };
-    if saved.schema != Some(report::SCHEMA) {
+    if !saved
+        .schema
+        .is_some_and(|s| (report::OLDEST_REPLAYABLE..=report::SCHEMA).contains(&s))
+    {
         eprintln!(
-            "error: {shown} has report schema {}, this zingrs reads schema {}",
+            "error: {shown} has report schema {}, this zingrs reads schemas {} to {}",
             saved.schema.map_or("(none)".into(), |s| s.to_string()),
+            report::OLDEST_REPLAYABLE,
             report::SCHEMA
         );
         return exit::INVALID;

@@ -14,6 +14,9 @@ pub struct Limits {
     pub timeout: Option<Duration>,
     /// Resident memory, in bytes.
     pub memory: Option<u64>,
+    /// `timeout` counts the CPU time of the thread that runs the search, not wall-clock time:
+    /// `zingrs regress` runs models side by side, and a busy machine must not fail them.
+    pub cpu_time: bool,
     /// Show a progress line on stderr once a search has run for a second (the CLI sets this
     /// when stderr is a terminal).
     pub progress: bool,
@@ -31,8 +34,65 @@ impl Default for Limits {
             timeout: None,
             memory: default_memory_limit(),
             progress: false,
+            cpu_time: false,
         }
     }
+}
+
+/// The time a search has spent against its [`Limits::timeout`]: wall-clock time, or with
+/// [`Limits::cpu_time`] the CPU time of the thread that started the clock.
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    wall: Instant,
+    /// The thread's CPU time when the clock started (`None`: wall-clock time).
+    cpu: Option<Duration>,
+}
+
+impl Clock {
+    /// A clock of the thread's CPU time when `cpu` (and it can be read), else of wall time.
+    pub fn new(cpu: bool) -> Clock {
+        Clock {
+            wall: Instant::now(),
+            cpu: if cpu { thread_cpu_time() } else { None },
+        }
+    }
+
+    /// The clock that `limits` time a search by.
+    pub fn start(limits: &Limits) -> Clock {
+        Clock::new(limits.cpu_time)
+    }
+
+    /// The time spent since [`Clock::start`], as the limits count it. Call it on the thread
+    /// that started the clock.
+    pub fn spent(&self) -> Duration {
+        match (self.cpu, thread_cpu_time()) {
+            (Some(then), Some(now)) => now.saturating_sub(then),
+            _ => self.wall.elapsed(),
+        }
+    }
+
+    /// Whether `limits.timeout` has passed.
+    pub fn expired(&self, limits: &Limits) -> bool {
+        limits.timeout.is_some_and(|t| self.spent() >= t)
+    }
+}
+
+/// The CPU time the calling thread has used.
+#[cfg(unix)]
+pub fn thread_cpu_time() -> Option<Duration> {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    (r == 0).then(|| Duration::new(t.tv_sec as u64, t.tv_nsec as u32))
+}
+
+/// The CPU time the calling thread has used (not measured here: wall-clock time is used).
+#[cfg(not(unix))]
+pub fn thread_cpu_time() -> Option<Duration> {
+    None
 }
 
 /// Which limit stopped a search.
@@ -79,6 +139,7 @@ impl Limit {
 /// Checks the limits every so often (reading the clock and /proc costs more than a step).
 pub struct Watch {
     start: Instant,
+    clock: Clock,
     ticks: u32,
     limits: Limits,
     bar: Option<indicatif::ProgressBar>,
@@ -96,6 +157,7 @@ impl Watch {
     pub fn new(limits: &Limits) -> Watch {
         Watch {
             start: Instant::now(),
+            clock: Clock::start(limits),
             ticks: 0,
             limits: limits.clone(),
             bar: None,
@@ -126,10 +188,8 @@ impl Watch {
         if self.limits.progress {
             self.show(states);
         }
-        if let Some(t) = self.limits.timeout {
-            if self.start.elapsed() >= t {
-                return Some(Limit::Time);
-            }
+        if self.clock.expired(&self.limits) {
+            return Some(Limit::Time);
         }
         if self.ticks & 8191 == 1 {
             if let (Some(m), Some(rss)) = (self.limits.memory, resident_bytes()) {
@@ -433,4 +493,42 @@ pub mod watchdog {
 
     #[cfg(not(unix))]
     fn install_sigint() {}
+}
+
+#[cfg(all(test, unix))]
+mod clock_tests {
+    use super::*;
+
+    #[test]
+    fn a_cpu_clock_does_not_count_time_off_the_cpu() {
+        let cpu = Clock::new(true);
+        let wall = Clock::new(false);
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(wall.spent() >= Duration::from_millis(300));
+        // sleeping (as a descheduled thread on a busy machine) uses no CPU time
+        assert!(
+            cpu.spent() < Duration::from_millis(100),
+            "{:?}",
+            cpu.spent()
+        );
+        let limits = Limits {
+            timeout: Some(Duration::from_millis(200)),
+            cpu_time: true,
+            ..Limits::default()
+        };
+        assert!(!Clock::start(&limits).expired(&limits) && !cpu.expired(&limits));
+        assert!(wall.expired(&limits));
+        // busy work does count
+        let busy = Clock::new(true);
+        let t = Instant::now();
+        let mut x = 0u64;
+        while t.elapsed() < Duration::from_millis(300) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        assert!(
+            busy.spent() >= Duration::from_millis(50),
+            "{:?}",
+            busy.spent()
+        );
+    }
 }

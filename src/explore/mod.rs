@@ -18,8 +18,8 @@ mod replay;
 mod zing_count;
 
 pub use limits::{
-    default_memory_limit, peak_bytes, resident_bytes, watchdog, Limit, Limits, Watch,
-    DEFAULT_MAX_DEPTH,
+    default_memory_limit, peak_bytes, resident_bytes, thread_cpu_time, watchdog, Clock, Limit,
+    Limits, Watch, DEFAULT_MAX_DEPTH,
 };
 pub use reduce::Reduction;
 pub use replay::{replay, replay_keeping, Replayed, Replayer};

@@ -157,7 +157,35 @@ pub struct Waiting {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Binding {
     pub name: String,
-    pub value: String,
+    pub value: Shown,
+}
+
+/// What a trace shows for a name: a value of the model, or an event in words (`new Node`,
+/// `started Main.w`, `ended`). JSON gets the value typed (a boolean, a number, `null`,
+/// `{"ref": N}`) so that readers need not parse text; the text trace prints it as the runtime
+/// writes values (0/1 for booleans, `#N` for references).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shown {
+    Value(crate::runtime::Value),
+    Text(String),
+}
+
+impl Serialize for Shown {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Shown::Value(v) => v.serialize(s),
+            Shown::Text(t) => s.serialize_str(t),
+        }
+    }
+}
+
+impl std::fmt::Display for Shown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Shown::Value(v) => v.fmt(f),
+            Shown::Text(t) => f.write_str(t),
+        }
+    }
 }
 
 /// One step of a counterexample, as the user reads it: the statement about to execute, the
@@ -273,7 +301,12 @@ pub struct Finding {
 
 /// The version of the JSON report's layout (`docs/json-schema.json`); it changes whenever a
 /// field is removed, renamed or changes type, so that saved reports can be recognized.
-pub const SCHEMA: u32 = 1;
+/// 2: trace values are typed (1 had them as text).
+pub const SCHEMA: u32 = 2;
+
+/// The oldest schema `zingrs replay` reads: what it reads (the path, the model, the verdict) is
+/// the same in every schema so far.
+pub const OLDEST_REPLAYABLE: u32 = 1;
 
 /// The fingerprint of a model's source text that a report carries, so that `replay` can tell
 /// a report of another model (or of an edited one) from a counterexample of this one.

@@ -1,7 +1,7 @@
 //! Turning a replayed path into source-level trace steps (with what each step changed) and into
 //! ZING's state-by-state view.
 
-use super::{Binding, Trace, TraceStep, ZingState, ZingTrace};
+use super::{Binding, Shown, Trace, TraceStep, ZingState, ZingTrace};
 use crate::explore::{Path, Replayed};
 use crate::runtime::{Addr, Machine, Object, State, Thread, Value, Violation};
 use std::collections::BTreeSet;
@@ -27,7 +27,7 @@ fn step_at(m: &Machine, state: &State, tid: usize, index: usize) -> Option<Trace
         .filter(|(g, _)| !proc.locals.iter().any(|l| l.name == g.name))
         .map(|(g, v)| Binding {
             name: g.name.clone(),
-            value: v.to_string(),
+            value: Shown::Value(v),
         })
         .collect();
     values.extend(
@@ -36,7 +36,7 @@ fn step_at(m: &Machine, state: &State, tid: usize, index: usize) -> Option<Trace
             .zip(frame.locals.iter())
             .map(|(l, v)| Binding {
                 name: l.name.clone(),
-                value: v.to_string(),
+                value: Shown::Value(*v),
             }),
     );
     let statement = match p.source.snippet(node.span) {
@@ -130,7 +130,8 @@ fn changed(
 ) -> Vec<Binding> {
     let p = m.program;
     let mut out = Vec::new();
-    let bind = |name: String, value: String| Binding { name, value };
+    let bind = |name: String, value: Shown| Binding { name, value };
+    let text = |t: String| Shown::Text(t);
     // the thread keeps its index unless it ended and was removed
     let same_thread = after.threads.len() >= before.threads.len();
     let view = same_thread.then_some(tid);
@@ -141,7 +142,7 @@ fn changed(
         .zip(m.global_values(after, view))
     {
         if a != b {
-            out.push(bind(g.name.clone(), a.to_string()));
+            out.push(bind(g.name.clone(), Shown::Value(a)));
         }
     }
     // the running frame: the deeper of the two stacks' common frame (after a call the caller,
@@ -158,7 +159,7 @@ fn changed(
                 let locals = &p.procs[fa.proc as usize].locals;
                 for ((l, b), a) in locals.iter().zip(fb.locals.iter()).zip(fa.locals.iter()) {
                     if a != b {
-                        out.push(bind(l.name.clone(), a.to_string()));
+                        out.push(bind(l.name.clone(), Shown::Value(*a)));
                     }
                 }
             }
@@ -174,14 +175,14 @@ fn changed(
                         let (f, _) = field_name(m, obj, i);
                         out.push(bind(
                             format!("{}#{addr}{f}", class_name(m, obj)),
-                            v.to_string(),
+                            Shown::Value(*v),
                         ));
                     }
                 }
             }
             None => {
                 let c = class_name(m, obj);
-                created.push(bind(format!("{c}#{addr}"), format!("new {c}")));
+                created.push(bind(format!("{c}#{addr}"), text(format!("new {c}"))));
             }
         }
     }
@@ -190,7 +191,7 @@ fn changed(
         if !procs_before.iter().any(|b| b.id == q.id) {
             out.push(bind(
                 format!("process {}", q.id),
-                format!("started {}", q.name),
+                text(format!("started {}", q.name)),
             ));
         }
     }
@@ -204,7 +205,7 @@ fn changed(
                 .and_then(|j| after.threads.get(j))
                 .is_some_and(|t| t.stack.is_empty());
         if gone || completed {
-            out.push(bind(format!("process {}", q.id), "ended".into()));
+            out.push(bind(format!("process {}", q.id), text("ended".into())));
         }
     }
     out

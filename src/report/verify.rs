@@ -252,7 +252,7 @@ fn named_values(
         .filter(|(l, _)| words.contains(l.name.as_str()))
         .map(|(l, v)| super::Binding {
             name: l.name.clone(),
-            value: v.to_string(),
+            value: super::Shown::Value(*v),
         })
         .collect();
     for (g, v) in p.globals.iter().zip(m.global_values(s, Some(tid))) {
@@ -265,7 +265,7 @@ fn named_values(
         if !hidden && (words.contains(short) || words.contains(g.name.as_str())) {
             out.push(super::Binding {
                 name: g.name.clone(),
-                value: v.to_string(),
+                value: super::Shown::Value(v),
             });
         }
     }

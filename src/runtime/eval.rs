@@ -174,7 +174,16 @@ impl Machine<'_> {
     }
 
     /// The value of a deterministic expression; reads of globals and fields are recorded.
+    #[inline]
     pub fn value<R: Recorder>(&self, e: &Expr, env: &Env, rec: &mut R) -> Result<Value, RtError> {
+        if e.is_leaf() {
+            self.value_here(e, env, rec)
+        } else {
+            zingrs_lang::deep::grow(|| self.value_here(e, env, rec))
+        }
+    }
+
+    fn value_here<R: Recorder>(&self, e: &Expr, env: &Env, rec: &mut R) -> Result<Value, RtError> {
         Ok(match e {
             Expr::Const(Const::Bool(b)) => Value::Bool(*b),
             Expr::Const(Const::Int(i)) => Value::Int(*i),
@@ -415,7 +424,16 @@ impl Machine<'_> {
     }
 
     /// The set of boolean values `e` can take in `env`; reads of globals are recorded.
+    #[inline]
     pub fn eval<R: Recorder>(&self, e: &Expr, env: &Env, rec: &mut R) -> Mask {
+        if e.is_leaf() {
+            self.eval_here(e, env, rec)
+        } else {
+            zingrs_lang::deep::grow(|| self.eval_here(e, env, rec))
+        }
+    }
+
+    fn eval_here<R: Recorder>(&self, e: &Expr, env: &Env, rec: &mut R) -> Mask {
         match e {
             Expr::Const(Const::Bool(b)) => mask_of(*b),
             Expr::Const(_) => CAN_F,

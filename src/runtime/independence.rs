@@ -238,6 +238,10 @@ fn lvalue_private(program: &Program, lv: &LValue) -> bool {
 
 /// Whether evaluating `e` reads only the thread's own variables.
 fn expr_private(program: &Program, e: &Expr) -> bool {
+    zingrs_lang::deep::grow(|| expr_private_here(program, e))
+}
+
+fn expr_private_here(program: &Program, e: &Expr) -> bool {
     let p = |x: &Expr| expr_private(program, x);
     match e {
         Expr::Const(_) | Expr::Local(_) | Expr::PrimedLocal(_) | Expr::Nondet | Expr::SelfId => {

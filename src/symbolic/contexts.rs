@@ -87,6 +87,10 @@ fn bits_for(n: u64) -> u32 {
 
 /// Renames the globals an expression mentions.
 fn remap_expr(e: &mut Expr, map: &[u32]) {
+    zingrs_lang::deep::grow(|| remap_expr_here(e, map))
+}
+
+fn remap_expr_here(e: &mut Expr, map: &[u32]) {
     match e {
         Expr::Global(i) | Expr::PrimedGlobal(i) => *i = map[*i as usize],
         Expr::Unary(_, a)

@@ -169,6 +169,10 @@ impl Reads {
 }
 
 fn reads(e: &Expr, r: &mut Reads) {
+    zingrs_lang::deep::grow(|| reads_here(e, r))
+}
+
+fn reads_here(e: &Expr, r: &mut Reads) {
     match e {
         Expr::Const(_) | Expr::Nondet => {}
         Expr::Local(i) => r.locals.push(*i),
@@ -203,6 +207,10 @@ pub fn read_slots(e: &Expr, g: u32, slots: &mut Bits) {
 
 /// Whether an expression belongs to pure boolean programs.
 pub fn is_boolean(e: &Expr) -> bool {
+    zingrs_lang::deep::grow(|| is_boolean_here(e))
+}
+
+fn is_boolean_here(e: &Expr) -> bool {
     match e {
         Expr::Const(Const::Bool(_))
         | Expr::Local(_)
@@ -472,6 +480,10 @@ impl<B: Bdds> Encoder<'_, B> {
     /// The value set of `e`; unprimed names read current copies, primed names the variable
     /// `primed(is_global, index)` chooses.
     pub fn sets(&self, e: &Expr, primed: &dyn Fn(bool, u32) -> u32) -> Sets<B::F> {
+        zingrs_lang::deep::grow(|| self.sets_here(e, primed))
+    }
+
+    fn sets_here(&self, e: &Expr, primed: &dyn Fn(bool, u32) -> u32) -> Sets<B::F> {
         let b = self.bdd;
         let lit = |v: u32| {
             let x = b.var(v);

@@ -12,7 +12,6 @@ use super::SymbolicOptions;
 use crate::explore::{self, Limit};
 use crate::runtime::Machine;
 use std::collections::VecDeque;
-use std::time::Instant;
 use zingrs_lang::ir::{Expr, LValue, Pc, ProcId, Stmt};
 
 /// No index.
@@ -465,7 +464,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
     /// Runs the worklist to its fixpoint, or to the first error (without `keep_going`), or to
     /// a limit.
     pub fn run(&mut self, opts: &explore::Options) -> Option<Limit> {
-        let start = Instant::now();
+        let clock = explore::Clock::start(&opts.limits);
         let init = self.initial();
         self.propagate(self.entry(self.main), init, true);
         let mut tick = 0u32;
@@ -493,10 +492,8 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
                     return Some(l);
                 }
                 if tick & 4095 == 0 {
-                    if let Some(t) = opts.limits.timeout {
-                        if start.elapsed() > t {
-                            return Some(Limit::Time);
-                        }
+                    if clock.expired(&opts.limits) {
+                        return Some(Limit::Time);
                     }
                     if let Some(mem) = opts.limits.memory {
                         if explore::resident_bytes().is_some_and(|r| r > mem) {

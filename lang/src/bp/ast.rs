@@ -140,7 +140,7 @@ pub enum BinOp {
     Implies,
 }
 
-/// An expression with its span and tree height (bounded by the parser).
+/// An expression with its span and tree height (1 for a leaf).
 #[derive(Debug)]
 pub struct Expr {
     pub kind: ExprKind,
@@ -163,4 +163,39 @@ pub enum ExprKind {
     Ite(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `schoose[...]` with any number of arguments (two required, E10).
     Schoose(Vec<Expr>),
+}
+
+/// Dropping a tree of any depth without recursing (as [`crate::ir::Expr`]'s drop does).
+impl Drop for ExprKind {
+    fn drop(&mut self) {
+        fn take_children(k: &mut ExprKind, out: &mut Vec<ExprKind>) {
+            let mut take =
+                |b: &mut Box<Expr>| out.push(std::mem::replace(&mut b.kind, ExprKind::Nondet));
+            match k {
+                ExprKind::Name(_)
+                | ExprKind::Primed(_)
+                | ExprKind::Number(_)
+                | ExprKind::Nondet => {}
+                ExprKind::Not(a) => take(a),
+                ExprKind::Binary(_, a, b) => {
+                    take(a);
+                    take(b);
+                }
+                ExprKind::Ite(c, a, b) => {
+                    take(c);
+                    take(a);
+                    take(b);
+                }
+                ExprKind::Schoose(args) => out.extend(
+                    args.iter_mut()
+                        .map(|a| std::mem::replace(&mut a.kind, ExprKind::Nondet)),
+                ),
+            }
+        }
+        let mut work = Vec::new();
+        take_children(self, &mut work);
+        while let Some(mut k) = work.pop() {
+            take_children(&mut k, &mut work);
+        }
+    }
 }

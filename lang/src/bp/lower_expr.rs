@@ -63,6 +63,10 @@ impl ProcLower<'_> {
 
     /// Lowers one expression.
     pub(super) fn expr(&mut self, e: &ast::Expr, primes: Primes) -> Expr {
+        crate::deep::grow(|| self.expr_here(e, primes))
+    }
+
+    fn expr_here(&mut self, e: &ast::Expr, primes: Primes) -> Expr {
         match &e.kind {
             ExprKind::Name(n) => match n.as_str() {
                 "T" => Expr::Const(Const::Bool(true)),

@@ -19,9 +19,10 @@ use crate::diag::Diagnostic;
 use crate::ir::{Layout, ProcId, Program, Source, Span};
 use crate::Compiled;
 
-/// Stack for the front end's thread. Parsing and lowering recurse once per nesting level
-/// (capped at `parser::MAX_DEPTH`); unoptimised builds use several KiB per level, more than
-/// a test thread's default 2 MiB, so the work runs on a thread whose stack surely suffices.
+/// Stack for the front end's thread. Parsing and lowering recurse once per statement nesting
+/// level (capped at `parser::MAX_DEPTH`; expressions grow their own stack, `crate::deep`);
+/// unoptimised builds use several KiB per level, more than a test thread's default 2 MiB, so
+/// the work runs on a thread whose stack surely suffices.
 const STACK_BYTES: usize = 64 << 20;
 
 /// Compiles a boolean program (bp-language.md) into the IR.

@@ -1,13 +1,13 @@
 //! Expression parsing (bp-language.md §4.1, precedence §4.2).
 //!
 //! Levels from loosest: `?:` (right) < `=>` < `|`/`||` < `^` < `&`/`&&` < `=`/`==`/`!=` <
-//! prefix `!`/`~` < primary; binary operators are left-associative. Tree height and
-//! recursion depth are both capped so later passes can recurse safely.
+//! prefix `!`/`~` < primary; binary operators are left-associative. Expressions nest to any
+//! depth: each level of recursion enters [`crate::deep::grow`].
 
 use super::ast::{BinOp, Expr, ExprKind, Ident};
 use super::lexer::Tok;
-use super::parser::{PResult, Parser, MAX_DEPTH};
-use crate::diag::Diagnostic;
+use super::parser::{PResult, Parser};
+use crate::deep::grow;
 
 /// Binary operators with their precedence level (higher binds tighter); all left-associative.
 fn binary_op(t: Tok) -> Option<(u8, BinOp)> {
@@ -25,10 +25,7 @@ fn binary_op(t: Tok) -> Option<(u8, BinOp)> {
 impl Parser<'_> {
     /// `expr = impl [ "?" expr ":" expr ]`.
     pub(super) fn expr(&mut self) -> PResult<Expr> {
-        self.enter()?;
-        let r = self.conditional();
-        self.leave();
-        r
+        grow(|| self.conditional())
     }
 
     fn conditional(&mut self) -> PResult<Expr> {
@@ -53,7 +50,7 @@ impl Parser<'_> {
         let mut lhs = self.unary()?;
         while let Some((level, op)) = binary_op(self.peek()).filter(|(l, _)| *l >= min) {
             self.bump();
-            let rhs = self.binary(level + 1)?;
+            let rhs = grow(|| self.binary(level + 1))?;
             let span = lhs.span.to(rhs.span);
             let height = lhs.height.max(rhs.height) + 1;
             lhs = self.node(
@@ -65,24 +62,15 @@ impl Parser<'_> {
         Ok(lhs)
     }
 
-    /// Builds a node, failing when the tree would grow taller than [`MAX_DEPTH`].
-    #[inline(never)]
+    /// Builds a node.
     fn node(&mut self, kind: ExprKind, span: crate::ir::Span, height: u32) -> PResult<Expr> {
-        if height > MAX_DEPTH {
-            let d = Diagnostic::error(span, "expression too deeply nested")
-                .with_label(format!("more than {MAX_DEPTH} nested operators"));
-            return Err(self.syntax(d));
-        }
         Ok(Expr { kind, span, height })
     }
 
     fn unary(&mut self) -> PResult<Expr> {
         if matches!(self.peek(), Tok::Bang | Tok::Tilde) {
             let op = self.bump();
-            self.enter()?;
-            let r = self.unary();
-            self.leave();
-            let inner = r?;
+            let inner = grow(|| self.unary())?;
             let span = op.span.to(inner.span);
             let height = inner.height + 1;
             return self.node(ExprKind::Not(Box::new(inner)), span, height);

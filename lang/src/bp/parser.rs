@@ -2,8 +2,8 @@
 //! (§2.1) and declarations (§2.4). Statements are in `parse_stmt.rs`, expressions in
 //! `parse_expr.rs`.
 //!
-//! The parser never panics: token access past the end yields the final `Eof`, nesting is
-//! capped at [`MAX_DEPTH`], and a syntax error is recorded and followed by resynchronisation
+//! The parser never panics: token access past the end yields the final `Eof`, statement nesting
+//! is capped at [`MAX_DEPTH`] (expressions recurse through [`crate::deep::grow`]), and a syntax error is recorded and followed by resynchronisation
 //! so that one run reports several independent errors.
 
 use super::ast::*;
@@ -11,7 +11,8 @@ use super::lexer::{Tok, Token};
 use crate::diag::Diagnostic;
 use crate::ir::Span;
 
-/// Deepest nesting of parentheses, prefix operators, conditionals, `if` and `while`.
+/// Deepest nesting of statements (`if`, `while`); expressions nest to any depth
+/// ([`crate::deep`]).
 pub const MAX_DEPTH: u32 = 256;
 /// Most diagnostics recorded before the parser stops.
 pub const MAX_DIAGS: usize = crate::diag::MAX_REPORTED_ERRORS;
