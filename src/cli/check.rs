@@ -10,8 +10,9 @@ use zingrs_lang::ir::{Layout, Program};
 /// The engines (`--engine`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Engine {
-    /// Pick for the model: bdd for sequential boolean programs with many unconstrained
-    /// bits, summary otherwise.
+    /// Pick for the model: coverability for boolean programs that start threads in a loop
+    /// (and whose threads do not recurse), bdd for sequential boolean programs with many
+    /// unconstrained bits, summary otherwise.
     Auto,
     /// Plain explicit-state search of every interleaving (bounded by --max-depth).
     Explicit,
@@ -20,6 +21,9 @@ pub enum Engine {
     /// Symbolic search with binary decision diagrams: sequential boolean programs, and
     /// concurrent ones in the Getafix layout up to --contexts K context switches.
     Bdd,
+    /// Karp–Miller coverability over thread counters: boolean programs whose threads do not
+    /// recurse, checked for any number of threads (unbounded thread creation).
+    Coverability,
     /// Every engine that applies, their verdicts compared (a disagreement is exit 5).
     All,
 }
@@ -439,6 +443,7 @@ impl Engine {
             Engine::Explicit => "explicit",
             Engine::Summary => "summary",
             Engine::Bdd => "bdd",
+            Engine::Coverability => "coverability",
             Engine::All => "all",
         }
     }
@@ -449,11 +454,17 @@ impl Engine {
 /// them seconds), while the BDD engine's sets stay small (K = 1000 in under a second).
 const AUTO_BDD_BITS: usize = 16;
 
-/// The engine `--engine auto` picks for a program: the BDD engine for pure boolean programs
-/// with many unconstrained initial bits, the summary engine for every other model (it decides
-/// sequential recursion, and summarizes the calls of concurrent models that run as one
-/// transaction).
+/// The engine `--engine auto` picks for a program: the coverability engine for boolean
+/// programs that may start unboundedly many threads (where the others never end), the BDD
+/// engine for pure boolean programs with many unconstrained initial bits, the summary engine
+/// for every other model (it decides sequential recursion, and summarizes the calls of
+/// concurrent models that run as one transaction).
 fn auto_engine(program: &Program) -> Engine {
+    if crate::coverability::unbounded_creation(program)
+        && crate::coverability::applies(program).is_ok()
+    {
+        return Engine::Coverability;
+    }
     if !program.is_concurrent()
         && crate::symbolic::applies(program).is_ok()
         && initial_bits(program) > AUTO_BDD_BITS
@@ -476,12 +487,21 @@ fn initial_bits(program: &Program) -> usize {
     program.globals.iter().filter(any).count() + main_locals
 }
 
-/// The engines `--engine all` runs on a program, in order (the BDD engine only on the
-/// programs it accepts).
+/// The engines `--engine all` runs on a program, in order (the BDD and coverability engines
+/// only on the programs they accept, coverability only on concurrent ones; the explicit and
+/// summary engines not on programs that start unboundedly many threads, where their search
+/// never ends).
 fn applicable_engines(program: &Program) -> Vec<Engine> {
-    let mut out = vec![Engine::Explicit, Engine::Summary];
+    let cover = program.is_concurrent() && crate::coverability::applies(program).is_ok();
+    let mut out = Vec::new();
+    if !(cover && crate::coverability::unbounded_creation(program)) {
+        out.extend([Engine::Explicit, Engine::Summary]);
+    }
     if crate::symbolic::applies(program).is_ok() {
         out.push(Engine::Bdd);
+    }
+    if cover {
+        out.push(Engine::Coverability);
     }
     out
 }
@@ -558,6 +578,9 @@ fn run_engine_on(
             crate::symbolic::applies(program)?;
             Ok(crate::symbolic::search(m, opts, &sym))
         }
+        Engine::Coverability => crate::coverability::search(m, opts)
+            .map(|r| (r, Vec::new()))
+            .map_err(|r| r.render(program)),
         Engine::Auto | Engine::All => Err("not a single engine".into()),
     }
 }
