@@ -15,8 +15,8 @@
 //!
 //! * [`local`]: local states and transitions, learnt by stepping a state holding one thread.
 //! * [`tree`]: the Karp–Miller tree with ω-acceleration and covering.
-//! * [`witness`]: a concrete interleaving for a reached error (the tree's branch, or a
-//!   breadth-first search from its initial valuation when acceleration was needed).
+//! * [`witness`]: a concrete interleaving for a reached error (the tree's branch with its
+//!   accelerated segments repeated, or a breadth-first search from its initial valuation).
 //!
 //! Deadlocks are not checked: the programs the engine accepts have no blocking statement
 //! (`select` is refused; a thread whose `assume` is false has no successor but is not
@@ -263,6 +263,10 @@ pub fn unbounded_creation(program: &Program) -> bool {
     false
 }
 
+/// The states the first, shortest-counterexample search of [`witness`] may expand before the
+/// tree's branch is repeated instead.
+const WITNESS_BUDGET: u64 = 4096;
+
 /// Checks `m`'s program for any number of threads. A finding's path replays on `m` (the
 /// report replays and verifies it like every other engine's). Only the first error is
 /// reported (`--keep-going` has no effect).
@@ -293,42 +297,47 @@ pub fn search(m: &Machine, opts: &explore::Options) -> Result<SearchResult, Refu
     let mut witness_states = 0u64;
     let mut replayed_branch = 0u64;
     if let Some(r) = &tree.reached {
-        match witness::replay_branch(m, &mut table, r) {
-            Some(path) => {
-                replayed_branch = 1;
-                result
-                    .findings
-                    .push(witness::finding(r.what, path, &opts.targets));
-            }
-            None => {
-                match witness::search(
-                    m,
-                    &mut table,
-                    r.init.clone(),
-                    &mut watch,
-                    &mut witness_states,
-                ) {
-                    Ok(Some((path, what))) => {
-                        result
-                            .findings
-                            .push(witness::finding(what, path, &opts.targets))
-                    }
-                    Ok(None) => {
-                        // a bug of ours: a finding that does not replay is exit 5
-                        eprintln!(
-                            "internal error: the coverability tree reached an error that no \
-                             interleaving from its initial state reaches"
-                        );
-                        result.findings.push(explore::Finding::Assertion {
-                            path: explore::Path {
-                                init: Vec::new(),
-                                choices: Vec::new(),
-                            },
-                        });
-                    }
-                    Err(limit) => result.limit = Some(limit),
+        let mut found = None;
+        if !r.accelerated {
+            found = witness::replay_pumped(m, &mut table, r).map(|p| (p, r.what));
+            replayed_branch = u64::from(found.is_some());
+        }
+        // a shortest interleaving when one is near, the repeated branch otherwise
+        let mut tries = [Some(WITNESS_BUDGET), None].into_iter();
+        while found.is_none() {
+            let Some(budget) = tries.next() else { break };
+            let (init, w) = (r.init.clone(), &mut witness_states);
+            match witness::search(m, &mut table, init, &mut watch, w, budget) {
+                Ok(Some(f)) => found = Some(f),
+                Ok(None) => break,
+                Err(Some(limit)) => {
+                    result.limit = Some(limit);
+                    break;
+                }
+                Err(None) => {
+                    found = witness::replay_pumped(m, &mut table, r).map(|p| (p, r.what));
+                    replayed_branch = u64::from(found.is_some());
                 }
             }
+        }
+        match found {
+            Some((path, what)) => result
+                .findings
+                .push(witness::finding(what, path, &opts.targets)),
+            None if result.limit.is_none() => {
+                // a bug of ours: a finding that does not replay is exit 5
+                eprintln!(
+                    "internal error: the coverability tree reached an error that no \
+                     interleaving from its initial state reaches"
+                );
+                result.findings.push(explore::Finding::Assertion {
+                    path: explore::Path {
+                        init: Vec::new(),
+                        choices: Vec::new(),
+                    },
+                });
+            }
+            None => {}
         }
     }
     result.stats = SearchStats {

@@ -99,6 +99,11 @@ struct Node {
     via: (LId, u32),
     /// The index of the initial valuation the branch starts from.
     root: u32,
+    /// The number of steps from the root.
+    depth: u32,
+    /// The closest ancestor this node's marking was accelerated against: the steps from it
+    /// to here can be repeated.
+    pump: Option<u32>,
 }
 
 /// An error found in the tree: the initial valuation, the steps from it (local state of the
@@ -110,6 +115,9 @@ pub struct Reached {
     pub what: What,
     /// Whether some count on the way was ω (the steps alone may not replay).
     pub accelerated: bool,
+    /// The repeatable segments of `steps`, as (start, end) step indices: after step
+    /// `end - 1`, the steps `start..end` can run again (the marking grew along them).
+    pub pumps: Vec<(usize, usize)>,
 }
 
 /// What kind of error a tree node reaches.
@@ -163,6 +171,8 @@ pub fn build(table: &mut Table, inits: Vec<(Vec<Value>, State)>, watch: &mut Wat
             parent: None,
             via: (0, 0),
             root,
+            depth: 0,
+            pump: None,
         });
         let id = nodes.len() as u32 - 1;
         if let Some(t) = target {
@@ -225,7 +235,8 @@ pub fn build(table: &mut Table, inits: Vec<(Vec<Value>, State)>, watch: &mut Wat
                         next.place(table, c);
                     }
                 }
-                if accelerate(&nodes, n, &mut next) {
+                let pump = accelerate(&nodes, n, &mut next);
+                if pump.is_some() {
                     res.accelerations += 1;
                 }
                 res.built += 1;
@@ -234,6 +245,8 @@ pub fn build(table: &mut Table, inits: Vec<(Vec<Value>, State)>, watch: &mut Wat
                     parent: Some(n),
                     via: (l, outcome),
                     root: nodes[n as usize].root,
+                    depth: nodes[n as usize].depth + 1,
+                    pump,
                 });
                 let id = nodes.len() as u32 - 1;
                 if let Some(t) = target {
@@ -248,9 +261,9 @@ pub fn build(table: &mut Table, inits: Vec<(Vec<Value>, State)>, watch: &mut Wat
 }
 
 /// Raises to ω every count of `next` that grew since an ancestor (from `parent` up) that it
-/// covers with the same globals and owner. Returns whether a count changed.
-fn accelerate(nodes: &[Node], parent: u32, next: &mut Marking) -> bool {
-    let mut changed = false;
+/// covers with the same globals and owner. Returns the closest ancestor that changed a count.
+fn accelerate(nodes: &[Node], parent: u32, next: &mut Marking) -> Option<u32> {
+    let mut pump = None;
     let mut cur = Some(parent);
     while let Some(a) = cur {
         let anc = &nodes[a as usize];
@@ -258,13 +271,13 @@ fn accelerate(nodes: &[Node], parent: u32, next: &mut Marking) -> bool {
             for e in next.counts.iter_mut() {
                 if e.1 != OMEGA && anc.mark.count(e.0) < e.1 {
                     e.1 = OMEGA;
-                    changed = true;
+                    pump = pump.or(Some(a));
                 }
             }
         }
         cur = anc.parent;
     }
-    changed
+    pump
 }
 
 /// The error at node `n` (followed by the error step `last`, if any) as a path of local
@@ -278,10 +291,14 @@ fn reached(
 ) -> Reached {
     let mut steps: Vec<(LId, u32)> = last.into_iter().collect();
     let mut accelerated = false;
+    let mut pumps = Vec::new();
     let mut cur = n;
     loop {
         let node = &nodes[cur as usize];
         accelerated |= node.mark.counts.iter().any(|e| e.1 == OMEGA);
+        if let Some(a) = node.pump {
+            pumps.push((nodes[a as usize].depth as usize, node.depth as usize));
+        }
         match node.parent {
             Some(p) => {
                 steps.push(node.via);
@@ -296,6 +313,7 @@ fn reached(
         steps,
         what,
         accelerated,
+        pumps,
     }
 }
 
@@ -347,14 +365,16 @@ mod tests {
             parent: None,
             via: (0, 0),
             root: 0,
+            depth: 0,
+            pump: None,
         }];
         let mut next = mark(&[(1, 1), (2, 1)]);
-        assert!(accelerate(&nodes, 0, &mut next));
+        assert_eq!(accelerate(&nodes, 0, &mut next), Some(0));
         assert_eq!(next.counts, vec![(1, 1), (2, OMEGA)]);
         // an ancestor with other globals does not count
         let mut next = mark(&[(1, 2)]);
         next.g = 7;
-        assert!(!accelerate(&nodes, 0, &mut next));
+        assert_eq!(accelerate(&nodes, 0, &mut next), None);
         assert_eq!(next.counts, vec![(1, 2)]);
     }
 }

@@ -3,9 +3,11 @@
 //! The tree's branch to an error is a list of (local state of the thread that moves, outcome).
 //! When no count on it was accelerated, each step names a thread that exists, and the branch
 //! replays as it is. Otherwise some thread the branch moves exists only after a repetition
-//! the acceleration stood for; the error is still reachable (the tree is sound), so a
-//! breadth-first search of the concrete states from the branch's initial valuation, threads
-//! in one local state stepped once (they are interchangeable), finds an interleaving.
+//! the acceleration stood for. A short breadth-first search of the concrete states from the
+//! branch's initial valuation (threads in one local state stepped once: they are
+//! interchangeable) is tried first, for a shortest interleaving with the fewest threads;
+//! then the branch with its accelerated segments repeated, for growing counts; then the
+//! search without a budget, which ends because the error is reachable (the tree is sound).
 
 use super::local::{LId, Table};
 use super::tree::{Reached, What};
@@ -13,11 +15,73 @@ use crate::explore::{Choice, Finding, Limit, Path, Replayer, Watch};
 use crate::runtime::{InitialStates, Machine, Outcome, State};
 use ahash::AHashSet;
 
-/// Replays the branch of `r` on the interpreter; `None` when a step names a thread that is not
-/// there (an accelerated count) or the branch does not end as the tree said.
-pub fn replay_branch(m: &Machine, table: &mut Table, r: &Reached) -> Option<Path> {
+/// The most steps a pumped branch may have before pumping is given up for the search.
+const MAX_PUMPED: usize = 1 << 16;
+
+/// Replays the branch of `r` on the interpreter, its repeatable segments run again after
+/// themselves: with k = 0 (the branch as it is), then k = 1, 2, 4, 8, the last segment k
+/// more times, the one before it 2k, and so on, doubling towards the start of the branch
+/// (a later repetition may use up threads an earlier one made, never the other way round).
+/// Segments inside a repeated one repeat again. The first replay that ends as the tree said
+/// is the witness; `None`: the search must find one.
+pub fn replay_pumped(m: &Machine, table: &mut Table, r: &Reached) -> Option<Path> {
+    // end -> (start, repetitions per k)
+    let mut ends: ahash::AHashMap<usize, (usize, usize)> = ahash::AHashMap::default();
+    let mut by_end: Vec<(usize, usize)> = r.pumps.clone();
+    by_end.sort_by_key(|p| std::cmp::Reverse(p.1));
+    for (i, &(start, end)) in by_end.iter().enumerate() {
+        ends.insert(end, (start, 1usize << i.min(20)));
+    }
+    for k in [0usize, 1, 2, 4, 8] {
+        let mut steps = Vec::new();
+        if !pumped(&r.steps, &ends, 0, r.steps.len(), true, k, &mut steps) {
+            return None;
+        }
+        if let Some(p) = replay_steps(m, table, r, &steps) {
+            return Some(p);
+        }
+        if r.pumps.is_empty() {
+            return None;
+        }
+    }
+    None
+}
+
+/// Appends `steps[lo..hi]` to `out`, each segment ending inside (or at `hi` when `top`)
+/// followed by its repetitions. Returns false past [`MAX_PUMPED`] steps.
+fn pumped(
+    steps: &[(LId, u32)],
+    ends: &ahash::AHashMap<usize, (usize, usize)>,
+    lo: usize,
+    hi: usize,
+    top: bool,
+    k: usize,
+    out: &mut Vec<(LId, u32)>,
+) -> bool {
+    for i in lo..hi {
+        out.push(steps[i]);
+        if out.len() > MAX_PUMPED {
+            return false;
+        }
+        let end = i + 1;
+        if let Some(&(start, times)) = ends.get(&end) {
+            if start >= lo && (end < hi || top) {
+                for _ in 0..k.saturating_mul(times) {
+                    if !pumped(steps, ends, start, end, false, k, out) {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Replays `steps` (mover's local state, outcome) from `r`'s initial valuation; `None` when a
+/// step names a thread that is not there or the path does not end as `r` says.
+fn replay_steps(m: &Machine, table: &mut Table, r: &Reached, steps: &[(LId, u32)]) -> Option<Path> {
     let mut rp = Replayer::start(m, r.init.clone(), false).ok()?;
-    for &(l, k) in &r.steps {
+    for &(l, k) in steps {
         let s = rp.state();
         let t = match s.atomic_owner() {
             Some(o) => (table.known(&s.threads[o]) == Some(l)).then_some(o)?,
@@ -51,15 +115,18 @@ pub fn finding(what: What, path: Path, targets: &[String]) -> Finding {
 
 /// Breadth-first search of the concrete states from the initial valuation `init` for the first
 /// error (any violation or target): the interleaving and its kind, or the limit that stopped
-/// it. `states` counts the states stored. Returns `Ok(None)` only if the states from `init`
-/// are finitely many and none errs, which the tree's answer rules out.
+/// it (`Err(None)`: more than `budget` states). `states` counts the states expanded. Returns
+/// `Ok(None)` only if the states from `init` are finitely many and none errs, which the
+/// tree's answer rules out.
 pub fn search(
     m: &Machine,
     table: &mut Table,
     init: Vec<crate::runtime::Value>,
     watch: &mut Watch,
     states: &mut u64,
-) -> Result<Option<(Path, What)>, Limit> {
+    budget: Option<u64>,
+) -> Result<Option<(Path, What)>, Option<Limit>> {
+    let mut expanded = 0u64;
     let s0 = InitialStates::build(m, &init);
     // parent index and the choice that led here, per stored state
     let mut links: Vec<(u32, Choice)> = vec![(
@@ -92,8 +159,12 @@ pub fn search(
         let s = frontier[first].clone();
         first += 1;
         *states += 1;
+        expanded += 1;
+        if budget.is_some_and(|b| expanded > b) {
+            return Err(None);
+        }
         if let Some(l) = watch.check(*states) {
-            return Err(l);
+            return Err(Some(l));
         }
         let movers: Vec<usize> = match s.atomic_owner() {
             Some(o) => vec![o],
