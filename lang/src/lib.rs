@@ -8,6 +8,7 @@ pub mod bp;
 pub mod diag;
 pub mod ir;
 pub mod liveness;
+pub mod spawn;
 pub mod zing;
 
 use diag::Diagnostic;

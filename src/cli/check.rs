@@ -63,6 +63,10 @@ pub struct CheckArgs {
     /// first that reaches an error, and report the smallest sufficient bound.
     #[arg(long, value_name = "FROM")]
     pub contexts_from: Option<u32>,
+    /// Bound the number of live threads (Boom's --threadbound): a thread creation is not
+    /// enabled while N threads are alive; finding nothing is then a bounded pass (exit 8).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
     /// Breadth-first search: shortest counterexamples (the same as `--search bfs`).
     #[arg(long, conflicts_with = "search")]
     pub bfs: bool,
@@ -171,7 +175,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         // ZING's layout ends with ZING's state count, which only the plain search of a Zing
         // model keeps
         Engine::Auto if dumps && program.keep_completed => Engine::Explicit,
-        Engine::Auto => auto_engine(&program),
+        Engine::Auto => auto_engine(&program, a.threads.is_some()),
         e => e,
     };
     if a.verbose {
@@ -181,7 +185,10 @@ pub fn run(a: &CheckArgs) -> i32 {
     }
     if a.format == Format::Text && !a.quiet {
         // what runs is said before the search starts, which may take long
-        print!("{}", report::header(&name, &header_name(engine, &program)));
+        print!(
+            "{}",
+            report::header(&name, &header_name(engine, &program, a.threads.is_some()))
+        );
         let _ = std::io::Write::flush(&mut std::io::stdout());
     }
     let check = |opts: &Options| match engine {
@@ -378,6 +385,13 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
             Search::Dfs | Search::Zing => explore::Reduction::Transactions,
             Search::Bfs => explore::Reduction::None,
         }),
+        // threads created without bound in a boolean program: a depth-first search would create
+        // threads forever before scheduling one
+        deepen_threads: a.threads.is_none()
+            && a.contexts.is_none()
+            && !a.cooperative
+            && !program.keep_completed
+            && zingrs_lang::spawn::unbounded_creation(program),
         limits: Limits {
             max_depth: a.max_depth,
             max_states: a.max_states,
@@ -390,6 +404,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
     let getafix = matches!(program.layout, Layout::Getafix { .. });
     let semantics = Semantics {
         check_assertions: !a.no_assertions && !getafix,
+        thread_bound: a.threads,
     };
     (opts, semantics)
 }
@@ -455,12 +470,14 @@ impl Engine {
 const AUTO_BDD_BITS: usize = 16;
 
 /// The engine `--engine auto` picks for a program: the coverability engine for boolean
-/// programs that may start unboundedly many threads (where the others never end), the BDD
+/// programs that may start unboundedly many threads (where the others never end) unless
+/// `--threads` bounds them (`thread_bound`), the BDD
 /// engine for pure boolean programs with many unconstrained initial bits, the summary engine
 /// for every other model (it decides sequential recursion, and summarizes the calls of
 /// concurrent models that run as one transaction).
-fn auto_engine(program: &Program) -> Engine {
-    if crate::coverability::unbounded_creation(program)
+fn auto_engine(program: &Program, thread_bound: bool) -> Engine {
+    if !thread_bound
+        && zingrs_lang::spawn::unbounded_creation(program)
         && crate::coverability::applies(program).is_ok()
     {
         return Engine::Coverability;
@@ -490,11 +507,11 @@ fn initial_bits(program: &Program) -> usize {
 /// The engines `--engine all` runs on a program, in order (the BDD and coverability engines
 /// only on the programs they accept, coverability only on concurrent ones; the explicit and
 /// summary engines not on programs that start unboundedly many threads, where their search
-/// never ends).
-fn applicable_engines(program: &Program) -> Vec<Engine> {
+/// never ends, unless `--threads` bounds them: `thread_bound`).
+fn applicable_engines(program: &Program, thread_bound: bool) -> Vec<Engine> {
     let cover = program.is_concurrent() && crate::coverability::applies(program).is_ok();
     let mut out = Vec::new();
-    if !(cover && crate::coverability::unbounded_creation(program)) {
+    if thread_bound || !(cover && zingrs_lang::spawn::unbounded_creation(program)) {
         out.extend([Engine::Explicit, Engine::Summary]);
     }
     if crate::symbolic::applies(program).is_ok() {
@@ -507,11 +524,11 @@ fn applicable_engines(program: &Program) -> Vec<Engine> {
 }
 
 /// The engine as the header names it: `all` lists the engines it runs.
-fn header_name(engine: Engine, program: &Program) -> String {
+fn header_name(engine: Engine, program: &Program, thread_bound: bool) -> String {
     match engine {
         Engine::All => format!(
             "all ({})",
-            applicable_engines(program)
+            applicable_engines(program, thread_bound)
                 .iter()
                 .map(|e| e.name())
                 .collect::<Vec<_>>()
@@ -545,6 +562,11 @@ fn run_engine_on(
 ) -> Result<(explore::SearchResult, Replays), String> {
     let program = m.program;
     match engine {
+        Engine::Explicit | Engine::Summary
+            if opts.deepen_threads && m.semantics.thread_bound.is_none() =>
+        {
+            Ok((deepen_threads(engine, m, opts)?, Vec::new()))
+        }
         Engine::Explicit => Ok((explore::search(m, opts), Vec::new())),
         Engine::Summary => {
             if crate::summary::applies(m) {
@@ -585,6 +607,54 @@ fn run_engine_on(
     }
 }
 
+/// Iterative deepening on the number of threads, for programs that can create threads
+/// without bound: the engine runs under the live-thread bounds k = (initial threads) + 1,
+/// k + 1, ... and stops at the first round that finds an error, is stopped by a limit, or cut
+/// no thread creation (it was then complete: its verdict is the program's). A creation that
+/// the bound does not enable only removes executions, so every error found is an error of the
+/// program, and its path replays on `m`, which has no bound. Small bounds first, because the
+/// errors sought need few threads and each bounded round is a finite search, where a
+/// depth-first search without a bound would create threads forever.
+fn deepen_threads(
+    engine: Engine,
+    m: &Machine,
+    opts: &Options,
+) -> Result<explore::SearchResult, String> {
+    let start = std::time::Instant::now();
+    let mut k = m.program.activations.len() as u32 + 1;
+    loop {
+        let bounded = Machine::new(
+            m.program,
+            Semantics {
+                thread_bound: Some(k),
+                ..m.semantics
+            },
+        );
+        let round = Options {
+            deepen_threads: false,
+            limits: Limits {
+                timeout: opts
+                    .limits
+                    .timeout
+                    .map(|t| t.saturating_sub(start.elapsed())),
+                ..opts.limits.clone()
+            },
+            ..opts.clone()
+        };
+        let (mut result, _) = run_engine_on(engine, &bounded, &round)?;
+        let done = !result.findings.is_empty()
+            || result.limit.is_some()
+            || !result.thread_cut
+            || explore::watchdog::stopped().is_some();
+        if done {
+            result.stats.elapsed = start.elapsed();
+            result.stats.counters.push(("thread bound", k.into()));
+            return Ok(result);
+        }
+        k += 1;
+    }
+}
+
 /// Runs every applicable engine and compares their conclusive verdicts; a disagreement is an
 /// internal error (exit 5) naming the model and the engines.
 fn check_all(
@@ -595,8 +665,19 @@ fn check_all(
     dumps: bool,
 ) -> Report {
     let m = Machine::new(program, semantics);
+    // the coverability engine checks every number of threads: it runs, and its
+    // counterexamples replay, without the --threads bound the others run under
+    let unbounded = Semantics {
+        thread_bound: None,
+        ..semantics
+    };
+    let m_unbounded = Machine::new(program, unbounded);
     let mut reports: Vec<Report> = Vec::new();
-    for e in applicable_engines(program) {
+    for e in applicable_engines(program, semantics.thread_bound.is_some()) {
+        let (semantics, m) = match e {
+            Engine::Coverability => (unbounded, &m_unbounded),
+            _ => (semantics, &m),
+        };
         // an engine that panics is a bug to report (exit 5), not a crash of the comparison
         let run = match unpanicked(|| run_engine(e, program, semantics, opts)) {
             Ok(run) => run,
@@ -608,7 +689,7 @@ fn check_all(
         if let Ok(mut result) = run {
             limit_reached_during(&mut result);
             reports.push(report_with(
-                &m,
+                m,
                 name,
                 e.name(),
                 &result,
@@ -643,8 +724,14 @@ fn check_all(
             return r;
         }
     }
-    // agreeing engines: report the first conclusive answer (with its trace), else the first
-    let best = conclusive.first().map(|r| (*r).clone());
+    // agreeing engines: report the first conclusive answer (with its trace), else the first.
+    // Under --threads the question is the bounded one: the coverability engine, which ran
+    // without the bound, only cross-checks (an error it finds may need more threads)
+    let bounded = semantics.thread_bound.is_some();
+    let best = conclusive
+        .iter()
+        .find(|r| !(bounded && r.engine == Engine::Coverability.name()))
+        .map(|r| (*r).clone());
     let mut r = best.unwrap_or_else(|| reports[0].clone());
     r.engine = format!(
         "all ({})",
@@ -704,6 +791,11 @@ fn report_with(
             } else if result.cut {
                 Verdict::Bounded {
                     bound: format!("stack-depth bound (--max-depth {})", opts.limits.max_depth),
+                }
+            } else if let Some(n) = m.semantics.thread_bound {
+                // the bound cut (or may have cut) thread creations: not a proof
+                Verdict::Bounded {
+                    bound: format!("thread bound (--threads {n})"),
                 }
             } else if result.context_cut {
                 Verdict::Bounded {

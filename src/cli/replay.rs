@@ -176,6 +176,8 @@ pub fn run(a: &ReplayArgs) -> i32 {
     };
     let semantics = Semantics {
         check_assertions: saved.assertions.unwrap_or(true),
+        // a path under `--threads` is a path of the unbounded program too
+        thread_bound: None,
     };
     let m = Machine::new(&program, semantics);
     let wrong = |e: String| {

@@ -15,6 +15,9 @@
 //!
 //! * [`local`]: local states and transitions, learnt by stepping a state holding one thread.
 //! * [`tree`]: the Karp–Miller tree with ω-acceleration and covering.
+//! `--engine auto` picks the engine for the programs `zingrs_lang::spawn::unbounded_creation`
+//! names, unless `--threads` bounds them.
+//!
 //! * [`witness`]: a concrete interleaving for a reached error (the tree's branch with its
 //!   accelerated segments repeated, or a breadth-first search from its initial valuation).
 //!
@@ -204,65 +207,6 @@ pub fn recursion(program: &Program) -> Option<Vec<(u32, u32)>> {
     None
 }
 
-/// Whether the program may start unboundedly many threads: a thread start on a cycle of its
-/// procedure's control flow, or a procedure that (through calls and starts) starts a thread
-/// running itself. `--engine auto` picks the coverability engine for these.
-pub fn unbounded_creation(program: &Program) -> bool {
-    let starts = |p: &zingrs_lang::ir::Proc| -> Vec<(usize, Option<u32>)> {
-        p.nodes
-            .iter()
-            .enumerate()
-            .filter_map(|(pc, n)| match n.stmt {
-                Stmt::StartThread { callee, .. } => Some((pc, Some(callee))),
-                Stmt::StartThreadGoto => Some((pc, None)),
-                _ => None,
-            })
-            .collect()
-    };
-    for (q, p) in program.procs.iter().enumerate() {
-        for (pc, callee) in starts(p) {
-            // on a cycle: the start reaches itself again
-            let mut seen = vec![false; p.nodes.len()];
-            let mut work: Vec<u32> = p.nodes[pc].succ.to_vec();
-            while let Some(x) = work.pop() {
-                if x as usize == pc {
-                    return true;
-                }
-                if std::mem::replace(&mut seen[x as usize], true) {
-                    continue;
-                }
-                work.extend(p.nodes[x as usize].succ.iter().copied());
-            }
-            // a started procedure that (through calls and starts) starts q again: one thread
-            // per generation, for ever (a `start_thread goto` child runs on in q, which the
-            // cycle check above covers)
-            let Some(callee) = callee else {
-                continue;
-            };
-            let mut seen = vec![false; program.procs.len()];
-            let mut work: Vec<u32> = vec![callee];
-            while let Some(r) = work.pop() {
-                if std::mem::replace(&mut seen[r as usize], true) {
-                    continue;
-                }
-                for n in &program.procs[r as usize].nodes {
-                    match n.stmt {
-                        Stmt::Call { callee, .. } | Stmt::StartThread { callee, .. } => {
-                            if callee as usize == q {
-                                return true;
-                            }
-                            work.push(callee);
-                        }
-                        Stmt::StartThreadGoto if r as usize == q => return true,
-                        _ => {}
-                    }
-                }
-            }
-        }
-    }
-    false
-}
-
 /// The states the first, shortest-counterexample search of [`witness`] may expand before the
 /// tree's branch is repeated instead.
 const WITNESS_BUDGET: u64 = 4096;
@@ -280,6 +224,16 @@ pub fn search(m: &Machine, opts: &explore::Options) -> Result<SearchResult, Refu
         return Err(Refusal {
             message: "the coverability engine checks every interleaving; --contexts and \
                       --cooperative do not apply to it"
+                .into(),
+            at: None,
+        });
+    }
+    // its pass is a proof for every number of threads and its counterexamples may need more
+    // than a bound allows (`--engine all` runs it without the bound)
+    if m.semantics.thread_bound.is_some() {
+        return Err(Refusal {
+            message: "the coverability engine checks every number of threads; --threads does \
+                      not apply to it (--engine all compares it with the others under the bound)"
                 .into(),
             at: None,
         });

@@ -187,26 +187,6 @@ fn zing_and_getafix_programs_are_refused() {
 }
 
 #[test]
-fn creation_in_a_loop_is_unbounded_and_a_single_start_is_not() {
-    let looped = program(
-        "decl g; void w() begin g := T; end \
-         void main() begin while (*) do start_thread w(); od end",
-    );
-    assert!(unbounded_creation(&looped));
-    let once = program(
-        "decl g; void w() begin g := T; end \
-         void main() begin start_thread w(); start_thread w(); end",
-    );
-    assert!(!unbounded_creation(&once));
-    // a thread that starts another of its kind: one per generation, for ever
-    let chain = program(
-        "decl g; void w() begin g := T; start_thread w(); end \
-         void main() begin start_thread w(); end",
-    );
-    assert!(unbounded_creation(&chain));
-}
-
-#[test]
 fn a_sequential_program_is_checked_as_one_thread() {
     let fails = check(
         "decl g; void main() begin g := T; if (*) then g := F; fi assert(g); end",

@@ -68,6 +68,10 @@ pub struct Options {
     /// The reductions applied (`--reduction`; none under a context bound or in cooperative
     /// mode, whose bookkeeping counts every step).
     pub reduction: Reduction,
+    /// For a program that can create threads without bound and no `--threads`: the explicit
+    /// engines search under the live-thread bounds 2, 3, ... in turn, up to the first bound
+    /// that finds an error or cuts no creation (see `cli::check`).
+    pub deepen_threads: bool,
 }
 
 /// One step of a path: which thread moved and which of its outcomes was taken.
@@ -143,6 +147,8 @@ pub struct SearchResult {
     pub cut: bool,
     /// Steps were cut by the context-switch bound.
     pub context_cut: bool,
+    /// A thread creation was not enabled because of the live-thread bound (`--threads`).
+    pub thread_cut: bool,
     /// A limit stopped the search before it was complete.
     pub limit: Option<Limit>,
     pub stats: SearchStats,
@@ -693,6 +699,9 @@ impl Explorer<'_, '_> {
         let touched = self.touched.get_or_insert_with(Touched::default);
         touched.addrs.clear();
         self.m.step_moves(s, tid, touched, &mut self.scratch);
+        if self.scratch.is_empty() && self.m.creation_blocked(s, tid) {
+            self.result.thread_cut = true;
+        }
         if (self.atomic_interior || self.por) && self.scratch.len() == 1 {
             if let Some(chained) = self.chain(s, tid) {
                 out.push(chained);

@@ -36,12 +36,19 @@ enum Slot {
 pub struct Semantics {
     /// Report failing assertions (true) or treat `assert` as `assume` (`--no-assertions`).
     pub check_assertions: bool,
+    /// A bound on the number of live threads (`--threads N`, Boom's `--threadbound`): a
+    /// `start_thread` (or `ASYNC_` call, or Zing `async`) is not enabled while this many
+    /// threads are alive. Not enabled rather than skipped, so every bounded path is a path of
+    /// the unbounded program too (it replays without the bound); initial threads are not
+    /// cut. A search under the bound that finds nothing is a bounded pass, never a proof.
+    pub thread_bound: Option<u32>,
 }
 
 impl Default for Semantics {
     fn default() -> Self {
         Semantics {
             check_assertions: true,
+            thread_bound: None,
         }
     }
 }

@@ -666,6 +666,7 @@ impl Machine<'_> {
                     out.push(self.finish_return(s, tid, vals, rec));
                 }
             }
+            Stmt::StartThread { .. } | Stmt::StartThreadGoto if self.at_thread_bound(s) => {}
             Stmt::StartThread { callee, args } => {
                 let alts = self.entry_alts(*callee, args, &env, rec)?;
                 for_each_product(&alts, |combo| {
@@ -1165,6 +1166,30 @@ impl Machine<'_> {
             heap: heap.unwrap_or_else(|| s.heap.clone()),
         };
         self.checked(st, &[tid], kind, rec)
+    }
+
+    /// Whether `s` has as many live threads as `--threads` allows (a creation is then not
+    /// enabled). Completed Zing processes, which stay in the list, do not count.
+    fn at_thread_bound(&self, s: &State) -> bool {
+        self.semantics.thread_bound.is_some_and(|n| {
+            let live = if self.program.keep_completed {
+                s.threads.iter().filter(|t| t.stack.top().is_some()).count()
+            } else {
+                s.threads.len()
+            };
+            live >= n as usize
+        })
+    }
+
+    /// Whether thread `tid` of `s` is at a thread creation that the live-thread bound does not
+    /// enable (so a search that meets one was cut by the bound).
+    pub fn creation_blocked(&self, s: &State, tid: usize) -> bool {
+        s.threads[tid].stack.top().is_some_and(|f| {
+            matches!(
+                self.program.node(f.proc, f.pc).stmt,
+                Stmt::StartThread { .. } | Stmt::StartThreadGoto
+            ) && self.at_thread_bound(s)
+        })
     }
 
     fn spawn<R: Recorder>(
