@@ -15,11 +15,11 @@
 //!
 //! * [`local`]: local states and transitions, learnt by stepping a state holding one thread.
 //! * [`tree`]: the Karp–Miller tree with ω-acceleration and covering.
-//! `--engine auto` picks the engine for the programs `zingrs_lang::spawn::unbounded_creation`
-//! names, unless `--threads` bounds them.
-//!
 //! * [`witness`]: a concrete interleaving for a reached error (the tree's branch with its
 //!   accelerated segments repeated, or a breadth-first search from its initial valuation).
+//!
+//! `--engine auto` picks the engine for the programs `zingrs_lang::spawn::unbounded_creation`
+//! names, unless `--threads` bounds them.
 //!
 //! Deadlocks are not checked: the programs the engine accepts have no blocking statement
 //! (`select` is refused; a thread whose `assume` is false has no successor but is not
