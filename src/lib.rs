@@ -7,6 +7,7 @@
 
 pub mod canon;
 pub mod cli;
+pub mod coverability;
 pub mod explore;
 pub mod gen;
 pub mod report;

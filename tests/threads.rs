@@ -165,8 +165,11 @@ const TWO_LIVE: &str = "decl n1, n2, go;\n\
 
 #[test]
 fn deepening_on_threads_goes_on_while_the_bound_cuts() {
+    // the explicit engine (auto picks the coverability engine for creation in a loop)
     let o = with_stdin(
-        &["check", "-", "--lang", "bp", "--stats", "--format", "json"],
+        &[
+            "check", "-", "--lang", "bp", "--engine", "explicit", "--stats", "--format", "json",
+        ],
         TWO_LIVE,
     );
     assert_eq!(o.status.code(), Some(3), "{}", out(&o));

@@ -10,8 +10,9 @@ use zingrs_lang::ir::{Layout, Program};
 /// The engines (`--engine`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Engine {
-    /// Pick for the model: bdd for sequential boolean programs with many unconstrained
-    /// bits, summary otherwise.
+    /// Pick for the model: coverability for boolean programs that start threads in a loop
+    /// (and whose threads do not recurse), bdd for sequential boolean programs with many
+    /// unconstrained bits, summary otherwise.
     Auto,
     /// Plain explicit-state search of every interleaving (bounded by --max-depth).
     Explicit,
@@ -20,6 +21,9 @@ pub enum Engine {
     /// Symbolic search with binary decision diagrams: sequential boolean programs, and
     /// concurrent ones in the Getafix layout up to --contexts K context switches.
     Bdd,
+    /// Karp–Miller coverability over thread counters: boolean programs whose threads do not
+    /// recurse, checked for any number of threads (unbounded thread creation).
+    Coverability,
     /// Every engine that applies, their verdicts compared (a disagreement is exit 5).
     All,
 }
@@ -171,7 +175,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         // ZING's layout ends with ZING's state count, which only the plain search of a Zing
         // model keeps
         Engine::Auto if dumps && program.keep_completed => Engine::Explicit,
-        Engine::Auto => auto_engine(&program),
+        Engine::Auto => auto_engine(&program, a.threads.is_some()),
         e => e,
     };
     if a.verbose {
@@ -181,7 +185,10 @@ pub fn run(a: &CheckArgs) -> i32 {
     }
     if a.format == Format::Text && !a.quiet {
         // what runs is said before the search starts, which may take long
-        print!("{}", report::header(&name, &header_name(engine, &program)));
+        print!(
+            "{}",
+            report::header(&name, &header_name(engine, &program, a.threads.is_some()))
+        );
         let _ = std::io::Write::flush(&mut std::io::stdout());
     }
     let check = |opts: &Options| match engine {
@@ -452,6 +459,7 @@ impl Engine {
             Engine::Explicit => "explicit",
             Engine::Summary => "summary",
             Engine::Bdd => "bdd",
+            Engine::Coverability => "coverability",
             Engine::All => "all",
         }
     }
@@ -462,11 +470,19 @@ impl Engine {
 /// them seconds), while the BDD engine's sets stay small (K = 1000 in under a second).
 const AUTO_BDD_BITS: usize = 16;
 
-/// The engine `--engine auto` picks for a program: the BDD engine for pure boolean programs
-/// with many unconstrained initial bits, the summary engine for every other model (it decides
-/// sequential recursion, and summarizes the calls of concurrent models that run as one
-/// transaction).
-fn auto_engine(program: &Program) -> Engine {
+/// The engine `--engine auto` picks for a program: the coverability engine for boolean
+/// programs that may start unboundedly many threads (where the others never end) unless
+/// `--threads` bounds them (`thread_bound`), the BDD
+/// engine for pure boolean programs with many unconstrained initial bits, the summary engine
+/// for every other model (it decides sequential recursion, and summarizes the calls of
+/// concurrent models that run as one transaction).
+fn auto_engine(program: &Program, thread_bound: bool) -> Engine {
+    if !thread_bound
+        && zingrs_lang::spawn::unbounded_creation(program)
+        && crate::coverability::applies(program).is_ok()
+    {
+        return Engine::Coverability;
+    }
     if !program.is_concurrent()
         && crate::symbolic::applies(program).is_ok()
         && initial_bits(program) > AUTO_BDD_BITS
@@ -489,22 +505,31 @@ fn initial_bits(program: &Program) -> usize {
     program.globals.iter().filter(any).count() + main_locals
 }
 
-/// The engines `--engine all` runs on a program, in order (the BDD engine only on the
-/// programs it accepts).
-fn applicable_engines(program: &Program) -> Vec<Engine> {
-    let mut out = vec![Engine::Explicit, Engine::Summary];
+/// The engines `--engine all` runs on a program, in order (the BDD and coverability engines
+/// only on the programs they accept, coverability only on concurrent ones; the explicit and
+/// summary engines not on programs that start unboundedly many threads, where their search
+/// never ends, unless `--threads` bounds them: `thread_bound`).
+fn applicable_engines(program: &Program, thread_bound: bool) -> Vec<Engine> {
+    let cover = program.is_concurrent() && crate::coverability::applies(program).is_ok();
+    let mut out = Vec::new();
+    if thread_bound || !(cover && zingrs_lang::spawn::unbounded_creation(program)) {
+        out.extend([Engine::Explicit, Engine::Summary]);
+    }
     if crate::symbolic::applies(program).is_ok() {
         out.push(Engine::Bdd);
+    }
+    if cover {
+        out.push(Engine::Coverability);
     }
     out
 }
 
 /// The engine as the header names it: `all` lists the engines it runs.
-fn header_name(engine: Engine, program: &Program) -> String {
+fn header_name(engine: Engine, program: &Program, thread_bound: bool) -> String {
     match engine {
         Engine::All => format!(
             "all ({})",
-            applicable_engines(program)
+            applicable_engines(program, thread_bound)
                 .iter()
                 .map(|e| e.name())
                 .collect::<Vec<_>>()
@@ -576,6 +601,9 @@ fn run_engine_on(
             crate::symbolic::applies(program)?;
             Ok(crate::symbolic::search(m, opts, &sym))
         }
+        Engine::Coverability => crate::coverability::search(m, opts)
+            .map(|r| (r, Vec::new()))
+            .map_err(|r| r.render(program)),
         Engine::Auto | Engine::All => Err("not a single engine".into()),
     }
 }
@@ -638,8 +666,19 @@ fn check_all(
     dumps: bool,
 ) -> Report {
     let m = Machine::new(program, semantics);
+    // the coverability engine checks every number of threads: it runs, and its
+    // counterexamples replay, without the --threads bound the others run under
+    let unbounded = Semantics {
+        thread_bound: None,
+        ..semantics
+    };
+    let m_unbounded = Machine::new(program, unbounded);
     let mut reports: Vec<Report> = Vec::new();
-    for e in applicable_engines(program) {
+    for e in applicable_engines(program, semantics.thread_bound.is_some()) {
+        let (semantics, m) = match e {
+            Engine::Coverability => (unbounded, &m_unbounded),
+            _ => (semantics, &m),
+        };
         // an engine that panics is a bug to report (exit 5), not a crash of the comparison
         let run = match unpanicked(|| run_engine(e, program, semantics, opts)) {
             Ok(run) => run,
@@ -651,7 +690,7 @@ fn check_all(
         if let Ok(mut result) = run {
             limit_reached_during(&mut result);
             reports.push(report_with(
-                &m,
+                m,
                 name,
                 e.name(),
                 &result,
@@ -686,8 +725,14 @@ fn check_all(
             return r;
         }
     }
-    // agreeing engines: report the first conclusive answer (with its trace), else the first
-    let best = conclusive.first().map(|r| (*r).clone());
+    // agreeing engines: report the first conclusive answer (with its trace), else the first.
+    // Under --threads the question is the bounded one: the coverability engine, which ran
+    // without the bound, only cross-checks (an error it finds may need more threads)
+    let bounded = semantics.thread_bound.is_some();
+    let best = conclusive
+        .iter()
+        .find(|r| !(bounded && r.engine == Engine::Coverability.name()))
+        .map(|r| (*r).clone());
     let mut r = best.unwrap_or_else(|| reports[0].clone());
     r.engine = format!(
         "all ({})",

@@ -32,6 +32,7 @@ pub enum RegressEngine {
     Explicit,
     Summary,
     Bdd,
+    Coverability,
     /// Every engine that applies to the model.
     All,
 }
@@ -79,7 +80,7 @@ fn jobs(s: &str) -> Result<usize, String> {
 #[derive(Clone, Debug)]
 pub struct Config {
     /// The column name: `explicit`, `explicit-bfs`, `explicit-exact`, `explicit-unreduced`,
-    /// `summary`, `bdd`.
+    /// `summary`, `bdd`, `coverability`.
     pub name: String,
     engine: Engine,
     bfs: bool,
@@ -118,6 +119,7 @@ pub fn differential_configs() -> Vec<Config> {
         Config::unreduced(),
         Config::new("summary", Engine::Summary, false, false),
         Config::new("bdd", Engine::Bdd, false, false),
+        Config::new("coverability", Engine::Coverability, false, false),
     ]
 }
 
@@ -137,6 +139,14 @@ fn configs_for(engine: RegressEngine, modes: bool) -> Vec<Config> {
     }
     if matches!(engine, RegressEngine::Bdd | RegressEngine::All) {
         v.push(Config::new("bdd", Engine::Bdd, false, false));
+    }
+    if matches!(engine, RegressEngine::Coverability | RegressEngine::All) {
+        v.push(Config::new(
+            "coverability",
+            Engine::Coverability,
+            false,
+            false,
+        ));
     }
     v
 }

@@ -1,0 +1,128 @@
+//! The coverability engine from the command line: `auto` picks it for thread creation in a
+//! loop, its verdicts on the targets come within a second, counterexamples replay
+//! from a saved report, and what it cannot check is refused with exit 7 and a location.
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn zingrs(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .args(args)
+        .output()
+        .expect("zingrs runs")
+}
+
+fn model(name: &str) -> String {
+    format!(
+        "{}/regressions/bp-threads/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Runs `zingrs check` with the engine `auto` picks; returns the output and the wall time.
+fn check(file: &str, extra: &[&str]) -> (Output, Duration) {
+    let path = model(file);
+    let mut args = vec!["check", path.as_str()];
+    args.extend_from_slice(extra);
+    let t = Instant::now();
+    let o = zingrs(&args);
+    (o, t.elapsed())
+}
+
+#[test]
+fn auto_picks_coverability_for_creation_in_a_loop_and_answers_within_a_second() {
+    // (model, extra options, exit code): verdicts derived in each model's `why:`
+    let cases: &[(&str, &[&str], i32)] = &[
+        ("coverability_flag_won_by_one_thread.bp", &[], 0),
+        ("coverability_four_flags_all_cleared.bp", &[], 3),
+        ("coverability_four_flags_one_kept.bp", &[], 0),
+        ("coverability_two_threads_race.bp", &["--target", "HIT"], 3),
+        ("coverability_async_in_loop_reads_stale_flag.bp", &[], 3),
+    ];
+    for &(file, extra, code) in cases {
+        let (o, took) = check(file, extra);
+        let out = text(&o.stdout);
+        assert_eq!(
+            o.status.code(),
+            Some(code),
+            "{file}:\n{out}{}",
+            text(&o.stderr)
+        );
+        assert!(
+            out.contains("with the coverability engine"),
+            "{file}: auto did not pick coverability:\n{out}"
+        );
+        // the process as a whole, start-up included; the search itself takes milliseconds
+        assert!(took < Duration::from_secs(1), "{file} took {took:?}");
+    }
+}
+
+#[test]
+fn a_saved_counterexample_replays() {
+    let dir = std::env::temp_dir().join(format!("zingrs-cov-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let saved = dir.join("cex.json");
+    let saved = saved.to_str().expect("utf-8 path");
+    let path = model("coverability_four_flags_all_cleared.bp");
+    let o = zingrs(&["check", &path, "-q", "-o", saved]);
+    assert_eq!(o.status.code(), Some(3));
+    let r = zingrs(&["replay", &path, saved]);
+    assert_eq!(r.status.code(), Some(3), "{}", text(&r.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn all_runs_coverability_where_it_applies() {
+    // creation in a loop: the explicit and summary engines would not end, coverability runs
+    let (o, _) = check(
+        "coverability_two_threads_race.bp",
+        &["--target", "HIT", "--engine", "all"],
+    );
+    assert_eq!(o.status.code(), Some(3));
+    assert!(
+        text(&o.stdout).contains("all (coverability)"),
+        "{}",
+        text(&o.stdout)
+    );
+    // a fixed number of threads: compared with the explicit and summary engines
+    let (o, _) = check("race_lost_update.bp", &["--engine", "all"]);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("all (explicit, summary, coverability)"),
+        "{out}"
+    );
+    assert_eq!(o.status.code(), Some(3), "{out}");
+}
+
+#[test]
+fn what_it_cannot_check_is_refused_with_exit_7() {
+    // an engine's refusal, not invalid input: kept out of regressions/, where `invalid` means
+    // that the front end rejects the file
+    let path = format!(
+        "{}/tests/models/coverability_recursive_thread.bp",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let o = zingrs(&["check", &path, "--engine", "coverability"]);
+    assert_eq!(o.status.code(), Some(7));
+    let err = text(&o.stderr);
+    assert!(err.contains("threads that do not recurse"), "{err}");
+    assert!(
+        err.contains("coverability_recursive_thread.bp:5:15"),
+        "{err}"
+    );
+    // a context bound would make a pass a bounded answer
+    let (o, _) = check(
+        "race_lost_update.bp",
+        &["--engine", "coverability", "--contexts", "1"],
+    );
+    assert_eq!(o.status.code(), Some(7));
+    assert!(
+        text(&o.stderr).contains("--contexts"),
+        "{}",
+        text(&o.stderr)
+    );
+}
