@@ -183,3 +183,27 @@ fn deepening_on_threads_goes_on_while_the_bound_cuts() {
         .map(|c| c["value"].clone());
     assert_eq!(bound, Some(serde_json::json!(3)), "{}", out(&o));
 }
+
+/// A broadcast (`mine$ := F`) writes another thread's `mine`: the counterexample says so in the
+/// step that does it, and the saved trace replays through the interpreter.
+#[test]
+fn a_broadcast_counterexample_shows_the_passive_write_and_replays() {
+    let dir = std::env::temp_dir().join(format!("zingrs-passive-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let model = dir.join("m.bp");
+    let saved = dir.join("r.json");
+    std::fs::write(
+        &model,
+        "void w() begin decl mine; mine := T; mine$ := F; assert(mine); end\n\
+         void main() begin start_thread w(); start_thread w(); end\n",
+    )
+    .expect("write model");
+    let m = model.to_str().expect("utf-8");
+    let s = saved.to_str().expect("utf-8");
+    let o = with_stdin(&["check", m, "--engine", "explicit", "-o", s], "");
+    assert_eq!(o.status.code(), Some(3), "{}", out(&o));
+    assert!(out(&o).contains(": mine = 0"), "{}", out(&o));
+    let o = with_stdin(&["replay", m, s], "");
+    assert_eq!(o.status.code(), Some(3), "{}", out(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

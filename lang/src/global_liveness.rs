@@ -53,7 +53,7 @@ fn lvalues(lvs: &[Option<LValue>], used: &mut [bool], defs: &mut [bool]) -> bool
     for lv in lvs.iter().flatten() {
         match lv {
             LValue::Global(i) => defs[*i as usize] = true,
-            LValue::Local(_) => {}
+            LValue::Local(_) | LValue::PassiveLocal(_) => {}
             LValue::Field(e, _) => exact &= global_uses(e, &[], used),
             LValue::Elem(e, i, _) => exact &= global_uses(e, &[], used) & global_uses(i, &[], used),
         }

@@ -124,6 +124,9 @@ pub struct Var {
 pub enum LValue {
     Local(u32),
     Global(u32),
+    /// `y$` written by a broadcast assignment: slot `i` of the top frame of every *other*
+    /// live thread whose top frame runs the same procedure (bp-language, passive variables).
+    PassiveLocal(u32),
     /// Field `f` of the object the expression refers to (null: a null-dereference error).
     Field(Box<Expr>, u32),
     /// Element `index` of an array (or set, or channel) object: the field
@@ -235,6 +238,11 @@ pub enum Expr {
     PrimedLocal(u32),
     /// `'g` in a constraint: the value of a global after the step.
     PrimedGlobal(u32),
+    /// `y$` in a broadcast assignment: slot `i` of the passive thread the right-hand side is
+    /// being evaluated for (never this frame's own slot).
+    PassiveLocal(u32),
+    /// `'y$` in a broadcast assignment's constraint: the passive thread's value after the step.
+    PrimedPassiveLocal(u32),
     /// `*` or `?`: a fresh nondeterministic boolean.
     Nondet,
     Unary(UnOp, Box<Expr>),
@@ -289,6 +297,8 @@ impl Drop for Expr {
                 | Expr::Global(_)
                 | Expr::PrimedLocal(_)
                 | Expr::PrimedGlobal(_)
+                | Expr::PassiveLocal(_)
+                | Expr::PrimedPassiveLocal(_)
                 | Expr::Nondet
                 | Expr::SelfId => {}
                 Expr::Unary(_, a)
@@ -333,6 +343,8 @@ impl Clone for Expr {
             Expr::Global(i) => Expr::Global(*i),
             Expr::PrimedLocal(i) => Expr::PrimedLocal(*i),
             Expr::PrimedGlobal(i) => Expr::PrimedGlobal(*i),
+            Expr::PassiveLocal(i) => Expr::PassiveLocal(*i),
+            Expr::PrimedPassiveLocal(i) => Expr::PrimedPassiveLocal(*i),
             Expr::Nondet => Expr::Nondet,
             Expr::SelfId => Expr::SelfId,
             Expr::Unary(o, a) => Expr::Unary(*o, b(a)),
@@ -389,7 +401,9 @@ impl Expr {
             | Expr::Local(_)
             | Expr::Global(_)
             | Expr::PrimedLocal(_)
-            | Expr::PrimedGlobal(_) => false,
+            | Expr::PrimedGlobal(_)
+            | Expr::PassiveLocal(_)
+            | Expr::PrimedPassiveLocal(_) => false,
             Expr::Unary(_, a) => a.is_nondet(),
             Expr::Binary(_, a, b) => a.is_nondet() || b.is_nondet(),
             Expr::Ite(c, a, b) => c.is_nondet() || a.is_nondet() || b.is_nondet(),
@@ -403,6 +417,79 @@ impl Expr {
             Expr::SelfId => false,
             Expr::Call(_, args) => args.iter().any(Expr::is_nondet),
             Expr::ClassIs(e, _) => e.is_nondet(),
+        }
+    }
+
+    /// Whether the expression names a passive variable (`y$` or `'y$`).
+    pub fn mentions_passive(&self) -> bool {
+        match self {
+            Expr::PassiveLocal(_) | Expr::PrimedPassiveLocal(_) => true,
+            Expr::Const(_)
+            | Expr::Local(_)
+            | Expr::Global(_)
+            | Expr::PrimedLocal(_)
+            | Expr::PrimedGlobal(_)
+            | Expr::Nondet
+            | Expr::SelfId => false,
+            Expr::Unary(_, a)
+            | Expr::Field(a, _)
+            | Expr::Neg(_, a)
+            | Expr::BitNot(_, a)
+            | Expr::Convert(_, a)
+            | Expr::Size(a, _)
+            | Expr::ClassIs(a, _) => a.mentions_passive(),
+            Expr::Binary(_, a, b)
+            | Expr::Schoose(a, b)
+            | Expr::Arith(_, _, a, b)
+            | Expr::Cmp(_, a, b)
+            | Expr::Elem(a, b, _)
+            | Expr::In(a, b) => a.mentions_passive() || b.mentions_passive(),
+            Expr::Ite(c, a, b) => {
+                c.mentions_passive() || a.mentions_passive() || b.mentions_passive()
+            }
+            Expr::Call(_, args) => args.iter().any(Expr::mentions_passive),
+        }
+    }
+
+    /// Calls `f` with the slot of every passive variable the expression reads (`y$` and the
+    /// `'y$` of slots not in `targets`, whose new value is the old one).
+    pub fn passive_reads(&self, targets: &[u32], f: &mut impl FnMut(u32)) {
+        match self {
+            Expr::PassiveLocal(i) => f(*i),
+            Expr::PrimedPassiveLocal(i) => {
+                if !targets.contains(i) {
+                    f(*i)
+                }
+            }
+            Expr::Const(_)
+            | Expr::Local(_)
+            | Expr::Global(_)
+            | Expr::PrimedLocal(_)
+            | Expr::PrimedGlobal(_)
+            | Expr::Nondet
+            | Expr::SelfId => {}
+            Expr::Unary(_, a)
+            | Expr::Field(a, _)
+            | Expr::Neg(_, a)
+            | Expr::BitNot(_, a)
+            | Expr::Convert(_, a)
+            | Expr::Size(a, _)
+            | Expr::ClassIs(a, _) => a.passive_reads(targets, f),
+            Expr::Binary(_, a, b)
+            | Expr::Schoose(a, b)
+            | Expr::Arith(_, _, a, b)
+            | Expr::Cmp(_, a, b)
+            | Expr::Elem(a, b, _)
+            | Expr::In(a, b) => {
+                a.passive_reads(targets, f);
+                b.passive_reads(targets, f);
+            }
+            Expr::Ite(c, a, b) => {
+                c.passive_reads(targets, f);
+                a.passive_reads(targets, f);
+                b.passive_reads(targets, f);
+            }
+            Expr::Call(_, args) => args.iter().for_each(|a| a.passive_reads(targets, f)),
         }
     }
 }
@@ -422,6 +509,8 @@ impl Expr {
             | Expr::Global(_)
             | Expr::PrimedLocal(_)
             | Expr::PrimedGlobal(_)
+            | Expr::PassiveLocal(_)
+            | Expr::PrimedPassiveLocal(_)
             | Expr::Nondet
             | Expr::SelfId => {}
             Expr::Unary(_, a)
@@ -462,7 +551,7 @@ impl LValue {
     /// The expressions evaluated to find the place (an object's reference, an index).
     pub fn reads(&self) -> impl Iterator<Item = &Expr> {
         let (a, b) = match self {
-            LValue::Local(_) | LValue::Global(_) => (None, None),
+            LValue::Local(_) | LValue::Global(_) | LValue::PassiveLocal(_) => (None, None),
             LValue::Field(e, _) => (Some(&**e), None),
             LValue::Elem(e, i, _) => (Some(&**e), Some(&**i)),
         };
@@ -640,6 +729,19 @@ pub enum SetOp {
     Remove,
     InsertAll,
     RemoveAll,
+}
+
+impl Stmt {
+    /// Whether this is a broadcast assignment: one with a passive (`y$`) target. The front end
+    /// allows passive names nowhere else.
+    pub fn is_broadcast(&self) -> bool {
+        match self {
+            Stmt::Assign { targets, .. } => targets
+                .iter()
+                .any(|t| matches!(t, Some(LValue::PassiveLocal(_)))),
+            _ => false,
+        }
+    }
 }
 
 /// A `receive(chan, x)` pattern of a select branch: when the branch is taken, the head message
@@ -831,6 +933,14 @@ impl Program {
                 .any(|p| p.nodes.iter().any(|n| matches!(n.stmt, Stmt::Raise { .. })))
     }
 
+    /// Whether some statement is a broadcast assignment (it writes or reads `y$`): such a step
+    /// changes other threads' locals, which the reductions must know.
+    pub fn has_passive(&self) -> bool {
+        self.procs
+            .iter()
+            .any(|p| p.nodes.iter().any(|n| n.stmt.is_broadcast()))
+    }
+
     /// Displays an expression with the names of `proc`'s variables.
     pub fn show<'a>(&'a self, proc: ProcId, expr: &'a Expr) -> ShowExpr<'a> {
         ShowExpr {
@@ -844,6 +954,9 @@ impl Program {
     pub fn lvalue_name(&self, proc: ProcId, lv: &LValue) -> String {
         match lv {
             LValue::Local(i) => self.procs[proc as usize].locals[*i as usize].name.clone(),
+            LValue::PassiveLocal(i) => {
+                format!("{}$", self.procs[proc as usize].locals[*i as usize].name)
+            }
             LValue::Global(i) => self.globals[*i as usize].name.clone(),
             LValue::Field(e, f) => format!("{}.#{f}", self.show(proc, e)),
             LValue::Elem(e, i, _) => {
@@ -996,6 +1109,8 @@ impl fmt::Display for ShowExpr<'_> {
             Expr::Local(i) => write!(f, "{}", local(i)),
             Expr::Global(i) => write!(f, "{}", p.globals[*i as usize].name),
             Expr::PrimedLocal(i) => write!(f, "'{}", local(i)),
+            Expr::PassiveLocal(i) => write!(f, "{}$", local(i)),
+            Expr::PrimedPassiveLocal(i) => write!(f, "'{}$", local(i)),
             Expr::PrimedGlobal(i) => write!(f, "'{}", p.globals[*i as usize].name),
             Expr::Nondet => write!(f, "*"),
             Expr::Unary(UnOp::Not, a) => write!(f, "!{}", sub(a)),

@@ -21,6 +21,8 @@ fn uses_here(e: &Expr, targets: &[u32], out: &mut [bool]) {
                 out[*i as usize] = true;
             }
         }
+        // another thread's locals: see `passive_reads` for what they mean to this analysis
+        Expr::PassiveLocal(_) | Expr::PrimedPassiveLocal(_) => {}
         Expr::Const(_) | Expr::Global(_) | Expr::PrimedGlobal(_) | Expr::Nondet => {}
         Expr::Unary(_, a) => uses(a, targets, out),
         Expr::Binary(_, a, b) | Expr::Schoose(a, b) => {
@@ -54,7 +56,8 @@ fn uses_here(e: &Expr, targets: &[u32], out: &mut [bool]) {
 fn lvalue(lv: &LValue, out: &mut [bool]) -> Option<u32> {
     match lv {
         LValue::Local(i) => Some(*i),
-        LValue::Global(_) => None,
+        // a broadcast writes the other threads' copies, not this frame's
+        LValue::Global(_) | LValue::PassiveLocal(_) => None,
         LValue::Field(e, _) => {
             uses(e, &[], out);
             None
@@ -70,7 +73,7 @@ fn lvalue(lv: &LValue, out: &mut [bool]) -> Option<u32> {
 fn local_targets<'a>(lvs: impl Iterator<Item = &'a LValue>) -> Vec<u32> {
     lvs.filter_map(|l| match l {
         LValue::Local(i) => Some(*i),
-        LValue::Global(_) | LValue::Field(..) | LValue::Elem(..) => None,
+        LValue::Global(_) | LValue::PassiveLocal(_) | LValue::Field(..) | LValue::Elem(..) => None,
     })
     .collect()
 }
@@ -192,6 +195,37 @@ fn use_def(p: &Proc, pc: usize, used: &mut [bool], defs: &mut [bool]) {
     }
 }
 
+/// The slots of `p` that some broadcast assignment of `p` reads as passive variables (`x$`,
+/// or `'x$` where `x$` is not a target: its new value is the old one).
+fn passive_reads(p: &Proc) -> Vec<bool> {
+    let mut out = vec![false; p.locals.len()];
+    for node in &p.nodes {
+        if let Stmt::Assign {
+            targets,
+            values,
+            constrain,
+        } = &node.stmt
+        {
+            let written: Vec<u32> = targets
+                .iter()
+                .flatten()
+                .filter_map(|t| match t {
+                    LValue::PassiveLocal(i) => Some(*i),
+                    _ => None,
+                })
+                .collect();
+            let mut mark = |i: u32| out[i as usize] = true;
+            for v in values {
+                v.passive_reads(&[], &mut mark);
+            }
+            if let Some(c) = constrain {
+                c.passive_reads(&written, &mut mark);
+            }
+        }
+    }
+    out
+}
+
 /// For each node, the locals live just before it executes.
 pub fn live_in(p: &Proc) -> Vec<Vec<bool>> {
     let n = p.locals.len();
@@ -237,6 +271,18 @@ fn live_words(p: &Proc) -> Vec<u64> {
                 if let LValue::Local(i) = lv {
                     kills[pc * words + *i as usize / 64] |= 1 << (*i % 64);
                 }
+            }
+        }
+    }
+    // a local that another thread reads as `x$` may be read while this frame is at any node:
+    // it is live everywhere (a broadcast's writes to `y$` are not this frame's definitions)
+    let passive = passive_reads(p);
+    if passive.iter().any(|&b| b) {
+        let mut mask = vec![0u64; words];
+        pack(&passive, &mut mask);
+        for pc in 0..len {
+            for (u, m) in used[pc * words..(pc + 1) * words].iter_mut().zip(&mask) {
+                *u |= *m;
             }
         }
     }
@@ -325,7 +371,13 @@ fn global_uses_here(e: &Expr, targets: &[u32], out: &mut [bool]) -> bool {
                 out[*i as usize] = true;
             }
         }
-        Expr::Const(_) | Expr::Local(_) | Expr::PrimedLocal(_) | Expr::Nondet | Expr::SelfId => {}
+        Expr::Const(_)
+        | Expr::Local(_)
+        | Expr::PrimedLocal(_)
+        | Expr::PassiveLocal(_)
+        | Expr::PrimedPassiveLocal(_)
+        | Expr::Nondet
+        | Expr::SelfId => {}
         Expr::Call(..) => return false,
         Expr::Unary(_, a)
         | Expr::Field(a, _)
@@ -358,7 +410,7 @@ pub(crate) fn global_use_def(p: &Proc, pc: usize, used: &mut [bool], defs: &mut 
         exact &= global_uses(inv, &[], used);
     }
     let lvalue_reads = |lv: &LValue, used: &mut [bool]| match lv {
-        LValue::Local(_) | LValue::Global(_) => true,
+        LValue::Local(_) | LValue::Global(_) | LValue::PassiveLocal(_) => true,
         LValue::Field(e, _) => global_uses(e, &[], used),
         LValue::Elem(e, i, _) => global_uses(e, &[], used) & global_uses(i, &[], used),
     };
@@ -503,6 +555,24 @@ mod tests {
         assert!(!bits.live(0, 0));
         assert!(bits.live(0, 1));
         assert_eq!(live_at_entry(&f), vec![true, true]);
+    }
+
+    #[test]
+    fn passive_reads_are_live_everywhere_and_passive_writes_define_nothing() {
+        // a is written before it is read in this frame, but another thread's broadcast reads
+        // it as a$ at any moment: live at every node. b is written only as b$ (another
+        // thread's b), so this frame's b stays dead up to its own write.
+        let p = proc_of(
+            "void w() begin decl a, b; a := T; b$ := a$; b := F; assert(a & b); end \
+             void main() begin start_thread w(); end",
+            "w",
+        );
+        let bits = LiveBits::of(&p);
+        for pc in 0..p.nodes.len() as u32 {
+            assert!(bits.live(pc, 0), "a dead at node {pc}");
+        }
+        assert!(!bits.live(0, 1));
+        assert!(!bits.live(1, 1));
     }
 
     #[test]

@@ -296,9 +296,11 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         tx: Transactions {
             // the Getafix lock is released by plain assignments, which a summary would hide
             // (nor are collections and exceptions, whose effects summaries do not record)
+            // (nor broadcasts, which write other threads' locals that a summary does not carry)
             enabled: opts.transactions
                 && matches!(m.program.layout, Layout::Standard)
-                && !m.program.beyond_summaries(),
+                && !m.program.beyond_summaries()
+                && !m.program.has_passive(),
             // starting or ending threads, or opening and closing atomic regions, changes who
             // may run: such callees are never one transaction
             spawns: reaches(m.program, |st| {

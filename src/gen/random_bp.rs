@@ -8,7 +8,10 @@
 //! `abortif`, head `enforce`, `? :`, receivers with `_`, and a target label `HIT` declared in an
 //! `// options: --target HIT` header.
 //!
-//! About a third of the programs are concurrent: `main` starts a thread first.
+//! About a third of the programs are concurrent: `main` starts a thread first. In about two in
+//! five of those, `main` starts the thread's procedure twice and that procedure gets a few
+//! broadcast assignments (`x, y$ := e1, e2`, SatAbs's passive variables), so that the engines
+//! and reductions are compared on them too.
 //!
 //! At most about ten booleans are in scope anywhere, so explicit search finishes in
 //! milliseconds. Recursion (direct and mutual) is made finite in most programs by a *fuel*
@@ -191,6 +194,7 @@ impl Gen {
             .map(|(i, _)| if i == 0 && sig.fuel { "T" } else { "*" })
             .collect();
         let line = format!("  start_thread {}({});", sig.name, args.join(", "));
+        let (name, fuel) = (sig.name.clone(), sig.fuel);
         let mut at = 1 + self
             .lines
             .iter()
@@ -199,9 +203,20 @@ impl Gen {
         while self.lines[at].starts_with("  decl ") || self.lines[at].starts_with("  enforce ") {
             at += 1;
         }
-        self.lines.insert(at, line);
+        self.lines.insert(at, line.clone());
+        if rng.chance(40) {
+            if self.broadcasts(&mut rng, &name, fuel) {
+                // the broadcasts may have moved main's lines: start the second thread next to
+                // the first
+                let first = self
+                    .lines
+                    .iter()
+                    .position(|l| *l == line)
+                    .expect("inserted above");
+                self.lines.insert(first, line);
+            }
+        }
         if rng.chance(50) {
-            let name = sig.name.clone();
             self.add_lock(&mut rng, &name);
         }
     }
@@ -255,6 +270,90 @@ impl Gen {
                 "  atomic_begin; assume(!lk); lk := T; atomic_end;".into(),
             );
         }
+    }
+
+    /// Inserts one to three broadcast assignments between the top-level statements of
+    /// procedure `name` (its head-declared locals and non-fuel formals are the passive
+    /// candidates; the fuel is never written, so recursion stays finite). False if the
+    /// procedure has no candidate.
+    fn broadcasts(&mut self, rng: &mut Rng, name: &str, fuel: bool) -> bool {
+        let Some(start) = self
+            .lines
+            .iter()
+            .position(|l| l.contains(&format!(" {name}(")) && l.ends_with(" begin"))
+        else {
+            return false;
+        };
+        let end = start
+            + self.lines[start..]
+                .iter()
+                .position(|l| l == "end")
+                .expect("procedures end");
+        let sig = self.sigs.iter().find(|s| s.name == name).expect("started");
+        let mut own: Vec<String> = sig
+            .formals
+            .iter()
+            .skip(usize::from(fuel))
+            .cloned()
+            .collect();
+        let mut body = start + 1;
+        if let Some(decl) = self.lines[body].strip_prefix("  decl ") {
+            own.extend(
+                decl.trim_end_matches(';')
+                    .split(", ")
+                    .map(|item| item.split(' ').next().unwrap_or(item).to_string()),
+            );
+            body += 1;
+        }
+        while self.lines[body].starts_with("  enforce ") {
+            body += 1;
+        }
+        if own.is_empty() {
+            return false;
+        }
+        let mut vars = self.globals.clone();
+        vars.extend(sig.formals.iter().cloned());
+        vars.extend(own.iter().cloned());
+        let mut with_passive = vars.clone();
+        with_passive.extend(own.iter().map(|v| format!("{v}$")));
+        // top-level statement lines (the first at two spaces), newest insertion last
+        let mut spots: Vec<usize> = (body..=end)
+            .filter(|&i| {
+                let l = &self.lines[i];
+                l == "end" || (l.starts_with("  ") && !l.starts_with("   "))
+            })
+            .collect();
+        let n = rng.range(1, 3);
+        let saved = std::mem::replace(&mut self.rng, Rng::new(rng.below(1 << 30) as u64));
+        let mut made = Vec::new();
+        for _ in 0..n {
+            if spots.is_empty() {
+                break;
+            }
+            let y = own[rng.below(own.len())].clone();
+            let mut targets = vec![format!("{y}$")];
+            let mut values = vec![self.expr(&with_passive, 2, true, false)];
+            if rng.chance(50) {
+                let x = own[rng.below(own.len())].clone();
+                targets.insert(0, x);
+                values.insert(0, self.expr(&vars, 2, true, false));
+            }
+            let mut st = format!("  {} := {}", targets.join(", "), values.join(", "));
+            if rng.chance(30) {
+                let c = self.expr(&with_passive, 2, false, true);
+                st.push_str(&format!(" constrain {c}"));
+            }
+            st.push(';');
+            let at = spots.swap_remove(rng.below(spots.len()));
+            made.push((at, st));
+        }
+        self.rng = saved;
+        // insert from the bottom so earlier positions stay valid
+        made.sort_by_key(|m| std::cmp::Reverse(m.0));
+        for (at, st) in made {
+            self.lines.insert(at, st);
+        }
+        true
     }
 
     fn decl_item(&mut self, name: &str) -> String {
@@ -605,6 +704,14 @@ mod tests {
     fn deterministic() {
         assert_eq!(random_bp(42, 8), random_bp(42, 8));
         assert_ne!(random_bp(42, 8), random_bp(43, 8));
+    }
+
+    #[test]
+    fn some_concurrent_programs_broadcast() {
+        let n = (0..300)
+            .filter(|&seed| random_bp(seed, 8).contains("$ :="))
+            .count();
+        assert!(n > 10, "only {n} of 300 programs broadcast");
     }
 
     #[test]

@@ -165,6 +165,27 @@ fn changed(
             }
         }
     }
+    // a broadcast (`y$ := e`) also writes the top frames of the other threads in the procedure
+    if after.threads.len() == before.threads.len() {
+        for (q, (tb, ta)) in before.threads.iter().zip(after.threads.iter()).enumerate() {
+            if q == tid {
+                continue;
+            }
+            let (Some(fb), Some(fa)) = (tb.stack.top(), ta.stack.top()) else {
+                continue;
+            };
+            if fb.proc != fa.proc || std::rc::Rc::ptr_eq(&fb.locals, &fa.locals) {
+                continue;
+            }
+            let id = procs_after.get(q).map_or(q as u32, |n| n.id);
+            let locals = &p.procs[fa.proc as usize].locals;
+            for ((l, b), a) in locals.iter().zip(fb.locals.iter()).zip(fa.locals.iter()) {
+                if a != b {
+                    out.push(bind(format!("process {id}: {}", l.name), Shown::Value(*a)));
+                }
+            }
+        }
+    }
     let mut created = Vec::new();
     for (addr, obj) in after.heap.iter() {
         match before.heap.get(addr) {

@@ -124,6 +124,10 @@ pub struct Env<'a> {
     pub new_globals: &'a [Value],
     pub new_thread_locals: &'a [Value],
     pub new_locals: &'a [Value],
+    /// In a broadcast assignment: the passive thread's top-frame locals before and after the
+    /// step (`y$` and `'y$`); empty elsewhere, where the front end admits no passive names.
+    pub passive: &'a [Value],
+    pub new_passive: &'a [Value],
     /// The executing process (`self`).
     pub self_id: u32,
 }
@@ -144,6 +148,8 @@ impl<'a> Env<'a> {
             new_globals: globals,
             new_thread_locals: thread_locals,
             new_locals: locals,
+            passive: &[],
+            new_passive: &[],
             self_id: 0,
         }
     }
@@ -190,6 +196,8 @@ impl Machine<'_> {
             Expr::Const(Const::Null) => Value::Null,
             Expr::Local(i) => env.locals[*i as usize],
             Expr::PrimedLocal(i) => env.new_locals[*i as usize],
+            Expr::PassiveLocal(i) => env.passive[*i as usize],
+            Expr::PrimedPassiveLocal(i) => env.new_passive[*i as usize],
             Expr::Global(i) => {
                 rec.read(Loc {
                     addr: GLOBALS,
@@ -439,6 +447,8 @@ impl Machine<'_> {
             Expr::Const(_) => CAN_F,
             Expr::Local(i) => mask_of(env.locals[*i as usize].as_bool()),
             Expr::PrimedLocal(i) => mask_of(env.new_locals[*i as usize].as_bool()),
+            Expr::PassiveLocal(i) => mask_of(env.passive[*i as usize].as_bool()),
+            Expr::PrimedPassiveLocal(i) => mask_of(env.new_passive[*i as usize].as_bool()),
             Expr::Global(i) => {
                 rec.read(Loc {
                     addr: GLOBALS,

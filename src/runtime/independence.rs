@@ -44,11 +44,13 @@ pub struct Independence {
 impl Independence {
     pub(super) fn new(m: &Machine) -> Independence {
         let program = m.program;
-        // an `enforce` invariant may read anything, after any step: no step is private
-        let enforced = program
-            .procs
-            .iter()
-            .any(|p| p.nodes.iter().any(|n| n.invariant.is_some()));
+        // an `enforce` invariant may read anything, after any step: no step is private; nor
+        // where broadcasts write other threads' locals, which every step may read
+        let enforced = program.has_passive()
+            || program
+                .procs
+                .iter()
+                .any(|p| p.nodes.iter().any(|n| n.invariant.is_some()));
         let results_private = results_private(program);
         let mut mover = locks::movers(m);
         let mut alone = Vec::with_capacity(program.procs.len());
@@ -231,6 +233,8 @@ fn private_node(m: &Machine, proc: u32, p: &Proc, pc: usize, results_private: bo
 fn lvalue_private(program: &Program, lv: &LValue) -> bool {
     match lv {
         LValue::Local(_) => true,
+        // another thread's local
+        LValue::PassiveLocal(_) => false,
         LValue::Global(g) => program.globals[*g as usize].thread_local,
         LValue::Field(..) | LValue::Elem(..) => false,
     }
@@ -248,6 +252,7 @@ fn expr_private_here(program: &Program, e: &Expr) -> bool {
             true
         }
         Expr::Global(g) | Expr::PrimedGlobal(g) => program.globals[*g as usize].thread_local,
+        Expr::PassiveLocal(_) | Expr::PrimedPassiveLocal(_) => false,
         Expr::Unary(_, a) | Expr::Neg(_, a) | Expr::BitNot(_, a) | Expr::Convert(_, a) => p(a),
         Expr::Binary(_, a, b) | Expr::Arith(_, _, a, b) | Expr::Cmp(_, a, b) => p(a) && p(b),
         Expr::Schoose(a, b) => p(a) && p(b),

@@ -60,11 +60,13 @@ pub(super) fn movers(m: &Machine) -> Vec<Vec<Mover>> {
             .collect()
     };
     // the Getafix layout's global `atomic` is a lock of its own kind; an `enforce` invariant
-    // may read anything after any step
+    // may read anything after any step; a broadcast writes other threads' locals (kept simple:
+    // no movers at all)
     let enforced = program
         .procs
         .iter()
-        .any(|p| p.nodes.iter().any(|n| n.invariant.is_some()));
+        .any(|p| p.nodes.iter().any(|n| n.invariant.is_some()))
+        || program.has_passive();
     if matches!(program.layout, Layout::Getafix { .. }) || enforced {
         return none();
     }
@@ -221,7 +223,7 @@ fn place(program: &Program, p: &Proc, lv: &LValue) -> Option<Key> {
             let is_bool = class.fields.get(*f as usize)?.ty == Type::Bool;
             (class.kind == ClassKind::Object && is_bool).then_some((Loc::Field(c, *f), Some(x)))
         }
-        LValue::Elem(..) | LValue::Local(_) => None,
+        LValue::Elem(..) | LValue::Local(_) | LValue::PassiveLocal(_) => None,
     }
 }
 

@@ -8,6 +8,9 @@ use super::value::{Addr, Loc, Value, GLOBALS};
 use super::Machine;
 use smallvec::SmallVec;
 use std::rc::Rc;
+#[path = "broadcast.rs"]
+mod broadcast;
+
 use zingrs_lang::ir::{Const, Expr, Glue, Init, LValue, Layout, Pc, ProcId, SetOp, Stmt, Type};
 
 /// What kind of transition a successor came from (T, T⁺ or T⁻ of seed 004 §4, or a thread
@@ -487,6 +490,8 @@ impl Machine<'_> {
         Ok(match lv {
             None => Target::Discard,
             Some(LValue::Local(i)) => Target::Local(*i),
+            // other threads' slots: written by `broadcast`, not through the active post-state
+            Some(LValue::PassiveLocal(_)) => Target::Discard,
             Some(LValue::Global(i)) => {
                 rec.write(Loc {
                     addr: GLOBALS,
@@ -580,6 +585,21 @@ impl Machine<'_> {
                     out.push(Outcome::Pruned);
                 }
             }
+            Stmt::Assign {
+                targets,
+                values,
+                constrain,
+            } if node.stmt.is_broadcast() => self.broadcast(
+                s,
+                tid,
+                targets,
+                values,
+                constrain.as_ref(),
+                next(),
+                &env,
+                rec,
+                out,
+            )?,
             Stmt::Assign {
                 targets,
                 values,

@@ -42,6 +42,13 @@ pub fn applies(program: &Program) -> Result<(), String> {
                 .into(),
         );
     };
+    if program.has_passive() {
+        return Err(
+            "the bdd engine does not handle passive variables (`x$` broadcast assignments); \
+             use the explicit engine"
+                .into(),
+        );
+    }
     if let Some(v) = program.globals.iter().find(|g| g.thread_local) {
         return Err(format!(
             "the bdd engine does not handle thread_local globals yet (`{}`)",
@@ -115,14 +122,20 @@ fn remap_expr_here(e: &mut Expr, map: &[u32]) {
             remap_expr(b, map);
         }
         Expr::Call(_, args) => args.iter_mut().for_each(|a| remap_expr(a, map)),
-        Expr::Const(_) | Expr::Local(_) | Expr::PrimedLocal(_) | Expr::Nondet | Expr::SelfId => {}
+        Expr::Const(_)
+        | Expr::Local(_)
+        | Expr::PrimedLocal(_)
+        | Expr::PassiveLocal(_)
+        | Expr::PrimedPassiveLocal(_)
+        | Expr::Nondet
+        | Expr::SelfId => {}
     }
 }
 
 fn remap_lvalue(lv: &mut LValue, map: &[u32]) {
     match lv {
         LValue::Global(i) => *i = map[*i as usize],
-        LValue::Local(_) => {}
+        LValue::Local(_) | LValue::PassiveLocal(_) => {}
         LValue::Field(e, _) => remap_expr(e, map),
         LValue::Elem(a, b, _) => {
             remap_expr(a, map);

@@ -59,6 +59,11 @@ pub struct ProcLower<'a> {
     pub(super) gotos: Vec<PendingGoto>,
     /// Conditions of the `enforce` clauses in force (head ones first).
     invariant: Vec<Expr>,
+    /// Whether the expression or target being lowered may name a passive variable `y$`
+    /// (inside a broadcast assignment only).
+    pub(super) passive_ok: bool,
+    /// Where passive variables are named (the program-wide thread check points at the first).
+    pub(super) passive_uses: &'a mut Vec<Span>,
 }
 
 /// Lowers procedure number `id` (file order); diagnostics go to `diags`.
@@ -68,6 +73,7 @@ pub fn lower_proc(
     diags: &mut Vec<Diagnostic>,
     id: usize,
     p: &ast::ProcDecl,
+    passive_uses: &mut Vec<Span>,
 ) -> Proc {
     let results = tables.sigs.get(id).map_or(0, |s| s.results);
     let mut l = ProcLower {
@@ -83,6 +89,8 @@ pub fn lower_proc(
         labels: NameMap::default(),
         gotos: Vec::new(),
         invariant: Vec::new(),
+        passive_ok: false,
+        passive_uses,
     };
     for formal in &p.params {
         l.declare(formal, Init::Any, "parameter");
@@ -367,8 +375,24 @@ impl ProcLower<'_> {
         constrain: Option<&ast::Expr>,
         span: Span,
     ) -> Frag {
-        let values = self.exprs(values);
+        // a broadcast assignment (one with a `y$` target) may read passive names in the values
+        // of its passive targets and in its constraint; nowhere else
+        self.passive_ok = true;
         let lvs = self.targets(targets);
+        let broadcast = lvs
+            .iter()
+            .any(|t| matches!(t, Some(LValue::PassiveLocal(_))));
+        let values = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                self.passive_ok = matches!(lvs.get(i), Some(Some(LValue::PassiveLocal(_))));
+                self.expr(v, Primes::Forbidden)
+            })
+            .collect::<Vec<_>>();
+        self.passive_ok = broadcast;
+        let constrain = constrain.map(|c| self.expr(c, Primes::Allowed));
+        self.passive_ok = false;
         if lvs.len() != values.len() {
             self.diags.push(
                 Diagnostic::error(
@@ -382,7 +406,6 @@ impl ProcLower<'_> {
                 .with_label("the numbers of targets and values must be equal"),
             );
         }
-        let constrain = constrain.map(|c| self.expr(c, Primes::Allowed));
         self.simple(
             Stmt::Assign {
                 targets: lvs,

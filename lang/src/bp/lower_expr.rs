@@ -42,6 +42,56 @@ impl ProcLower<'_> {
             .map(|&g| LValue::Global(g))
     }
 
+    /// Resolves `x$` (a name not itself declared) to the slot of the local `x` it is the
+    /// passive copy of, reporting misuse: outside a broadcast assignment (E16), or with no
+    /// local `x` visible here (E1). `None` after a report.
+    fn passive(&mut self, id: &Ident, primed: bool) -> Option<u32> {
+        let stem = id.name.strip_suffix('$')?;
+        let shown = if primed {
+            format!("'{}", id.name)
+        } else {
+            id.name.clone()
+        };
+        let Some(&slot) = self.visible.get(stem) else {
+            let mut d = Diagnostic::error(
+                id.span,
+                format!("passive variable `{shown}` names no local variable `{stem}`"),
+            )
+            .with_code("E1")
+            .with_label(format!("`{stem}` is not a local of `{}` here", self.name));
+            if self.tables.global_index.contains_key(stem) {
+                d = d.with_note(format!(
+                    "`{stem}` is a global: every thread shares it, so it has no passive copy"
+                ));
+            } else if self.declared.contains_key(stem) {
+                d = d.with_note(format!(
+                    "`{stem}` is declared later in `{}`; a local can be used only after its \
+                     declaration",
+                    self.name
+                ));
+            }
+            self.diags.push(d);
+            return None;
+        };
+        if !self.passive_ok {
+            self.diags.push(
+                Diagnostic::error(
+                    id.span,
+                    format!("passive variable `{shown}` outside a broadcast assignment"),
+                )
+                .with_code("E16")
+                .with_label("not allowed here")
+                .with_note(
+                    "`x$` may be read only in the value assigned to a passive target `y$` or in \
+                     the `constrain` clause of such an assignment",
+                ),
+            );
+            return None;
+        }
+        self.passive_uses.push(id.span);
+        Some(slot)
+    }
+
     fn undeclared(&mut self, id: &Ident) {
         let mut d = Diagnostic::error(id.span, format!("undeclared variable `{}`", id.name))
             .with_code("E1")
@@ -82,11 +132,16 @@ impl ProcLower<'_> {
                 _ => match self.lookup(n) {
                     Some(LValue::Local(i)) => Expr::Local(i),
                     Some(LValue::Global(g)) => Expr::Global(g),
-                    Some(LValue::Field(..) | LValue::Elem(..)) | None => {
+                    Some(LValue::Field(..) | LValue::Elem(..) | LValue::PassiveLocal(_)) | None => {
                         let id = Ident {
                             name: n.clone(),
                             span: e.span,
                         };
+                        if n.ends_with('$') {
+                            return self
+                                .passive(&id, false)
+                                .map_or_else(bad, Expr::PassiveLocal);
+                        }
                         self.undeclared(&id);
                         bad()
                     }
@@ -163,7 +218,12 @@ impl ProcLower<'_> {
         match self.lookup(&id.name) {
             Some(LValue::Local(i)) => Expr::PrimedLocal(i),
             Some(LValue::Global(g)) => Expr::PrimedGlobal(g),
-            Some(LValue::Field(..) | LValue::Elem(..)) | None => {
+            Some(LValue::Field(..) | LValue::Elem(..) | LValue::PassiveLocal(_)) | None => {
+                if id.name.ends_with('$') {
+                    return self
+                        .passive(id, true)
+                        .map_or_else(bad, Expr::PrimedPassiveLocal);
+                }
                 self.undeclared(id);
                 bad()
             }
@@ -178,6 +238,9 @@ impl ProcLower<'_> {
     /// Resolves a variable that is written.
     pub(super) fn lvalue(&mut self, id: &Ident) -> Option<LValue> {
         let lv = self.lookup(&id.name);
+        if lv.is_none() && id.name.ends_with('$') {
+            return self.passive(id, false).map(LValue::PassiveLocal);
+        }
         if lv.is_none() {
             self.undeclared(id);
         }

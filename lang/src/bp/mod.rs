@@ -16,7 +16,7 @@ mod parser;
 mod scope;
 
 use crate::diag::Diagnostic;
-use crate::ir::{Layout, ProcId, Program, Source, Span};
+use crate::ir::{Layout, ProcId, Program, Source, Span, Stmt};
 use crate::Compiled;
 
 /// Stack for the front end's thread. Parsing and lowering recurse once per statement nesting
@@ -54,8 +54,16 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
     }
     let tables = scope::collect(&source, &ast, &mut diags);
     let mut procs = Vec::with_capacity(ast.procs.len());
+    let mut passive_uses = Vec::new();
     for (id, p) in ast.procs.into_iter().enumerate() {
-        procs.push(lower::lower_proc(&tables, &source, &mut diags, id, &p));
+        procs.push(lower::lower_proc(
+            &tables,
+            &source,
+            &mut diags,
+            id,
+            &p,
+            &mut passive_uses,
+        ));
     }
     let mut program = Program {
         classes: Vec::new(),
@@ -85,6 +93,19 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
             ),
         },
     }
+    if let Some(&first) = passive_uses.iter().min_by_key(|s| s.start) {
+        if !creates_threads(&program) {
+            diags.push(
+                Diagnostic::error(first, "passive variable in a program without threads")
+                    .with_code("E16")
+                    .with_label("no other thread can exist to own this variable")
+                    .with_note(
+                        "`x$` names `x` in the other threads; it needs a `start_thread` \
+                         statement or the Getafix layout",
+                    ),
+            );
+        }
+    }
     if diags.iter().any(Diagnostic::is_error) {
         Err(sorted(diags))
     } else {
@@ -93,6 +114,17 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
             warnings: diags,
         })
     }
+}
+
+/// Whether a second thread can ever exist: some `start_thread`, or the Getafix layout (the
+/// static rule for where passive variables make sense, bp-language §5.14).
+fn creates_threads(program: &Program) -> bool {
+    !matches!(program.layout, Layout::Standard)
+        || program.procs.iter().any(|p| {
+            p.nodes
+                .iter()
+                .any(|n| matches!(n.stmt, Stmt::StartThread { .. } | Stmt::StartThreadGoto))
+        })
 }
 
 /// Diagnostics in source order (stable, so related ones stay together).

@@ -544,6 +544,7 @@ impl Place {
 pub(super) fn place_expr(lv: LValue) -> Expr {
     match lv {
         LValue::Local(i) => Expr::Local(i),
+        LValue::PassiveLocal(i) => Expr::PassiveLocal(i),
         LValue::Global(i) => Expr::Global(i),
         LValue::Field(e, f) => Expr::Field(e, f),
         LValue::Elem(a, i, w) => Expr::Elem(a, i, w),
