@@ -204,17 +204,15 @@ impl Gen {
             at += 1;
         }
         self.lines.insert(at, line.clone());
-        if rng.chance(40) {
-            if self.broadcasts(&mut rng, &name, fuel) {
-                // the broadcasts may have moved main's lines: start the second thread next to
-                // the first
-                let first = self
-                    .lines
-                    .iter()
-                    .position(|l| *l == line)
-                    .expect("inserted above");
-                self.lines.insert(first, line);
-            }
+        if rng.chance(40) && self.broadcasts(&mut rng, &name, fuel) {
+            // the broadcasts may have moved main's lines: start the second thread next to
+            // the first
+            let first = self
+                .lines
+                .iter()
+                .position(|l| *l == line)
+                .expect("inserted above");
+            self.lines.insert(first, line);
         }
         if rng.chance(50) {
             self.add_lock(&mut rng, &name);
