@@ -665,6 +665,7 @@ impl Explorer<'_, '_> {
         mut then: impl FnMut(&mut Self, &mut Succs, usize),
     ) {
         let owner = s.atomic_owner();
+        self.expands_all = false;
         if let (None, true) = (owner, (ctx.hold as usize) < s.threads.len()) {
             // cooperative: the running process goes on unless it is blocked
             let first = out.len();
@@ -676,7 +677,6 @@ impl Explorer<'_, '_> {
         }
         self.ran_alone = false;
         self.chained = 0;
-        self.expands_all = false;
         if owner.is_none() && self.por {
             // a persistent set of one thread: the first whose next step is private and has a
             // successor (a step that cannot go on, such as a false `assume`, would otherwise
