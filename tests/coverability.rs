@@ -114,6 +114,17 @@ fn what_it_cannot_check_is_refused_with_exit_7() {
         err.contains("coverability_recursive_thread.bp:5:15"),
         "{err}"
     );
+    // a broadcast writes other threads' locals, which thread counters do not follow
+    let (o, _) = check(
+        "passive_broadcast_breaks_other_assertion.bp",
+        &["--engine", "coverability"],
+    );
+    assert_eq!(o.status.code(), Some(7));
+    assert!(
+        text(&o.stderr).contains("broadcasts to passive variables"),
+        "{}",
+        text(&o.stderr)
+    );
     // a context bound would make a pass a bounded answer
     let (o, _) = check(
         "race_lost_update.bp",

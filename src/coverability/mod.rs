@@ -83,6 +83,17 @@ pub fn refusal(program: &Program) -> Option<Refusal> {
     }
     for (q, p) in program.procs.iter().enumerate() {
         for (pc, node) in p.nodes.iter().enumerate() {
+            if node.stmt.is_broadcast() {
+                return Some(Refusal {
+                    message: "the coverability engine does not check broadcasts to passive \
+                              variables (`x$`): use --engine explicit"
+                        .into(),
+                    at: Some((
+                        node.span,
+                        "writes other threads' locals, which thread counters do not follow".into(),
+                    )),
+                });
+            }
             if !supported(&node.stmt) {
                 return Some(Refusal {
                     message: format!(
