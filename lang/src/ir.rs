@@ -422,75 +422,21 @@ impl Expr {
 
     /// Whether the expression names a passive variable (`y$` or `'y$`).
     pub fn mentions_passive(&self) -> bool {
-        match self {
-            Expr::PassiveLocal(_) | Expr::PrimedPassiveLocal(_) => true,
-            Expr::Const(_)
-            | Expr::Local(_)
-            | Expr::Global(_)
-            | Expr::PrimedLocal(_)
-            | Expr::PrimedGlobal(_)
-            | Expr::Nondet
-            | Expr::SelfId => false,
-            Expr::Unary(_, a)
-            | Expr::Field(a, _)
-            | Expr::Neg(_, a)
-            | Expr::BitNot(_, a)
-            | Expr::Convert(_, a)
-            | Expr::Size(a, _)
-            | Expr::ClassIs(a, _) => a.mentions_passive(),
-            Expr::Binary(_, a, b)
-            | Expr::Schoose(a, b)
-            | Expr::Arith(_, _, a, b)
-            | Expr::Cmp(_, a, b)
-            | Expr::Elem(a, b, _)
-            | Expr::In(a, b) => a.mentions_passive() || b.mentions_passive(),
-            Expr::Ite(c, a, b) => {
-                c.mentions_passive() || a.mentions_passive() || b.mentions_passive()
-            }
-            Expr::Call(_, args) => args.iter().any(Expr::mentions_passive),
-        }
+        let mut found = false;
+        self.walk(&mut |e| {
+            found |= matches!(e, Expr::PassiveLocal(_) | Expr::PrimedPassiveLocal(_));
+        });
+        found
     }
 
     /// Calls `f` with the slot of every passive variable the expression reads (`y$` and the
     /// `'y$` of slots not in `targets`, whose new value is the old one).
     pub fn passive_reads(&self, targets: &[u32], f: &mut impl FnMut(u32)) {
-        match self {
+        self.walk(&mut |e| match e {
             Expr::PassiveLocal(i) => f(*i),
-            Expr::PrimedPassiveLocal(i) => {
-                if !targets.contains(i) {
-                    f(*i)
-                }
-            }
-            Expr::Const(_)
-            | Expr::Local(_)
-            | Expr::Global(_)
-            | Expr::PrimedLocal(_)
-            | Expr::PrimedGlobal(_)
-            | Expr::Nondet
-            | Expr::SelfId => {}
-            Expr::Unary(_, a)
-            | Expr::Field(a, _)
-            | Expr::Neg(_, a)
-            | Expr::BitNot(_, a)
-            | Expr::Convert(_, a)
-            | Expr::Size(a, _)
-            | Expr::ClassIs(a, _) => a.passive_reads(targets, f),
-            Expr::Binary(_, a, b)
-            | Expr::Schoose(a, b)
-            | Expr::Arith(_, _, a, b)
-            | Expr::Cmp(_, a, b)
-            | Expr::Elem(a, b, _)
-            | Expr::In(a, b) => {
-                a.passive_reads(targets, f);
-                b.passive_reads(targets, f);
-            }
-            Expr::Ite(c, a, b) => {
-                c.passive_reads(targets, f);
-                a.passive_reads(targets, f);
-                b.passive_reads(targets, f);
-            }
-            Expr::Call(_, args) => args.iter().for_each(|a| a.passive_reads(targets, f)),
-        }
+            Expr::PrimedPassiveLocal(i) if !targets.contains(i) => f(*i),
+            _ => {}
+        });
     }
 }
 
