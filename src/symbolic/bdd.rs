@@ -9,8 +9,10 @@
 
 use oxidd::bcdd::{BCDDFunction, BCDDManagerRef};
 use oxidd::util::OptBool;
+use oxidd::util::Ref;
 use oxidd::{BooleanFunction, BooleanFunctionQuant, BooleanOperator, Function};
-use oxidd::{Edge, InnerNode, Manager, ManagerRef};
+use oxidd::{InnerNode, Manager, ManagerRef};
+use oxidd_core::util::Own;
 use std::cell::Cell;
 
 /// A BDD manager: every method takes and returns functions of this manager only.
@@ -162,8 +164,12 @@ impl Oxidd {
             ),
         };
         let (f, t) = manager.with_manager_exclusive(|m| {
-            while all_vars.len() < vars as usize {
-                all_vars.push(BCDDFunction::new_var(m).expect("room for the variables"));
+            if all_vars.len() < vars as usize {
+                // variables are added at the bottom: variable `i` is at level `i`
+                let new = m.add_vars(vars - all_vars.len() as u32);
+                for v in new {
+                    all_vars.push(BCDDFunction::var(m, v).expect("room for the variables"));
+                }
             }
             (BCDDFunction::f(m), BCDDFunction::t(m))
         });
@@ -207,13 +213,18 @@ impl Drop for Oxidd {
 /// is instead of being looked up again in the unique table).
 type Mgr<'id> = <BCDDFunction as Function>::Manager<'id>;
 type Ed<'id> = <Mgr<'id> as Manager>::Edge;
+/// An edge that holds a reference to its node (given back with `drop_edge`).
+type OwnEd<'id> = Own<Ed<'id>>;
+/// An edge borrowed from one that holds a reference.
+type RefEd<'a, 'id> = Ref<'a, Ed<'id>>;
+
 /// Both halves of a node's walk once the second is done; if it failed, the first is given
 /// back to the manager (an edge not dropped would leak).
 fn with_first<'id>(
     m: &Mgr<'id>,
-    h: Ed<'id>,
-    l: oxidd::util::AllocResult<Ed<'id>>,
-) -> oxidd::util::AllocResult<(Ed<'id>, Ed<'id>)> {
+    h: OwnEd<'id>,
+    l: oxidd::util::AllocResult<OwnEd<'id>>,
+) -> oxidd::util::AllocResult<(OwnEd<'id>, OwnEd<'id>)> {
     match l {
         Ok(l) => Ok((h, l)),
         Err(x) => {
@@ -226,9 +237,14 @@ fn with_first<'id>(
 /// Results per visited edge (node and complement tag): an index into `out`, or [`SAME`] when
 /// the result is the visited edge itself. The index table is taken from a pool and given back
 /// with its capacity (growing a table from empty at each call was a large part of long walks).
+///
+/// The memo holds a reference to every node it has a key for: oxidd's garbage collector runs
+/// on a thread of its own, and a node freed while the walk goes on could come back under the
+/// same index as another function and meet the old function's result.
 struct Memo<'id> {
     ix: IndexTable,
-    out: Vec<Ed<'id>>,
+    out: Vec<OwnEd<'id>>,
+    keys: Vec<OwnEd<'id>>,
 }
 
 /// Keys are node indices with the complement bit: Fx hashing (one multiplication) suffices.
@@ -243,32 +259,35 @@ impl<'id> Memo<'id> {
         Memo {
             ix: o.memo_pool.borrow_mut().pop().unwrap_or_default(),
             out: Vec::new(),
+            keys: Vec::new(),
         }
     }
     #[inline]
-    fn get(&self, m: &Mgr<'id>, e: &Ed<'id>) -> Option<Ed<'id>> {
+    fn get(&self, m: &Mgr<'id>, e: RefEd<'_, 'id>) -> Option<OwnEd<'id>> {
         self.ix.get(&key(e)).map(|&i| {
             if i == SAME {
                 m.clone_edge(e)
             } else {
-                m.clone_edge(&self.out[i as usize])
+                m.clone_edge(self.out[i as usize].borrowed())
             }
         })
     }
     /// Records `out` as the result for `e` (`same`: `out` is `e`).
     #[inline]
-    fn put(&mut self, m: &Mgr<'id>, e: &Ed<'id>, out: &Ed<'id>, same: bool) {
+    fn put(&mut self, m: &Mgr<'id>, e: RefEd<'_, 'id>, out: RefEd<'_, 'id>, same: bool) {
         let i = if same {
             SAME
         } else {
             self.out.push(m.clone_edge(out));
             self.out.len() as u32 - 1
         };
-        self.ix.insert(key(e), i);
+        if self.ix.insert(key(e), i).is_none() {
+            self.keys.push(m.clone_edge(e));
+        }
     }
     /// Drops the recorded edges and gives the table back to the pool.
     fn finish(mut self, m: &Mgr<'id>, o: &Oxidd) {
-        for e in self.out.drain(..) {
+        for e in self.out.drain(..).chain(self.keys.drain(..)) {
             m.drop_edge(e);
         }
         // clearing costs the table's capacity: do not keep a huge table for small walks
@@ -281,12 +300,12 @@ impl<'id> Memo<'id> {
 }
 
 #[inline]
-fn key<'id>(e: &Ed<'id>) -> u64 {
+fn key(e: RefEd<'_, '_>) -> u64 {
     ((e.node_id() as u64) << 1) | (e.tag() != Default::default()) as u64
 }
 
 #[inline]
-fn level_of<'id>(m: &Mgr<'id>, e: &Ed<'id>) -> u32 {
+fn level_of<'id>(m: &Mgr<'id>, e: RefEd<'_, 'id>) -> u32 {
     m.get_node(e).level()
 }
 
@@ -296,16 +315,21 @@ impl Oxidd {
     fn node_e<'id>(
         &self,
         m: &Mgr<'id>,
-        orig: &Ed<'id>,
+        orig: RefEd<'_, 'id>,
         same: bool,
         level: u32,
-        hi: Ed<'id>,
-        lo: Ed<'id>,
-    ) -> oxidd::util::AllocResult<Ed<'id>> {
+        hi: OwnEd<'id>,
+        lo: OwnEd<'id>,
+    ) -> oxidd::util::AllocResult<OwnEd<'id>> {
         let out = if same {
             Ok(m.clone_edge(orig))
         } else {
-            BCDDFunction::ite_edge(m, self.vars[level as usize].as_edge(m), &hi, &lo)
+            BCDDFunction::ite_edge(
+                m,
+                self.vars[level as usize].as_edge(m),
+                hi.borrowed(),
+                lo.borrowed(),
+            )
         };
         m.drop_edge(hi);
         m.drop_edge(lo);
@@ -319,10 +343,10 @@ impl Oxidd {
     fn rename_e<'id>(
         &self,
         m: &Mgr<'id>,
-        e: &Ed<'id>,
+        e: RefEd<'_, 'id>,
         r: &Renaming,
         memo: &mut Memo<'id>,
-    ) -> oxidd::util::AllocResult<Ed<'id>> {
+    ) -> oxidd::util::AllocResult<OwnEd<'id>> {
         let level = level_of(m, e);
         if level >= r.end {
             return Ok(m.clone_edge(e));
@@ -331,12 +355,12 @@ impl Oxidd {
             return Ok(x);
         }
         let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
-        let h = self.rename_e(m, &hi, r, memo)?;
-        let (h, l) = with_first(m, h, self.rename_e(m, &lo, r, memo))?;
+        let h = self.rename_e(m, hi, r, memo)?;
+        let (h, l) = with_first(m, h, self.rename_e(m, lo, r, memo))?;
         let to = self.renamed(r, level);
-        let same = to == level && h == *hi && l == *lo;
+        let same = to == level && h.borrowed() == hi && l.borrowed() == lo;
         let out = self.node_e(m, e, same, to, h, l)?;
-        memo.put(m, e, &out, same);
+        memo.put(m, e, out.borrowed(), same);
         Ok(out)
     }
 
@@ -344,10 +368,10 @@ impl Oxidd {
     fn project_e<'id>(
         &self,
         m: &Mgr<'id>,
-        e: &Ed<'id>,
+        e: RefEd<'_, 'id>,
         keep: &[u32],
         memo: &mut Memo<'id>,
-    ) -> oxidd::util::AllocResult<Ed<'id>> {
+    ) -> oxidd::util::AllocResult<OwnEd<'id>> {
         let level = level_of(m, e);
         if level == u32::MAX {
             return Ok(m.clone_edge(e));
@@ -360,22 +384,22 @@ impl Oxidd {
             return Ok(x);
         }
         let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
-        let h = self.project_e(m, &hi, keep, memo)?;
+        let h = self.project_e(m, hi, keep, memo)?;
         let out = if keep.binary_search(&level).is_ok() {
-            let (h, l) = with_first(m, h, self.project_e(m, &lo, keep, memo))?;
-            let same = h == *hi && l == *lo;
+            let (h, l) = with_first(m, h, self.project_e(m, lo, keep, memo))?;
+            let same = h.borrowed() == hi && l.borrowed() == lo;
             self.node_e(m, e, same, level, h, l)?
-        } else if h == *self.t.as_edge(m) {
+        } else if h.borrowed() == self.t.as_edge(m) {
             h
         } else {
-            let (h, l) = with_first(m, h, self.project_e(m, &lo, keep, memo))?;
-            let o = BCDDFunction::or_edge(m, &h, &l);
+            let (h, l) = with_first(m, h, self.project_e(m, lo, keep, memo))?;
+            let o = BCDDFunction::or_edge(m, h.borrowed(), l.borrowed());
             m.drop_edge(h);
             m.drop_edge(l);
             o?
         };
-        let same = out == *e;
-        memo.put(m, e, &out, same);
+        let same = out.borrowed() == e;
+        memo.put(m, e, out.borrowed(), same);
         Ok(out)
     }
 
@@ -383,10 +407,10 @@ impl Oxidd {
     fn and_exists_e<'id>(
         &self,
         m: &Mgr<'id>,
-        f: &Ed<'id>,
-        g: &Ed<'id>,
-        vars: &Ed<'id>,
-    ) -> oxidd::util::AllocResult<Ed<'id>> {
+        f: RefEd<'_, 'id>,
+        g: RefEd<'_, 'id>,
+        vars: RefEd<'_, 'id>,
+    ) -> oxidd::util::AllocResult<OwnEd<'id>> {
         let (t, fl) = (self.t.as_edge(m), self.f.as_edge(m));
         if f == fl || g == fl {
             return Ok(m.clone_edge(fl));
@@ -411,7 +435,7 @@ impl Oxidd {
     fn and_exists_rename_e<'id>(
         &self,
         m: &Mgr<'id>,
-        f: &Ed<'id>,
+        f: RefEd<'_, 'id>,
         g: &BCDDFunction,
         vars: &BCDDFunction,
         r: &Renaming,
@@ -421,12 +445,12 @@ impl Oxidd {
         // one renaming memo for every sub-function: renaming a node does not depend on
         // where it was reached from
         let mut rmemo = Memo::new(self);
-        let mut op = |h: &Ed<'id>| {
+        let mut op = |h: RefEd<'_, 'id>| {
             let x = self.and_exists_e(m, h, g, vars)?;
             if r.pairs.is_empty() {
                 return Ok(x);
             }
-            let out = self.rename_e(m, &x, r, &mut rmemo);
+            let out = self.rename_e(m, x.borrowed(), r, &mut rmemo);
             m.drop_edge(x);
             out
         };
@@ -449,11 +473,11 @@ impl Oxidd {
     fn above_e<'id>(
         &self,
         m: &Mgr<'id>,
-        e: &Ed<'id>,
+        e: RefEd<'_, 'id>,
         top: u32,
         memo: &mut Memo<'id>,
-        op: &mut dyn FnMut(&Ed<'id>) -> oxidd::util::AllocResult<Ed<'id>>,
-    ) -> oxidd::util::AllocResult<Ed<'id>> {
+        op: &mut dyn FnMut(RefEd<'_, 'id>) -> oxidd::util::AllocResult<OwnEd<'id>>,
+    ) -> oxidd::util::AllocResult<OwnEd<'id>> {
         let level = level_of(m, e);
         if level >= top {
             return op(e);
@@ -462,11 +486,11 @@ impl Oxidd {
             return Ok(x);
         }
         let (hi, lo) = BCDDFunction::cofactors_edge(m, e).expect("an inner node");
-        let h = self.above_e(m, &hi, top, memo, op)?;
-        let (h, l) = with_first(m, h, self.above_e(m, &lo, top, memo, op))?;
-        let same = h == *hi && l == *lo;
+        let h = self.above_e(m, hi, top, memo, op)?;
+        let (h, l) = with_first(m, h, self.above_e(m, lo, top, memo, op))?;
+        let same = h.borrowed() == hi && l.borrowed() == lo;
         let out = self.node_e(m, e, same, level, h, l)?;
-        memo.put(m, e, &out, same);
+        memo.put(m, e, out.borrowed(), same);
         Ok(out)
     }
 
@@ -646,10 +670,10 @@ impl Bdds for Oxidd {
             for (v, b) in sorted {
                 let var = self.vars[v as usize].as_edge(m);
                 let next = if b {
-                    BCDDFunction::and_edge(m, var, &acc)
+                    BCDDFunction::and_edge(m, var, acc.borrowed())
                 } else {
                     // ¬var ∧ acc
-                    BCDDFunction::imp_strict_edge(m, var, &acc)
+                    BCDDFunction::imp_strict_edge(m, var, acc.borrowed())
                 };
                 m.drop_edge(acc);
                 acc = next?;
@@ -741,9 +765,9 @@ impl Bdds for Oxidd {
         f.with_manager_shared(|m, e| {
             let none = Default::default();
             let mut neg = e.tag() != none;
-            let mut e = e.borrowed();
+            let mut e = e;
             loop {
-                let n = m.get_node(&e);
+                let n = m.get_node(e);
                 let level = n.level();
                 if level == u32::MAX {
                     return Some(!neg);
@@ -768,7 +792,7 @@ impl Bdds for Oxidd {
         *f == self.t
     }
     fn pick(&self, f: &BCDDFunction) -> Option<Vec<Option<bool>>> {
-        let cube = f.pick_cube([], |_, _, _| false)?;
+        let cube = f.pick_cube(|_, _, _| false)?;
         Some(
             cube.into_iter()
                 .map(|b| match b {
@@ -854,6 +878,46 @@ mod tests {
         let direct = m.exists(&m.and(&f, &g), &m.cube(&[1]));
         assert!(m.and_exists(&f, &g, &m.cube(&[1])) == direct);
         assert!(direct == m.and(&a, &c));
+    }
+
+    /// Managers made and dropped one after another on one thread: oxidd 0.10 kept the thread's
+    /// cache of free node slots tied to a dropped manager's address, and a new manager at that
+    /// address then handed out slots of live nodes (wrong answers, cyclic diagrams).
+    #[test]
+    fn managers_replaced_on_one_thread_stay_sound() {
+        std::thread::spawn(|| {
+            for round in 0..400u32 {
+                // two at once, so that each round drops one manager and makes another
+                let a = Oxidd::new(10, 1 << 12, 1 << 10);
+                let b = Oxidd::new(10, 1 << 12, 1 << 10);
+                for m in [&a, &b] {
+                    // eval touches no node; then a function built from many new nodes
+                    assert_eq!(m.eval(&m.var(0), &[(0, true)]), Some(true));
+                    let mut f = m.constant(false);
+                    for i in 0..10 {
+                        let lit = if (round >> (i % 5)) & 1 == 1 {
+                            m.var(i)
+                        } else {
+                            m.not(&m.var(i))
+                        };
+                        f = m.or(&m.and(&f, &m.var((i + 3) % 10)), &lit);
+                    }
+                    let swap = m.renaming(&(0..10).map(|i| (i, 9 - i)).collect::<Vec<_>>());
+                    let g = m.rename(&m.rename(&f, &swap), &swap);
+                    assert!(g == f, "round {round}");
+                    let x = m.xor_for_test();
+                    assert_eq!(m.count(&x, 10), 512.0, "round {round}");
+                    m.collect_garbage();
+                }
+                // `a` is the manager the thread used first: drop it for good, and give its
+                // garbage-collection thread (which holds it too) time to let it go
+                drop(a);
+                drop(b);
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        })
+        .join()
+        .expect("no fault");
     }
 
     #[test]
