@@ -64,6 +64,10 @@ pub enum Verdict {
         statement: String,
         /// The values, just before the failing step, of the variables the statement names.
         values: Vec<Binding>,
+        /// What the failing operation saw (the index and the length, the operands that
+        /// overflowed), for the errors whose step says more than their kind.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<ErrorDetail>,
     },
     /// No process can move and one is blocked at a select not marked `end`.
     Deadlock {
@@ -151,6 +155,42 @@ pub struct Waiting {
     pub column: u32,
     /// The statement it is blocked at, as in the source (whitespace collapsed).
     pub statement: String,
+}
+
+/// The failing operation of a runtime error, with its (sub)expressions as source-level text
+/// and the values it computed with (from [`crate::runtime::Fault`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "operation", rename_all = "kebab-case")]
+pub enum ErrorDetail {
+    /// `array[index]` with `value` outside `0..length`.
+    Index {
+        array: String,
+        index: String,
+        value: i128,
+        length: i128,
+    },
+    /// An operation whose exact result is outside `min..max`: a binary operator with two
+    /// operands, or `-` (negation) and `conversion` with one.
+    Overflow {
+        expression: String,
+        operator: String,
+        operands: Vec<i128>,
+        result: i128,
+        min: i128,
+        max: i128,
+    },
+    /// `/` or `%` with a zero right operand.
+    DivideByZero {
+        expression: String,
+        operator: String,
+        operands: Vec<i128>,
+    },
+    /// An array length outside `0..max`.
+    Length {
+        expression: String,
+        value: i64,
+        max: i64,
+    },
 }
 
 /// A variable's value at a step.

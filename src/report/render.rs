@@ -1,6 +1,6 @@
 //! The output formats.
 
-use super::{Report, Trace, Verdict, ZingTrace};
+use super::{ErrorDetail, Report, Trace, Verdict, ZingTrace};
 use crate::runtime::RtError;
 use std::fmt::Write;
 
@@ -439,6 +439,7 @@ fn location_lines(out: &mut String, file: &str, v: &Verdict) {
             column,
             statement,
             values,
+            detail,
             ..
         } => {
             let _ = write!(out, "{file}:{line}:{column}: {message} in `{statement}`");
@@ -448,6 +449,9 @@ fn location_lines(out: &mut String, file: &str, v: &Verdict) {
                     .map(|b| format!("{} = {}", b.name, b.value))
                     .collect();
                 let _ = write!(out, " with {}", shown.join(", "));
+            }
+            if let Some(d) = detail {
+                let _ = write!(out, ": {}", detail_text(d));
             }
             let _ = writeln!(out, " (in {procedure})");
         }
@@ -461,6 +465,50 @@ fn location_lines(out: &mut String, file: &str, v: &Verdict) {
             }
         }
         _ => {}
+    }
+}
+
+/// What a runtime error's failing operation saw, in words.
+fn detail_text(d: &ErrorDetail) -> String {
+    match d {
+        ErrorDetail::Index {
+            array,
+            index,
+            value,
+            length,
+        } => format!(
+            "index `{index}` is {value} and `{array}` has {length} element{}",
+            if *length == 1 { "" } else { "s" }
+        ),
+        ErrorDetail::Overflow {
+            expression,
+            operator,
+            operands,
+            result,
+            min,
+            max,
+        } => {
+            let computed = match (operator.as_str(), &operands[..]) {
+                ("negation", [x]) => format!("-({x}) = {result}"),
+                ("conversion", [x]) => format!("{x}"),
+                (op, [x, y]) => format!("{x} {op} {y} = {result}"),
+                _ => format!("{result}"),
+            };
+            format!("`{expression}` overflows: {computed}, outside {min}..{max}")
+        }
+        ErrorDetail::DivideByZero {
+            expression,
+            operands,
+            ..
+        } => format!(
+            "`{expression}` divides {} by 0",
+            operands.first().copied().unwrap_or(0)
+        ),
+        ErrorDetail::Length {
+            expression,
+            value,
+            max,
+        } => format!("the array length `{expression}` is {value}, outside 0..{max}"),
     }
 }
 
@@ -550,6 +598,12 @@ fn bebop(r: &Report, detail: TraceDetail, stats: bool) -> String {
         v => v.headline(),
     };
     let _ = writeln!(out, "{head}");
+    if let Verdict::RuntimeError {
+        detail: Some(d), ..
+    } = &r.verdict
+    {
+        let _ = writeln!(out, "{}", detail_text(d));
+    }
     if let (Some(t), false) = (&r.trace, detail == TraceDetail::None) {
         let threads = t.threads > 1;
         for s in t.steps.iter().rev() {

@@ -3,9 +3,10 @@
 //! `replay` on every report it reads, so neither a search bug nor an edited report can pass
 //! off a path that shows nothing as a counterexample.
 
+use super::ErrorDetail;
 use super::{Verdict, Waiting};
 use crate::explore::{self, Path, Replayed};
-use crate::runtime::{Machine, RtError, Violation};
+use crate::runtime::{Fault, Machine, RtError, Violation};
 
 /// What a counterexample claims its last state shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,6 +110,7 @@ pub fn verify(
                         column,
                         values: named_values(m, last, tid, &statement),
                         statement,
+                        detail: m.fault(last, tid, *error).map(|f| detail(m, proc, f)),
                     }
                 }
                 _ => {
@@ -270,4 +272,60 @@ fn named_values(
         }
     }
     out
+}
+
+/// A fault's expressions as source-level text of procedure `proc`.
+fn detail(m: &Machine, proc: u32, f: Fault) -> ErrorDetail {
+    let show = |e: &zingrs_lang::ir::Expr| m.program.show(proc, e).to_string();
+    match f {
+        Fault::Index {
+            array,
+            index,
+            value,
+            length,
+        } => ErrorDetail::Index {
+            array: show(&array),
+            index: show(&index),
+            value,
+            length,
+        },
+        Fault::Overflow {
+            expr,
+            op,
+            lhs,
+            rhs,
+            result,
+            range,
+        } => ErrorDetail::Overflow {
+            expression: show(&expr),
+            operator: op.symbol().into(),
+            operands: vec![lhs, rhs],
+            result,
+            min: range.0,
+            max: range.1,
+        },
+        Fault::Unary {
+            expr,
+            negate,
+            operand,
+            range,
+        } => ErrorDetail::Overflow {
+            expression: show(&expr),
+            operator: if negate { "negation" } else { "conversion" }.into(),
+            operands: vec![operand],
+            result: if negate { -operand } else { operand },
+            min: range.0,
+            max: range.1,
+        },
+        Fault::DivideByZero { expr, op, lhs } => ErrorDetail::DivideByZero {
+            expression: show(&expr),
+            operator: op.symbol().into(),
+            operands: vec![lhs, 0],
+        },
+        Fault::Length { expr, value, max } => ErrorDetail::Length {
+            expression: show(&expr),
+            value,
+            max,
+        },
+    }
 }

@@ -5,6 +5,7 @@
 //! independent fresh bit, so lifting each operator to sets is exact, and a statement needs one
 //! evaluation instead of one per combination of nondeterministic bits.
 
+use super::fault::Fault;
 use super::record::Recorder;
 use super::state::Heap;
 use super::value::{Loc, Value, GLOBALS};
@@ -245,13 +246,34 @@ impl Machine<'_> {
                 let x = int_of(self.value(a, env, rec)?);
                 let y = int_of(self.value(b, env, rec)?);
                 let (bits, _) = int_bits(*ty);
+                // the exact result, checked against the type's range; the fault names this
+                // operation and its operands, whatever expression it is part of
+                let exact = |result: i128, rec: &mut R| {
+                    checked(result, *ty).inspect_err(|_| {
+                        rec.fault(|| Fault::Overflow {
+                            expr: e.clone(),
+                            op: *op,
+                            lhs: x,
+                            rhs: y,
+                            result,
+                            range: int_bounds(*ty),
+                        })
+                    })
+                };
                 return match op {
-                    ArithOp::Add => checked(x + y, *ty),
-                    ArithOp::Sub => checked(x - y, *ty),
-                    ArithOp::Mul => checked(x * y, *ty),
-                    ArithOp::Div | ArithOp::Rem if y == 0 => Err(RtError::DivideByZero),
-                    ArithOp::Div => checked(x / y, *ty),
-                    ArithOp::Rem => checked(x % y, *ty),
+                    ArithOp::Add => exact(x + y, rec),
+                    ArithOp::Sub => exact(x - y, rec),
+                    ArithOp::Mul => exact(x * y, rec),
+                    ArithOp::Div | ArithOp::Rem if y == 0 => {
+                        rec.fault(|| Fault::DivideByZero {
+                            expr: e.clone(),
+                            op: *op,
+                            lhs: x,
+                        });
+                        Err(RtError::DivideByZero)
+                    }
+                    ArithOp::Div => exact(x / y, rec),
+                    ArithOp::Rem => exact(x % y, rec),
                     ArithOp::Shl => Ok(Value::Int(wrap(x << (y & (bits as i128 - 1)), *ty) as i64)),
                     ArithOp::Shr => Ok(Value::Int(wrap(x >> (y & (bits as i128 - 1)), *ty) as i64)),
                     ArithOp::BitAnd => Ok(Value::Int(wrap(x & y, *ty) as i64)),
@@ -259,10 +281,29 @@ impl Machine<'_> {
                     ArithOp::BitXor => Ok(Value::Int(wrap(x ^ y, *ty) as i64)),
                 };
             }
-            Expr::Neg(ty, a) => return checked(-int_of(self.value(a, env, rec)?), *ty),
+            Expr::Neg(ty, a) => {
+                let x = int_of(self.value(a, env, rec)?);
+                return checked(-x, *ty).inspect_err(|_| {
+                    rec.fault(|| Fault::Unary {
+                        expr: e.clone(),
+                        negate: true,
+                        operand: x,
+                        range: int_bounds(*ty),
+                    })
+                });
+            }
             Expr::BitNot(ty, a) => Value::Int(wrap(!int_of(self.value(a, env, rec)?), *ty) as i64),
             Expr::Convert(ty, a) => match self.value(a, env, rec)? {
-                Value::Int(i) => return checked(i as i128, *ty),
+                Value::Int(i) => {
+                    return checked(i as i128, *ty).inspect_err(|_| {
+                        rec.fault(|| Fault::Unary {
+                            expr: e.clone(),
+                            negate: false,
+                            operand: i as i128,
+                            range: int_bounds(*ty),
+                        })
+                    })
+                }
                 other => other,
             },
             Expr::Cmp(op, a, b) => {
@@ -275,10 +316,10 @@ impl Machine<'_> {
                     CmpOp::Ge => x >= y,
                 })
             }
-            Expr::Elem(o, i, w) => {
+            Expr::Elem(o, ix, w) => {
                 let obj = self.value(o, env, rec)?;
-                let i = int_of(self.value(i, env, rec)?);
-                let (a, field) = self.elem_loc(env.heap, obj, i, *w)?;
+                let i = int_of(self.value(ix, env, rec)?);
+                let (a, field) = self.elem_loc(env.heap, obj, i, *w, (o, ix), rec)?;
                 return self.read_field(env.heap, Value::Ref(a), field, rec);
             }
             Expr::Size(o, w) => {
@@ -395,16 +436,25 @@ impl Machine<'_> {
     }
 
     /// Where element `i` of the collection `obj` lives (`width` fields per element).
-    pub fn elem_loc(
+    /// `exprs` are the array and index expressions, for the fault of an index out of range.
+    pub fn elem_loc<R: Recorder>(
         &self,
         heap: &Heap,
         obj: Value,
         i: i128,
         w: zingrs_lang::ir::Width,
+        exprs: (&Expr, &Expr),
+        rec: &mut R,
     ) -> Result<(super::Addr, u32), RtError> {
         let (a, fields) = self.collection(heap, obj)?;
         let n = (fields.len() / w.width.max(1) as usize) as i128;
         if i < 0 || i >= n {
+            rec.fault(|| Fault::Index {
+                array: exprs.0.clone(),
+                index: exprs.1.clone(),
+                value: i,
+                length: n,
+            });
             return Err(RtError::IndexOutOfRange);
         }
         Ok((a, (i as u32) * w.width + w.offset))

@@ -6,6 +6,7 @@
 //! (reads, allocations, writes) to a [`Recorder`].
 
 mod eval;
+mod fault;
 mod independence;
 mod init;
 mod locks;
@@ -16,6 +17,7 @@ mod step;
 mod value;
 
 pub use eval::{int_bounds, Env, Mask, RtError, ANY, CAN_F, CAN_T};
+pub use fault::Fault;
 pub use init::InitialStates;
 pub use locks::Mover;
 pub use moved::Move;

@@ -8,6 +8,10 @@ pub trait Recorder {
     fn read(&mut self, loc: Loc);
     fn write(&mut self, loc: Loc);
     fn alloc(&mut self, addr: Addr);
+    /// The details of the runtime error the step is about to raise. Only the report asks for
+    /// them ([`super::Machine::fault`]); every other recorder drops them unbuilt.
+    #[inline(always)]
+    fn fault(&mut self, _details: impl FnOnce() -> super::Fault) {}
 }
 
 impl Recorder for () {

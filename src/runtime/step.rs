@@ -506,13 +506,13 @@ impl Machine<'_> {
                 }
                 _ => return Err(RtError::NullDereference),
             },
-            Some(LValue::Elem(o, i, w)) => {
+            Some(LValue::Elem(o, ix, w)) => {
                 let obj = self.value(o, env, rec)?;
-                let i = match self.value(i, env, rec)? {
+                let i = match self.value(ix, env, rec)? {
                     Value::Int(i) => i as i128,
                     _ => -1,
                 };
-                let (a, f) = self.elem_loc(env.heap, obj, i, *w)?;
+                let (a, f) = self.elem_loc(env.heap, obj, i, *w, (o, ix), rec)?;
                 rec.write(Loc { addr: a, field: f });
                 Target::Field(a, f)
             }
@@ -813,7 +813,16 @@ impl Machine<'_> {
                 // overflows, as .NET's does, whatever the memory limit
                 let n = match self.value(len, &env, rec)? {
                     Value::Int(n) if (0..=MAX_ARRAY_LEN).contains(&n) => n as usize,
-                    _ => return Err(RtError::ArithmeticOverflow),
+                    v => {
+                        if let Value::Int(value) = v {
+                            rec.fault(|| super::Fault::Length {
+                                expr: len.clone(),
+                                value,
+                                max: MAX_ARRAY_LEN,
+                            });
+                        }
+                        return Err(RtError::ArithmeticOverflow);
+                    }
                 };
                 let obj = self.new_collection(*class, n);
                 out.push(self.allocate(s, tid, target, obj, &env, next(), rec)?);

@@ -485,3 +485,79 @@ impl Expr {
         }
     }
 }
+
+/// Dropping an expression of any depth without recursing (as [`crate::ir::Expr`]'s drop
+/// does): the children's kinds are moved onto a work list, each left as a leaf.
+impl Drop for ExprKind {
+    fn drop(&mut self) {
+        fn take_children(k: &mut ExprKind, out: &mut Vec<ExprKind>) {
+            let mut take = |e: &mut Expr| out.push(std::mem::replace(&mut e.kind, ExprKind::Null));
+            match k {
+                ExprKind::Int(_)
+                | ExprKind::Bool(_)
+                | ExprKind::Null
+                | ExprKind::Str(_)
+                | ExprKind::This
+                | ExprKind::SelfId
+                | ExprKind::Name(..)
+                | ExprKind::ChooseType(_)
+                | ExprKind::New { size: None, .. } => {}
+                ExprKind::Member { base: a, .. }
+                | ExprKind::New { size: Some(a), .. }
+                | ExprKind::Choose(a)
+                | ExprKind::Sizeof(a)
+                | ExprKind::Unary(_, a) => take(a),
+                ExprKind::Index { base: a, index: b }
+                | ExprKind::Binary(_, a, b)
+                | ExprKind::In(a, b) => {
+                    take(a);
+                    take(b);
+                }
+                ExprKind::Call { callee, args, .. } => {
+                    take(callee);
+                    for a in args {
+                        take(&mut a.expr);
+                    }
+                }
+            }
+        }
+        let mut work = Vec::new();
+        take_children(self, &mut work);
+        while let Some(mut k) = work.pop() {
+            take_children(&mut k, &mut work);
+        }
+    }
+}
+
+/// Dropping statements nested to any depth without recursing: the nested statements' kinds
+/// are moved onto a work list, each left as `;`.
+impl Drop for StmtKind {
+    fn drop(&mut self) {
+        fn take_children(k: &mut StmtKind, out: &mut Vec<StmtKind>) {
+            let mut take = |s: &mut Stmt| out.push(std::mem::replace(&mut s.kind, StmtKind::Empty));
+            match k {
+                StmtKind::Block(b) | StmtKind::Atomic(b) => b.stmts.iter_mut().for_each(take),
+                StmtKind::If { then, els, .. } => {
+                    take(then);
+                    if let Some(e) = els {
+                        take(e);
+                    }
+                }
+                StmtKind::While { body, .. }
+                | StmtKind::Foreach { body, .. }
+                | StmtKind::Labeled { stmt: body, .. } => take(body),
+                StmtKind::Select(sel) => sel.branches.iter_mut().for_each(|j| take(&mut j.body)),
+                StmtKind::Try { body, handlers } => {
+                    body.stmts.iter_mut().for_each(&mut take);
+                    handlers.iter_mut().for_each(|h| take(&mut h.body));
+                }
+                _ => {}
+            }
+        }
+        let mut work = Vec::new();
+        take_children(self, &mut work);
+        while let Some(mut k) = work.pop() {
+            take_children(&mut k, &mut work);
+        }
+    }
+}

@@ -19,7 +19,7 @@ impl Checker<'_> {
 
     /// Checks an expression in value position (no calls outside `wait`, no `choose`).
     pub(super) fn expr(&mut self, e: &mut Expr) -> Type {
-        let t = self.expr_kind(e);
+        let t = crate::deep::grow(|| self.expr_kind(e));
         e.ty = t;
         t
     }
@@ -178,11 +178,9 @@ impl Checker<'_> {
 
     /// Looks a simple name up among locals, parameters and fields (§2.11).
     fn lookup_var(&self, name: &str) -> Option<(NameRes, Type)> {
-        for scope in self.scopes.iter().rev() {
-            if let Some((_, id)) = scope.iter().rev().find(|(n, _)| n == name) {
-                let ty = self.locals.get(*id as usize).map_or(Type::Error, |l| l.ty);
-                return Some((NameRes::Local(*id), ty));
-            }
+        if let Some(&id) = self.visible.get(name).and_then(|ids| ids.last()) {
+            let ty = self.locals.get(id as usize).map_or(Type::Error, |l| l.ty);
+            return Some((NameRes::Local(id), ty));
         }
         if let Some(i) = self.params.iter().position(|p| p.0 == name) {
             return Some((NameRes::Param(i as u32), self.params[i].1));

@@ -31,6 +31,9 @@ pub(super) struct Checker<'a> {
     pub(super) params: Vec<(String, Type, bool)>,
     /// Open scopes, innermost last: name → local index.
     pub(super) scopes: Vec<Vec<(String, u32)>>,
+    /// The locals of the open scopes by name, innermost last: a lookup costs the same at any
+    /// nesting depth (a walk over the scopes was quadratic in blocks nested thousands deep).
+    pub(super) visible: HashMap<String, Vec<u32>>,
     pub(super) locals: Vec<LocalVar>,
     /// Whether calls are allowed here (inside `wait(…)`).
     pub(super) in_wait: bool,
@@ -98,6 +101,7 @@ impl<'a> Checker<'a> {
             ret: Type::Void,
             params: Vec::new(),
             scopes: vec![Vec::new()],
+            visible: HashMap::new(),
             locals: Vec::new(),
             in_wait: false,
             wait_calls: Vec::new(),
@@ -146,6 +150,7 @@ impl<'a> Checker<'a> {
         });
         if let Some(s) = self.scopes.last_mut() {
             s.push((name.name.clone(), id));
+            self.visible.entry(name.name.clone()).or_default().push(id);
         }
         id
     }
@@ -157,7 +162,11 @@ impl<'a> Checker<'a> {
         self.next_block += 1;
         let r = f(self);
         self.blocks.pop();
-        self.scopes.pop();
+        for (name, _) in self.scopes.pop().unwrap_or_default() {
+            if let Some(ids) = self.visible.get_mut(&name) {
+                ids.pop();
+            }
+        }
         r
     }
 
@@ -199,6 +208,10 @@ impl<'a> Checker<'a> {
     // ---- statements -----------------------------------------------------------------
 
     fn stmt(&mut self, s: &mut Stmt) {
+        crate::deep::grow(|| self.stmt_here(s))
+    }
+
+    fn stmt_here(&mut self, s: &mut Stmt) {
         let span = s.span;
         match &mut s.kind {
             StmtKind::Empty | StmtKind::Raise(_) => {}
@@ -795,7 +808,7 @@ pub(super) fn literal_fits(e: &Expr, to: Type) -> bool {
 
 /// Whether two expressions denote textually the same lvalue (§10 rule 7).
 fn same_lvalue(a: &Expr, b: &Expr) -> bool {
-    match (&a.kind, &b.kind) {
+    crate::deep::grow(|| match (&a.kind, &b.kind) {
         (ExprKind::Name(x, _), ExprKind::Name(y, _)) => x.name == y.name,
         (ExprKind::This, ExprKind::This) => true,
         (
@@ -818,5 +831,5 @@ fn same_lvalue(a: &Expr, b: &Expr) -> bool {
         ) => same_lvalue(b1, b2) && same_lvalue(i1, i2),
         (ExprKind::Int(x), ExprKind::Int(y)) => x == y,
         _ => false,
-    }
+    })
 }

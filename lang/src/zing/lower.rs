@@ -550,6 +550,10 @@ fn fits(c: Const, t: ZType) -> bool {
 /// Folds a constant initializer: literals, enum members, and `+ - * / % ! &&  ||` of
 /// constants.
 pub(super) fn const_value(e: &Expr) -> Option<Const> {
+    crate::deep::grow(|| const_value_here(e))
+}
+
+fn const_value_here(e: &Expr) -> Option<Const> {
     fn int(e: &Expr) -> Option<i128> {
         match const_value(e)? {
             Const::Int(v) => Some(v as i128),

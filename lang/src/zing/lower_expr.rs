@@ -63,6 +63,10 @@ impl Body<'_, '_> {
 
     /// The place an expression denotes, if it is one.
     pub(super) fn place(&mut self, e: &ast::Expr) -> Option<Place> {
+        crate::deep::grow(|| self.place_here(e))
+    }
+
+    fn place_here(&mut self, e: &ast::Expr) -> Option<Place> {
         match &e.kind {
             ExprKind::Name(_, res) => self.name_place(*res, e.ty),
             ExprKind::Member { base, res, .. } => self.member_place(base, *res, e.ty),
@@ -103,6 +107,10 @@ impl Body<'_, '_> {
 
     /// A value expression.
     pub(super) fn expr(&mut self, e: &ast::Expr) -> Expr {
+        crate::deep::grow(|| self.expr_here(e))
+    }
+
+    fn expr_here(&mut self, e: &ast::Expr) -> Expr {
         let span = e.span;
         match &e.kind {
             ExprKind::Int(v) => match i64::try_from(*v) {

@@ -257,6 +257,10 @@ impl<'a, 'm> Body<'a, 'm> {
     // ---- statements -------------------------------------------------------------------
 
     fn stmt(&mut self, s: &ast::Stmt) {
+        crate::deep::grow(|| self.stmt_here(s))
+    }
+
+    fn stmt_here(&mut self, s: &ast::Stmt) {
         let span = s.span;
         match &s.kind {
             StmtKind::Empty => self.simple(Stmt::Skip, span),
@@ -719,6 +723,10 @@ fn collect_labels(stmts: &[ast::Stmt], out: &mut Vec<String>) {
 }
 
 fn collect_stmt_labels(s: &ast::Stmt, out: &mut Vec<String>) {
+    crate::deep::grow(|| collect_stmt_labels_here(s, out))
+}
+
+fn collect_stmt_labels_here(s: &ast::Stmt, out: &mut Vec<String>) {
     match &s.kind {
         StmtKind::Labeled { label, stmt } => {
             out.push(label.name.clone());

@@ -26,9 +26,9 @@ pub mod types;
 use crate::diag::Diagnostic;
 use crate::Compiled;
 
-/// Stack for the front end's thread: parsing and checking recurse once per nesting level
-/// (capped at `parser::MAX_DEPTH`), more than a test thread's default stack allows in
-/// unoptimised builds.
+/// Stack for the front end's thread: parsing, checking and lowering recurse once per nesting
+/// level; every recursive pass grows its stack through [`crate::deep::grow`] as it goes, and
+/// this first segment keeps the derived walks (drop, clone) of trees thousands deep in bounds.
 const STACK_BYTES: usize = 64 << 20;
 
 /// Most type errors reported.

@@ -3,9 +3,9 @@
 //! Binary operators use precedence climbing (levels from loosest: `||` < `&&` < `|` < `^` <
 //! `&` < `==`/`!=` < relational < shifts < additive < multiplicative), all left-associative.
 //! `in` takes the whole binary expression to its left and one unary expression to its right,
-//! and the result is an operand for the rest of the expression. Operator chains, postfix
-//! chains and nesting all count against the parser's depth cap, so later passes can recurse
-//! over the tree safely.
+//! and the result is an operand for the rest of the expression. Chains grow in loops; nesting
+//! (parentheses, prefix operators, right operands) recurses through [`crate::deep::grow`], as
+//! every later pass over the tree does, so expressions of any depth parse.
 
 use super::ast::*;
 use super::lexer::{ident_name, int_suffix, int_value, string_value, Tok};
@@ -55,30 +55,18 @@ pub fn literal_type(value: u64, unsigned: bool, long: bool) -> Type {
 impl Parser<'_> {
     /// A full expression (without assignment).
     pub(super) fn expr(&mut self) -> PResult<Expr> {
-        self.enter()?;
-        let r = self.expr_inner();
-        self.leave();
-        r
-    }
-
-    fn expr_inner(&mut self) -> PResult<Expr> {
-        let first = self.unary()?;
-        let mut levels = 0u32;
-        let r = self.in_chain(first, &mut levels);
-        for _ in 0..levels {
-            self.leave();
-        }
-        r
+        crate::deep::grow(|| {
+            let first = self.unary()?;
+            self.in_chain(first)
+        })
     }
 
     /// Alternates precedence climbing and `in` until neither applies.
-    fn in_chain(&mut self, first: Expr, levels: &mut u32) -> PResult<Expr> {
+    fn in_chain(&mut self, first: Expr) -> PResult<Expr> {
         let mut lhs = self.binary_from(first, 1)?;
         while self.eat(Tok::In) {
             let set = self.unary()?;
             let span = lhs.span.to(set.span);
-            self.enter()?;
-            *levels += 1;
             let e = Expr::new(ExprKind::In(Box::new(lhs), Box::new(set)), span);
             lhs = self.binary_from(e, 1)?;
         }
@@ -86,22 +74,12 @@ impl Parser<'_> {
     }
 
     /// Precedence climbing with `lhs` already parsed, over operators of level ≥ `min`.
-    fn binary_from(&mut self, lhs: Expr, min: u8) -> PResult<Expr> {
-        let mut levels = 0u32;
-        let r = self.binary_loop(lhs, min, &mut levels);
-        for _ in 0..levels {
-            self.leave();
-        }
-        r
-    }
-
-    fn binary_loop(&mut self, mut lhs: Expr, min: u8, levels: &mut u32) -> PResult<Expr> {
+    /// (The recursion is as deep as there are precedence levels; a chain grows in the loop.)
+    fn binary_from(&mut self, mut lhs: Expr, min: u8) -> PResult<Expr> {
         while let Some((level, op)) = binary_op(self.peek()).filter(|(l, _)| *l >= min) {
             self.bump();
             let first = self.unary()?;
             let rhs = self.binary_from(first, level + 1)?;
-            self.enter()?;
-            *levels += 1;
             let span = lhs.span.to(rhs.span);
             lhs = Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span);
         }
@@ -118,26 +96,14 @@ impl Parser<'_> {
             _ => return self.postfix(),
         };
         let t = self.bump();
-        self.enter()?;
-        let r = self.unary();
-        self.leave();
-        let inner = r?;
+        let inner = crate::deep::grow(|| self.unary())?;
         let span = t.span.to(inner.span);
         Ok(Expr::new(ExprKind::Unary(op, Box::new(inner)), span))
     }
 
     /// A primary followed by `.f`, `[i]` and `(args)`.
     fn postfix(&mut self) -> PResult<Expr> {
-        let e = self.primary()?;
-        let mut levels = 0u32;
-        let r = self.postfix_loop(e, &mut levels);
-        for _ in 0..levels {
-            self.leave();
-        }
-        r
-    }
-
-    fn postfix_loop(&mut self, mut e: Expr, levels: &mut u32) -> PResult<Expr> {
+        let mut e = self.primary()?;
         loop {
             let start = e.span;
             let kind = match self.peek() {
@@ -170,8 +136,6 @@ impl Parser<'_> {
                 }
                 _ => return Ok(e),
             };
-            self.enter()?;
-            *levels += 1;
             e = Expr::new(kind, start.to(self.last_span()));
         }
     }

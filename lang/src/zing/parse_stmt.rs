@@ -37,9 +37,7 @@ impl Parser<'_> {
     /// `{ statements }`
     pub(super) fn block(&mut self) -> PResult<Block> {
         let open = self.expect(Tok::LBrace, "`{`")?;
-        self.enter()?;
-        let stmts = self.stmt_list();
-        self.leave();
+        let stmts = crate::deep::grow(|| self.stmt_list());
         let close = self.expect(Tok::RBrace, "`}`")?;
         Ok(Block {
             stmts,
@@ -86,12 +84,9 @@ impl Parser<'_> {
         }
     }
 
-    /// One statement (depth-capped).
+    /// One statement (nested statements recurse through [`crate::deep::grow`]).
     pub(super) fn statement(&mut self) -> PResult<Stmt> {
-        self.enter()?;
-        let r = self.statement_inner();
-        self.leave();
-        r
+        crate::deep::grow(|| self.statement_inner())
     }
 
     fn statement_inner(&mut self) -> PResult<Stmt> {

@@ -1,8 +1,9 @@
 //! Recursive-descent parser for Zing: token access, diagnostics, and the declarations of §2.
 //! Statements are in `parse_stmt.rs`, expressions in `parse_expr.rs`.
 //!
-//! The parser never panics: token access past the end yields the final `Eof`, nesting is
-//! capped at [`MAX_DEPTH`], and a syntax error is recorded and followed by resynchronisation
+//! The parser never panics: token access past the end yields the final `Eof`, nesting of any
+//! depth recurses through [`crate::deep::grow`] (which moves onto a new stack segment when the
+//! current one runs low), and a syntax error is recorded and followed by resynchronisation
 //! so that one run reports several independent errors (at most [`MAX_DIAGS`]).
 
 use super::ast::*;
@@ -11,8 +12,6 @@ use super::types::Type;
 use crate::diag::Diagnostic;
 use crate::ir::Span;
 
-/// Deepest nesting of statements, parentheses, prefix operators and operator chains.
-pub const MAX_DEPTH: u32 = 400;
 /// Most diagnostics recorded before the parser stops.
 pub const MAX_DIAGS: usize = crate::diag::MAX_REPORTED_ERRORS;
 
@@ -28,7 +27,6 @@ pub struct Parser<'a> {
     text: &'a str,
     toks: &'a [Token],
     pos: usize,
-    depth: u32,
     /// Every diagnostic found.
     pub diags: Vec<Diagnostic>,
     pub(super) halted: bool,
@@ -41,7 +39,6 @@ pub fn parse(text: &str, toks: &[Token]) -> (Model, Vec<Diagnostic>) {
         text,
         toks,
         pos: 0,
-        depth: 0,
         diags: Vec::new(),
         halted: false,
         last_span: Span::default(),
@@ -234,31 +231,6 @@ impl<'a> Parser<'a> {
         }
         self.diags.push(d);
         Fail
-    }
-
-    /// Enters one nesting level, failing beyond [`MAX_DEPTH`].
-    #[inline(never)]
-    pub(super) fn enter(&mut self) -> PResult<()> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            self.depth -= 1;
-            self.halted_deep();
-            return Err(Fail);
-        }
-        Ok(())
-    }
-
-    #[inline(never)]
-    fn halted_deep(&mut self) {
-        let d = Diagnostic::error(self.tok(0).span, "nesting too deep")
-            .with_label(format!("more than {MAX_DEPTH} nested levels"));
-        self.syntax(d);
-        // Unwinding from here would report the same problem at every level.
-        self.halted = true;
-    }
-
-    pub(super) fn leave(&mut self) {
-        self.depth = self.depth.saturating_sub(1);
     }
 
     /// Skips a balanced bracket group's remainder: stops after the `close` matching an

@@ -83,6 +83,10 @@ impl Walker<'_> {
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        crate::deep::grow(|| self.stmt_here(s))
+    }
+
+    fn stmt_here(&mut self, s: &Stmt) {
         match &s.kind {
             StmtKind::Block(b) | StmtKind::Atomic(b) => self.block(b),
             StmtKind::Assign { targets, value } => {
@@ -125,7 +129,7 @@ impl Walker<'_> {
 
 /// Whether an assignment target is a local or parameter (or a part of a local struct).
 fn writes_local(e: &Expr) -> bool {
-    match &e.kind {
+    crate::deep::grow(|| match &e.kind {
         ExprKind::Name(_, res) => matches!(
             res,
             NameRes::Local(_) | NameRes::Param(_) | NameRes::Unresolved
@@ -136,5 +140,5 @@ fn writes_local(e: &Expr) -> bool {
             ..
         } => writes_local(base),
         _ => false,
-    }
+    })
 }

@@ -600,7 +600,7 @@ fn class_info(
 /// Folds an integer constant expression (literals, unary `+`/`-`, `+ - * / %`).
 pub fn const_int(e: &Expr, diags: &mut Vec<Diagnostic>) -> Option<i64> {
     fn fold(e: &Expr) -> Option<i128> {
-        match &e.kind {
+        crate::deep::grow(|| match &e.kind {
             ExprKind::Int(v) => Some(*v as i128),
             ExprKind::Unary(UnOp::Neg, x) => fold(x).map(|v| -v),
             ExprKind::Unary(UnOp::Plus, x) => fold(x),
@@ -616,7 +616,7 @@ pub fn const_int(e: &Expr, diags: &mut Vec<Diagnostic>) -> Option<i64> {
                 }
             }
             _ => None,
-        }
+        })
     }
     match fold(e).and_then(|v| i64::try_from(v).ok()) {
         Some(v) => Some(v),

@@ -1,0 +1,183 @@
+//! What a runtime error's verdict says about the failing operation: the index and the
+//! array's length, the operation that overflowed (even inside a larger expression) with its
+//! operands, in the text, Bebop and JSON formats. The expected details are worked out by hand
+//! in each model's `why:` header.
+
+use std::process::{Command, Output};
+
+mod common {
+    pub mod schema;
+}
+
+const REG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/regressions/zing/");
+
+/// Runs zingrs; a JSON report on stdout is checked against the schema.
+fn zingrs(args: &[&str]) -> Output {
+    let o = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .args(args)
+        .output()
+        .expect("zingrs runs");
+    common::schema::check_text(&o.stdout);
+    o
+}
+
+fn model(name: &str) -> String {
+    format!("{REG}{name}")
+}
+
+/// The verdict line (`FILE:LINE:COL: ...`) of the text format.
+fn verdict_line(model: &str) -> String {
+    let o = zingrs(&["check", model, "--trace", "none"]);
+    assert_eq!(o.status.code(), Some(4), "{o:?}");
+    let s = String::from_utf8_lossy(&o.stdout).into_owned();
+    s.lines()
+        .find(|l| l.starts_with(&format!("{model}:")))
+        .unwrap_or_else(|| panic!("no verdict line in {s}"))
+        .to_string()
+}
+
+fn json_detail(model: &str) -> serde_json::Value {
+    let o = zingrs(&["check", model, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(4), "{o:?}");
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    j["verdict"]["detail"].clone()
+}
+
+#[test]
+fn an_index_error_names_the_index_expression_its_value_and_the_length() {
+    let m = model("runtime_detail_index_expression_write.zing");
+    let line = verdict_line(&m);
+    assert!(line.starts_with(&format!("{m}:11:9: index out of range in `a[i + 2] = 7;`")));
+    assert!(
+        line.ends_with(": index `(i + 2)` is 4 and `a` has 4 elements (in Main.main)"),
+        "{line}"
+    );
+    let d = json_detail(&m);
+    assert_eq!(d["operation"], "index", "{d}");
+    assert_eq!(d["array"], "a");
+    assert_eq!(d["index"], "(i + 2)");
+    assert_eq!(d["value"], 4);
+    assert_eq!(d["length"], 4);
+
+    // the second of two element reads fails: its index, not the first one's
+    let m = model("runtime_detail_index_expression_read.zing");
+    let line = verdict_line(&m);
+    assert!(
+        line.ends_with(": index `k` is 3 and `b` has 3 elements (in Main.main)"),
+        "{line}"
+    );
+    let d = json_detail(&m);
+    assert_eq!(
+        (d["index"].as_str(), d["value"].as_i64()),
+        (Some("k"), Some(3))
+    );
+    assert_eq!(d["length"], 3);
+}
+
+#[test]
+fn an_overflow_names_the_operation_that_overflowed_and_its_operands() {
+    // x = (a + b) * c: the multiplication overflows, its left operand is a + b's value
+    let m = model("runtime_detail_overflow_outer_operation.zing");
+    let line = verdict_line(&m);
+    assert!(
+        line.starts_with(&format!(
+            "{m}:10:9: arithmetic overflow in `x = (a + b) * c;`"
+        )),
+        "{line}"
+    );
+    assert!(
+        line.ends_with(
+            ": `((a + b) * c)` overflows: 65536 * 65536 = 4294967296, \
+             outside -2147483648..2147483647 (in Main.main)"
+        ),
+        "{line}"
+    );
+    let d = json_detail(&m);
+    assert_eq!(d["operation"], "overflow", "{d}");
+    assert_eq!(d["expression"], "((a + b) * c)");
+    assert_eq!(d["operator"], "*");
+    assert_eq!(d["operands"], serde_json::json!([65536, 65536]));
+    assert_eq!(d["result"], 4294967296i64);
+    assert_eq!(d["min"], -2147483648i64);
+    assert_eq!(d["max"], 2147483647);
+
+    // the same statement, but the inner addition overflows first
+    let m = model("runtime_detail_overflow_inner_operation.zing");
+    let line = verdict_line(&m);
+    assert!(
+        line.ends_with(
+            ": `(a + b)` overflows: 2147483647 + 1 = 2147483648, \
+             outside -2147483648..2147483647 (in Main.main)"
+        ),
+        "{line}"
+    );
+    let d = json_detail(&m);
+    assert_eq!(d["expression"], "(a + b)", "{d}");
+    assert_eq!(d["operator"], "+");
+    assert_eq!(d["operands"], serde_json::json!([2147483647, 1]));
+}
+
+#[test]
+fn a_division_by_zero_and_a_bad_array_length_say_their_values() {
+    let m = model("runtime_detail_divide_by_zero_subexpression.zing");
+    let line = verdict_line(&m);
+    assert!(
+        line.ends_with(": `(7 / (d - 2))` divides 7 by 0 (in Main.main)"),
+        "{line}"
+    );
+    let d = json_detail(&m);
+    assert_eq!(d["operation"], "divide-by-zero", "{d}");
+    assert_eq!(d["expression"], "(7 / (d - 2))");
+    assert_eq!(d["operands"], serde_json::json!([7, 0]));
+
+    let m = model("runtime_detail_negative_array_length.zing");
+    let line = verdict_line(&m);
+    assert!(
+        line.ends_with(": the array length `(n - 5)` is -2, outside 0..2147483647 (in Main.main)"),
+        "{line}"
+    );
+    let d = json_detail(&m);
+    assert_eq!(d["operation"], "length", "{d}");
+    assert_eq!(d["expression"], "(n - 5)");
+    assert_eq!(d["value"], -2);
+    assert_eq!(d["max"], 2147483647);
+}
+
+#[test]
+fn bebop_output_says_the_detail_under_the_verdict() {
+    let m = model("runtime_detail_overflow_outer_operation.zing");
+    let o = zingrs(&["check", &m, "--format", "bebop"]);
+    assert_eq!(o.status.code(), Some(4));
+    let s = String::from_utf8_lossy(&o.stdout);
+    let mut lines = s.lines();
+    assert_eq!(
+        lines.next(),
+        Some("Check failed: arithmetic overflow in Main.main at line 10"),
+        "{s}"
+    );
+    assert_eq!(
+        lines.next(),
+        Some("`((a + b) * c)` overflows: 65536 * 65536 = 4294967296, outside -2147483648..2147483647"),
+        "{s}"
+    );
+}
+
+#[test]
+fn a_saved_report_with_details_replays() {
+    let m = model("runtime_detail_index_expression_write.zing");
+    let dir = std::env::temp_dir().join(format!("zingrs-rtdetail-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let report = dir.join("r.json");
+    let r = report.to_str().expect("utf-8 path");
+    let o = zingrs(&["check", &m, "-o", r, "--trace", "none"]);
+    assert_eq!(o.status.code(), Some(4));
+    common::schema::check_text(&std::fs::read(&report).expect("report"));
+    let o = zingrs(&["replay", &m, r]);
+    assert_eq!(o.status.code(), Some(4), "{o:?}");
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        s.contains("index `(i + 2)` is 4 and `a` has 4 elements"),
+        "{s}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
