@@ -5,19 +5,28 @@
 //!
 //! `ZINGRS_DIFF_COUNT` (default 2000) sets the number of programs, `ZINGRS_DIFF_START` the first
 //! seed, `ZINGRS_DIFF_SIZE` the size passed to the generator (default 8).
+//! `ZINGRS_DIFF_SPAWN_COUNT` (default 150) sets the number of programs with threads created in
+//! a loop (`zingrs gen random-spawn-bp SEED`), on which coverability is compared with the
+//! explicit engine under `--threads N`, with and without symmetry.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use zingrs::cli::regress::{check_text, differential_configs, disagreement, Config, Run};
-use zingrs::gen::{random_bp, random_zing};
+use zingrs::cli::regress::{
+    bounded_disagreement, check_text, differential_configs, disagreement, spawn_configs, Config,
+    Run,
+};
+use zingrs::gen::{random_bp, random_spawn_bp, random_zing};
 
 /// The stack-depth bound: fuel-bounded recursion stays below 8 frames; programs with unbounded
 /// recursion are cut here (explicit then answers "bounded" and is not compared).
 const MAX_DEPTH: u32 = 12;
 /// Per configuration and program.
 const TIMEOUT: Duration = Duration::from_secs(5);
+/// Per configuration and program with threads created in a loop: the deepening search and
+/// the Karp–Miller tree may not end on some, and time spent there compares nothing.
+const SPAWN_TIMEOUT: Duration = Duration::from_secs(2);
 /// Per configuration and candidate while minimizing.
 const MIN_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -297,6 +306,45 @@ fn comparator_reports_contradicting_verdicts() {
 }
 
 #[test]
+fn the_bounded_comparator_reports_what_cannot_be() {
+    let run = |engine: &str, code: i32| Run {
+        engine: engine.into(),
+        verdict: code.to_string(),
+        exit_code: Some(code),
+        seconds: 0.0,
+        detail: String::new(),
+        has_trace: code == 3,
+        zing_states: None,
+    };
+    let configs = spawn_configs();
+    let cmp = |runs: &[Run]| bounded_disagreement(&configs, runs);
+    // coverability finds an error that three threads do not reach: no contradiction
+    assert!(cmp(&[
+        run("coverability", 3),
+        run("explicit-threads-2", 8),
+        run("explicit-threads-3", 8),
+        run("explicit-threads-3-nosym", 8),
+    ])
+    .is_none());
+    // a proof for any number of threads against an error under a bound
+    assert!(cmp(&[run("coverability", 0), run("explicit-threads-2", 3)]).is_some());
+    // symmetry on and off under one bound disagree
+    assert!(cmp(&[
+        run("explicit-threads-3", 8),
+        run("explicit-threads-3-nosym", 3)
+    ])
+    .is_some());
+    // an error with two threads that three do not reach
+    assert!(cmp(&[run("explicit-threads-2", 3), run("explicit-threads-3", 8)]).is_some());
+    // a limit is compared with nothing
+    assert!(cmp(&[
+        run("explicit-threads-3", 9),
+        run("explicit-threads-3-nosym", 3)
+    ])
+    .is_none());
+}
+
+#[test]
 fn minimizer_keeps_the_property_and_shrinks() {
     let text = random_bp(11, 10);
     // a stand-in "disagreement": the program compiles and still calls p1 somewhere
@@ -350,4 +398,86 @@ fn engines_agree_on_random_zing_models() {
     // the generator must produce both passing and failing models
     assert!(verdicts.get(&0).copied().unwrap_or(0) > 0, "{verdicts:?}");
     assert!(verdicts.get(&3).copied().unwrap_or(0) > 0, "{verdicts:?}");
+}
+
+/// Threads created in a loop: coverability (any number of threads) against the explicit engine
+/// deepening on the bound and under `--threads 2` and `--threads 3`, with and without
+/// symmetry (see `bounded_disagreement` for what must hold).
+#[test]
+fn coverability_and_bounded_explicit_agree_on_threads_created_in_a_loop() {
+    let count = env_num("ZINGRS_DIFF_SPAWN_COUNT", 150);
+    let start = env_num("ZINGRS_DIFF_START", 0);
+    let configs = spawn_configs();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let next = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    // per configuration and exit code, how many programs
+    let tally: Mutex<BTreeMap<(String, i32), u64>> = Mutex::new(BTreeMap::new());
+    let clock = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let seed = start + next.fetch_add(1, Ordering::Relaxed) as u64;
+                if seed >= start + count {
+                    break;
+                }
+                let text = random_spawn_bp(seed);
+                let runs = match check_text("spawn.bp", &text, &configs, MAX_DEPTH, SPAWN_TIMEOUT)
+                {
+                    Ok(r) => r,
+                    Err(e) => {
+                        failures
+                            .lock()
+                            .unwrap()
+                            .push(format!("seed {seed}: rejected:\n{text}\n{e}"));
+                        continue;
+                    }
+                };
+                if let Some(why) = bounded_disagreement(&configs, &runs) {
+                    let keep = |t: &str| {
+                        check_text("spawn.bp", t, &configs, MAX_DEPTH, MIN_TIMEOUT)
+                            .is_ok_and(|r| bounded_disagreement(&configs, &r).is_some())
+                    };
+                    let small = minimize(&text, &keep);
+                    failures.lock().unwrap().push(format!(
+                        "seed {seed}: engines disagree: {why}\n\
+                         replay: zingrs gen random-spawn-bp {seed} > case.bp && zingrs check --engine all --threads 3 case.bp\n\
+                         --- program\n{text}--- minimized\n{small}"
+                    ));
+                }
+                let mut t = tally.lock().unwrap();
+                for r in &runs {
+                    if let Some(c) = r.exit_code {
+                        *t.entry((r.engine.clone(), c)).or_default() += 1;
+                    }
+                }
+            });
+        }
+    });
+    let tally = tally.into_inner().unwrap();
+    eprintln!(
+        "spawn-loop differential: {count} programs (seeds {start}..{}), {:.1} s",
+        start + count,
+        clock.elapsed().as_secs_f64()
+    );
+    for ((engine, code), n) in &tally {
+        eprintln!("  {engine:<26} exit {code}: {n}");
+    }
+    let failures = failures.into_inner().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} of {count} programs fail:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    // the comparison says little unless coverability both proves and refutes, and the bounded
+    // searches find errors
+    let n = |e: &str, c: i32| tally.get(&(e.to_string(), c)).copied().unwrap_or(0);
+    if count >= 100 {
+        assert!(
+            n("coverability", 0) * 10 >= count && n("coverability", 3) * 10 >= count,
+            "a lopsided mix of verdicts: {tally:?}"
+        );
+        assert!(n("explicit-threads-3", 3) * 10 >= count, "{tally:?}");
+    }
 }

@@ -220,7 +220,7 @@ fn check_dir(dirs: &[&str], min: usize) {
                                 &[],
                                 &["--bfs"],
                                 &["--exact"],
-                                &["--reduction", "none"],
+                                &["--reduction", "none", "--symmetry", "off"],
                                 &["--reduction", "transactions"],
                             ]
                         } else {
@@ -229,7 +229,14 @@ fn check_dir(dirs: &[&str], min: usize) {
                                 &["--bfs"],
                                 &["--exact"],
                                 &["--engine", "explicit"],
-                                &["--engine", "explicit", "--reduction", "none"],
+                                &[
+                                    "--engine",
+                                    "explicit",
+                                    "--reduction",
+                                    "none",
+                                    "--symmetry",
+                                    "off",
+                                ],
                                 &["--engine", "explicit", "--reduction", "transactions"],
                                 &["--engine", "explicit", "--bfs", "--reduction", "none"],
                                 &["--engine", "summary"],

@@ -11,6 +11,7 @@
 //! tables by 128-bit fingerprints.
 
 use crate::runtime::{Addr, Frame, Move, Object, StackDigest, State, Thread, Value};
+use zingrs_lang::ir::Program;
 
 mod fp_table;
 mod segmented;
@@ -72,6 +73,21 @@ impl DeadLocals {
             None => &[],
         }
     }
+}
+
+/// Whether the threads of `program` are interchangeable, so that the search may take states
+/// that differ only in the order of their thread lists as one state (symmetry reduction).
+///
+/// That holds for boolean programs: a thread is all in its [`Thread`] (frames, thread-local
+/// globals, atomic flag; the atomic owner is that flag), nothing in a step names a thread by
+/// its position (no process ids, no `self`; a broadcast writes every other thread whose frame
+/// fits, the live-thread bound counts threads, locks are globals), and a state holds no heap,
+/// so each thread's part of the walk is the same bytes wherever the thread stands. Threads
+/// running different code have different parts and are simply never equal. Zing models are
+/// left out: a process's position is its id (`self`, and completed processes stay), and its
+/// part numbers heap objects in walk order, so a reordering would renumber the heap.
+pub fn symmetric_threads(program: &Program) -> bool {
+    !program.keep_completed && program.classes.is_empty() && !program.uses_self
 }
 
 /// A 128-bit hash of a state's canonical bytes (the summary engine's keys).
@@ -199,6 +215,33 @@ impl Encoder {
     /// [`Encoder::encode`] with `dead`'s locals written as `false` (see [`DeadLocals`]).
     pub fn encode_masked(&mut self, state: &State, dead: &DeadLocals, buf: &mut Vec<u8>) {
         walk(state, &[], buf, self, dead);
+        self.reset();
+    }
+
+    /// [`Encoder::encode_masked`] up to the order of the threads (symmetry reduction, for
+    /// programs where [`symmetric_threads`] holds): the threads' parts are written sorted, so
+    /// that states whose thread lists are permutations of each other encode equally. Each part
+    /// is self-delimiting (its layout follows from its frames), and the number of threads is
+    /// written before them, so the bytes stay unambiguous.
+    pub fn encode_symmetric(&mut self, state: &State, dead: &DeadLocals, buf: &mut Vec<u8>) {
+        debug_assert!(
+            state.heap.is_empty(),
+            "symmetry needs a state without a heap"
+        );
+        globals_part(state, buf, self);
+        let mut parts: Vec<Vec<u8>> = state
+            .threads
+            .iter()
+            .map(|t| {
+                let mut part = Vec::with_capacity(32);
+                thread_part(t, &mut part, self, dead);
+                part
+            })
+            .collect();
+        parts.sort_unstable();
+        for p in &parts {
+            buf.extend_from_slice(p);
+        }
         self.reset();
     }
 
@@ -806,6 +849,50 @@ mod tests {
                 assert_eq!(x, y);
             }
         }
+    }
+
+    #[test]
+    fn the_symmetric_encoding_sorts_threads_and_keeps_them_apart() {
+        let thread = |pc: u32, l: bool| {
+            Rc::new(Thread {
+                stack: Stack::new(Frame {
+                    proc: 0,
+                    pc,
+                    locals: vec![Value::Bool(l)].into(),
+                }),
+                thread_locals: Vec::new().into(),
+                atomic: false,
+                atomic_steps: 0,
+            })
+        };
+        let with = |ts: Vec<Rc<Thread>>| {
+            let mut s = state(true, false);
+            s.threads = Rc::from(ts);
+            s
+        };
+        let enc = |s: &State| {
+            let mut b = Vec::new();
+            Encoder::default().encode_symmetric(s, &NO_DEAD, &mut b);
+            b
+        };
+        let a = with(vec![thread(1, false), thread(2, true), thread(130, false)]);
+        let b = with(vec![thread(130, false), thread(1, false), thread(2, true)]);
+        assert_eq!(enc(&a), enc(&b));
+        let mut plain = Vec::new();
+        encode(&a, &mut plain);
+        let mut plain_b = Vec::new();
+        encode(&b, &mut plain_b);
+        assert_ne!(plain, plain_b);
+        // the same parts in another split between threads, or one thread fewer, differ
+        assert_ne!(enc(&a), enc(&with(vec![thread(1, false), thread(2, true)])));
+        assert_ne!(
+            enc(&a),
+            enc(&with(vec![
+                thread(1, true),
+                thread(2, false),
+                thread(130, false)
+            ]))
+        );
     }
 
     #[test]

@@ -113,6 +113,10 @@ pub struct SegmentHasher {
     enc: Encoder,
     /// Locals written as `false` in top frames (none by default).
     dead: Rc<DeadLocals>,
+    /// Threads are interchangeable (see [`super::symmetric_threads`]): every thread's part is
+    /// hashed with one seed, so the sum of their hashes, and the fingerprint, does not depend
+    /// on their order.
+    symmetric: bool,
     part: Vec<u8>,
     refs_a: Vec<Addr>,
     refs_b: Vec<Addr>,
@@ -125,6 +129,20 @@ impl SegmentHasher {
             dead,
             ..Default::default()
         }
+    }
+
+    /// This hasher with every thread's part seeded alike when `on` (symmetry reduction: states
+    /// whose thread lists are permutations of each other get one fingerprint). Only for
+    /// programs where [`super::symmetric_threads`] holds.
+    pub fn symmetric(mut self, on: bool) -> SegmentHasher {
+        self.symmetric = on;
+        self
+    }
+
+    /// The seed of the part of the thread at position `i`.
+    #[inline(always)]
+    fn thread_seed(&self, i: usize) -> u64 {
+        seed(THREAD, if self.symmetric { 0 } else { i })
     }
 
     /// The fingerprint of `s` by the whole walk.
@@ -159,6 +177,7 @@ impl SegmentHasher {
     }
 
     fn walk(&mut self, s: &State) -> u64 {
+        let symmetric = self.symmetric;
         let ren = &mut self.enc;
         let part = &mut self.part;
         part.clear();
@@ -167,6 +186,7 @@ impl SegmentHasher {
         for (i, t) in s.threads.iter().enumerate() {
             part.clear();
             thread_part(t, part, ren, &self.dead);
+            let i = if symmetric { 0 } else { i };
             fp = fp.wrapping_add(xxh3_64_with_seed(part, seed(THREAD, i)));
         }
         let mut i = 0;
@@ -215,7 +235,7 @@ impl SegmentHasher {
                 if !same_refs(a, b, &mut self.refs_a, &mut self.refs_b) {
                     return None;
                 }
-                let s = seed(THREAD, i);
+                let s = self.thread_seed(i);
                 let dead = self.dead.clone();
                 let old = self.hash(numbering, s, |p, r| thread_part(a, p, r, &dead))?;
                 let new = self.hash(numbering, s, |p, r| thread_part(b, p, r, &dead))?;
@@ -294,7 +314,7 @@ impl SegmentHasher {
         if !tl_same || !same_ref_slots(&top.locals, &mv.locals) {
             return None;
         }
-        let s = seed(THREAD, tid);
+        let s = self.thread_seed(tid);
         let old = match canon.moved {
             Some((t, h)) if t == mv.tid => h,
             _ => {
@@ -566,5 +586,90 @@ mod tests {
                 assert_eq!(fp == canon.fp, i >= 3, "child {i}");
             }
         }
+    }
+
+    /// A state of threads `(proc, pc, local)` and one global.
+    fn threads(g: bool, ts: &[(u32, u32, bool)]) -> State {
+        let threads: Vec<Rc<Thread>> = ts
+            .iter()
+            .map(|&(proc, pc, l)| {
+                Rc::new(Thread {
+                    stack: Stack::new(Frame {
+                        proc,
+                        pc,
+                        locals: vec![Value::Bool(l)].into(),
+                    }),
+                    thread_locals: Vec::new().into(),
+                    atomic: false,
+                    atomic_steps: 0,
+                })
+            })
+            .collect();
+        State {
+            globals: vec![Value::Bool(g)].into(),
+            threads: Rc::from(threads),
+            heap: Default::default(),
+        }
+    }
+
+    #[test]
+    fn symmetric_fingerprints_ignore_the_order_of_threads_and_nothing_else() {
+        let a = threads(true, &[(0, 1, false), (1, 2, true), (1, 3, false)]);
+        let b = threads(true, &[(1, 3, false), (0, 1, false), (1, 2, true)]);
+        let mut plain = SegmentHasher::default();
+        let mut sym = SegmentHasher::default().symmetric(true);
+        assert_ne!(plain.full(&a), plain.full(&b));
+        assert_eq!(sym.full(&a), sym.full(&b));
+        // a different local, pc, procedure, global or number of threads still differs
+        for other in [
+            threads(true, &[(0, 1, false), (1, 2, false), (1, 3, false)]),
+            threads(true, &[(0, 1, false), (1, 2, true), (1, 2, false)]),
+            threads(true, &[(0, 1, false), (0, 2, true), (1, 3, false)]),
+            threads(false, &[(0, 1, false), (1, 2, true), (1, 3, false)]),
+            threads(true, &[(0, 1, false), (1, 2, true)]),
+            threads(
+                true,
+                &[(0, 1, false), (1, 2, true), (1, 3, false), (1, 3, false)],
+            ),
+        ] {
+            assert_ne!(sym.full(&a), sym.full(&other));
+        }
+        // two equal threads are not one
+        let two = threads(true, &[(1, 2, true), (1, 2, true)]);
+        let one = threads(true, &[(1, 2, true)]);
+        assert_ne!(sym.full(&two), sym.full(&one));
+    }
+
+    #[test]
+    fn symmetric_successors_fingerprint_as_the_whole_walk_does() {
+        let mut h = SegmentHasher::default().symmetric(true);
+        let s = threads(false, &[(0, 1, false), (1, 2, true), (1, 2, true)]);
+        let canon = h.canon(&s);
+        assert_eq!(canon.fp, h.full(&s));
+        for tid in 0..3 {
+            let c = step(&s, |c| {
+                c.thread_mut(tid).stack = Stack::new(Frame {
+                    proc: 1,
+                    pc: 5,
+                    locals: vec![Value::Bool(false)].into(),
+                })
+            });
+            let inc = h.successor(&s, &canon, &c, Some(&[])).expect("incremental");
+            assert_eq!(inc, h.full(&c), "thread {tid}");
+        }
+        // thread 1 or thread 2 moving to one place gives one state
+        let by = |tid| {
+            step(&s, |c| {
+                c.thread_mut(tid).stack = Stack::new(Frame {
+                    proc: 1,
+                    pc: 5,
+                    locals: vec![Value::Bool(true)].into(),
+                })
+            })
+        };
+        assert_eq!(
+            h.successor(&s, &canon, &by(1), Some(&[])),
+            h.successor(&s, &canon, &by(2), Some(&[]))
+        );
     }
 }

@@ -39,6 +39,16 @@ pub enum Search {
     Zing,
 }
 
+/// Whether the symmetry reduction is on (`--symmetry`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Symmetry {
+    /// Threads are interchangeable where that is sound (boolean programs).
+    #[default]
+    On,
+    /// Every order of the thread list is a state of its own.
+    Off,
+}
+
 /// Options of `zingrs check`.
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
@@ -101,6 +111,12 @@ pub struct CheckArgs {
     /// (shortest counterexamples).
     #[arg(long, value_enum, value_name = "R")]
     pub reduction: Option<explore::Reduction>,
+    /// Symmetry reduction of the explicit engines: in a boolean program, states that differ
+    /// only in the order of their threads are one state (threads running the same code are
+    /// interchangeable). Not under `--contexts`, not for Zing models. Counterexamples are
+    /// concrete interleavings as always. `off`: every order is a state of its own.
+    #[arg(long, value_enum, value_name = "ON|OFF", default_value = "on")]
+    pub symmetry: Symmetry,
     /// Store whole canonical states instead of 128-bit fingerprints.
     #[arg(long)]
     pub exact: bool,
@@ -378,6 +394,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
             && (a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json)),
         transactions: false,
         check_fingerprints: false,
+        symmetry: a.symmetry == Symmetry::On,
         // partial-order reduction reorders steps: off by default where the order is the point
         // (shortest counterexamples, ZING's order and count)
         reduction: a.reduction.unwrap_or(match search {

@@ -1,7 +1,8 @@
 //! `zingrs gen FAMILY N`: prints one generated model.
 //!
-//! Families: `random-bp SEED` and `random-zing SEED`, random models for differential testing
-//! ([`crate::gen::random_bp`], [`crate::gen::random_zing`]), and the benchmark families of
+//! Families: `random-bp SEED`, `random-zing SEED` and `random-spawn-bp SEED` (threads created
+//! in a loop), random models for differential testing ([`crate::gen::random_bp`],
+//! [`crate::gen::random_zing`], [`crate::gen::random_spawn_bp`]), and the benchmark families of
 //! benchmarks.md ([`crate::gen::families`]): `bebop-t N`, `zing-clone N`, `zing-alloc`,
 //! `zing-patterns` (no N: they are single models), `bp-parity K`, `philosophers N`,
 //! `philosophers-ordered N`, `threads-local N`, `fib-bp N`, `bluetooth-bp A S` (A adders, S
@@ -13,7 +14,8 @@ use crate::report::exit;
 /// Options of `zingrs gen`.
 #[derive(clap::Args, Debug)]
 pub struct GenArgs {
-    /// The family: `random-bp`, `random-zing`, `bebop-t`, `zing-clone`, `zing-alloc`,
+    /// The family: `random-bp`, `random-zing`, `random-spawn-bp` (threads created in a loop),
+    /// `bebop-t`, `zing-clone`, `zing-alloc`,
     /// `zing-patterns`, `bp-parity`, `philosophers`, `philosophers-ordered`, `threads-local`,
     /// `fib-bp`, `bluetooth-bp`, or `philosophers-promela` (philosophers-ordered in Promela,
     /// for SPIN).
@@ -53,6 +55,10 @@ pub fn run(a: &GenArgs) -> i32 {
             print!("{}", crate::gen::random_zing(n));
             exit::PASSED
         }
+        "random-spawn-bp" => {
+            print!("{}", crate::gen::random_spawn_bp(n));
+            exit::PASSED
+        }
         "philosophers-promela" => {
             print!("{}", crate::gen::families::philosophers_promela(n));
             exit::PASSED
@@ -75,7 +81,7 @@ pub fn run(a: &GenArgs) -> i32 {
             }
             None => {
                 eprintln!(
-                    "error: unknown family `{other}` (known: random-bp, random-zing, {})",
+                    "error: unknown family `{other}` (known: random-bp, random-zing, random-spawn-bp, {})",
                     crate::gen::families::family_names()
                 );
                 exit::INVALID

@@ -87,6 +87,10 @@ pub struct Config {
     exact: bool,
     /// Overrides the model's `--reduction` (the unreduced column).
     reduction: Option<Reduction>,
+    /// Overrides `--symmetry` (off in the unreduced column).
+    symmetry: Option<bool>,
+    /// A live-thread bound (`--threads N`) for the explicit engine.
+    threads: Option<u32>,
 }
 
 impl Config {
@@ -97,16 +101,48 @@ impl Config {
             bfs,
             exact,
             reduction: None,
+            symmetry: None,
+            threads: None,
         }
     }
 
-    /// The explicit engine with no reduction: what every reduction is checked against.
+    /// The explicit engine with no reduction (nor symmetry): what every reduction is checked
+    /// against.
     fn unreduced() -> Config {
         Config {
             reduction: Some(Reduction::None),
+            symmetry: Some(false),
             ..Config::new("explicit-unreduced", Engine::Explicit, false, false)
         }
     }
+
+    /// The explicit engine under the live-thread bound `n`, with symmetry on or off.
+    fn bounded(n: u32, symmetry: bool) -> Config {
+        let name = if symmetry {
+            format!("explicit-threads-{n}")
+        } else {
+            format!("explicit-threads-{n}-nosym")
+        };
+        Config {
+            threads: Some(n),
+            symmetry: Some(symmetry),
+            ..Config::new(&name, Engine::Explicit, false, false)
+        }
+    }
+}
+
+/// For programs that create threads in a loop (`zingrs gen random-spawn-bp`): the coverability
+/// engine (an answer for any number of threads), the explicit engine deepening on the thread
+/// bound, and the explicit engine under `--threads 2` and `--threads 3`, the latter with and
+/// without symmetry. [`bounded_disagreement`] compares them.
+pub fn spawn_configs() -> Vec<Config> {
+    vec![
+        Config::new("coverability", Engine::Coverability, false, false),
+        Config::new("explicit", Engine::Explicit, false, false),
+        Config::bounded(2, true),
+        Config::bounded(3, true),
+        Config::bounded(3, false),
+    ]
 }
 
 /// Every engine, plus explicit search breadth-first, with exact storage and without
@@ -208,6 +244,15 @@ fn options_of(
     if let Some(r) = c.reduction {
         opts.reduction = r;
     }
+    if let Some(on) = c.symmetry {
+        opts.symmetry = on;
+    }
+    let mut semantics = semantics;
+    if let Some(n) = c.threads {
+        // as `--threads N` would: the bound replaces the deepening on it
+        semantics.thread_bound = Some(n);
+        opts.deepen_threads = false;
+    }
     opts.keep_going = false;
     opts.limits.timeout = Some(a.timeout.map_or(budget, |t| budget.min(t)));
     // models run side by side: each is timed by the CPU time its own thread uses
@@ -306,6 +351,46 @@ pub fn check_text(
         .iter()
         .filter_map(|cfg| run_config(cfg, &c.program, &a, timeout).ok())
         .collect())
+}
+
+/// [`disagreement`], plus what the runs under a live-thread bound must satisfy (`--threads N`
+/// passes with exit 8, so `disagreement` compares only the errors they find, against every
+/// conclusive verdict: an error under a bound is a real interleaving, which a proof for any
+/// number of threads must not deny; an error found by coverability may need more threads than
+/// a bound allows, and is then no contradiction):
+/// - two runs under the same bound, with and without symmetry, give the same exit code;
+/// - an error under a bound is an error under every larger bound (a path with at most N live
+///   threads is a path under the bound N + 1).
+///
+/// Runs stopped by a limit (exit 9) are not compared.
+pub fn bounded_disagreement(configs: &[Config], runs: &[Run]) -> Option<String> {
+    if let Some(why) = disagreement(runs) {
+        return Some(why);
+    }
+    let bounded: Vec<(u32, &Run)> = runs
+        .iter()
+        .filter_map(|r| {
+            let c = configs.iter().find(|c| c.name == r.engine)?;
+            let n = c.threads?;
+            matches!(r.exit_code, Some(e) if e != exit::LIMIT).then_some((n, r))
+        })
+        .collect();
+    for &(n, a) in &bounded {
+        for &(m, b) in &bounded {
+            let contradicts = if n == m {
+                a.exit_code != b.exit_code
+            } else {
+                n < m && a.exit_code != Some(exit::BOUNDED) && b.exit_code == Some(exit::BOUNDED)
+            };
+            if contradicts {
+                return Some(format!(
+                    "{} says {} (\"{}\") but {} says {} (\"{}\")",
+                    a.engine, a.verdict, a.detail, b.engine, b.verdict, b.detail
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// Compares the conclusive verdicts (exit 0 or 3) of several runs on one model; a description

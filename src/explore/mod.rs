@@ -68,6 +68,11 @@ pub struct Options {
     /// The reductions applied (`--reduction`; none under a context bound or in cooperative
     /// mode, whose bookkeeping counts every step).
     pub reduction: Reduction,
+    /// Symmetry reduction (`--symmetry`): for boolean programs searched without a context
+    /// bound, states whose thread lists are permutations of each other are one state (see
+    /// [`crate::canon::symmetric_threads`]). The search keeps concrete states, so paths
+    /// replay as they are.
+    pub symmetry: bool,
     /// For a program that can create threads without bound and no `--threads`: the explicit
     /// engines search under the live-thread bounds 2, 3, ... in turn, up to the first bound
     /// that finds an error or cuts no creation (see `cli::check`).
@@ -169,6 +174,9 @@ struct Explorer<'m, 'p> {
     hasher: SegmentHasher,
     /// Top-frame locals the stored states leave out (`--reduction por`: dead variables).
     dead: std::rc::Rc<DeadLocals>,
+    /// States are stored up to the order of their threads (`Options::symmetry`, where it
+    /// applies: plain keys, which name no thread, and interchangeable threads).
+    symmetric: bool,
     /// The heap objects the last [`Explorer::steps_of`] wrote (None: not known).
     touched: Option<Touched>,
     buf: Vec<u8>,
@@ -287,6 +295,7 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         encoder: Encoder::default(),
         hasher: SegmentHasher::default(),
         dead: Default::default(),
+        symmetric: false,
         touched: None,
         buf: Vec::with_capacity(256),
         scratch: Vec::new(),
@@ -342,6 +351,9 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         ex.dead = std::rc::Rc::new(DeadLocals::new(m));
         ex.hasher = SegmentHasher::with_dead(ex.dead.clone());
     }
+    // the context bound's and cooperative scheduling's bookkeeping names threads by position
+    ex.symmetric = opts.symmetry && ex.plain_keys && crate::canon::symmetric_threads(m.program);
+    ex.hasher = std::mem::take(&mut ex.hasher).symmetric(ex.symmetric);
     // ZING's count picks states out of the stored ones: partial-order reduction stores others
     if m.program.keep_completed && !ex.tx.enabled && !ex.por {
         ex.zing = Some(zing_count::ZingCount::default());
@@ -566,7 +578,11 @@ impl Explorer<'_, '_> {
             return table.insert(self.hasher.full(s));
         }
         self.buf.clear();
-        self.encoder.encode_masked(s, &self.dead, &mut self.buf);
+        if self.symmetric {
+            self.encoder.encode_symmetric(s, &self.dead, &mut self.buf);
+        } else {
+            self.encoder.encode_masked(s, &self.dead, &mut self.buf);
+        }
         if self.opts.contexts.is_some() {
             self.buf.extend_from_slice(&ctx.last.to_le_bytes());
             self.buf.extend_from_slice(&ctx.used.to_le_bytes());

@@ -1,5 +1,6 @@
 //! Generators of models: random, well-formed programs for differential testing
-//! (`zingrs gen random-bp SEED`, `zingrs gen random-zing SEED`), and the scalable benchmark
+//! (`zingrs gen random-bp SEED`, `zingrs gen random-zing SEED`, `zingrs gen random-spawn-bp
+//! SEED`: threads created in a loop), and the scalable benchmark
 //! families of benchmarks.md ([`families`]: `zingrs gen bebop-t N`, ...), among them the
 //! concurrent Getafix-layout ones ([`concurrent`]: `fib-bp N`, `bluetooth-bp A S`).
 //!
@@ -10,9 +11,11 @@ pub mod concurrent;
 pub mod families;
 pub mod random_bp;
 pub mod random_zing;
+pub mod spawn_loop;
 
 pub use random_bp::random_bp;
 pub use random_zing::random_zing;
+pub use spawn_loop::random_spawn_bp;
 
 /// A tiny deterministic pseudo-random generator (splitmix64).
 #[derive(Clone, Debug)]

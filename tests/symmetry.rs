@@ -1,0 +1,164 @@
+//! Symmetry reduction (`--symmetry`): in a boolean program, states whose thread lists are
+//! permutations of each other are one state. The counts below are derived by hand from the
+//! semantics (threads that end are removed; the rest keep their creation order), not read off
+//! the tool.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+mod common {
+    pub mod schema;
+}
+
+fn with_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zingrs runs");
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes());
+    let o = child.wait_with_output().expect("zingrs ends");
+    common::schema::check_text(&o.stdout);
+    o
+}
+
+/// The exit code and stored states of `zingrs check - --format json` with `args`.
+fn run(model: &str, args: &[&str]) -> (i32, u64) {
+    let mut all = vec!["check", "-", "--lang", "bp", "--format", "json"];
+    all.extend_from_slice(args);
+    let o = with_stdin(&all, model);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{args:?}: no JSON ({e}): {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    let states = json["stats"]["states"].as_u64().expect("a state count");
+    (o.status.code().expect("an exit code"), states)
+}
+
+/// `main` starts `n` workers that each take one step (`skip`) and return.
+fn workers(n: u64) -> String {
+    let mut s = String::from("void w() begin skip; end\nvoid main() begin\n");
+    for _ in 0..n {
+        s.push_str("  start_thread w();\n");
+    }
+    s.push_str("end\n");
+    s
+}
+
+fn binomial(n: u64, k: u64) -> u64 {
+    (1..=k).fold(1, |acc, i| acc * (n + 1 - i) / i)
+}
+
+/// The states of [`workers`]`(n)` searched without any reduction. A worker is at its `skip`
+/// (0), at its return (1), or gone. With `main` at its i-th statement (i = 0..=n: i workers
+/// started) the live workers, in creation order, are any word over {0, 1} of length at most
+/// i: 2^(i+1) - 1 states; once `main` has returned, those of length at most n once more.
+fn unreduced(n: u64) -> u64 {
+    (0..=n).map(|i| (1 << (i + 1)) - 1).sum::<u64>() + (1 << (n + 1)) - 1
+}
+
+/// The same up to the order of the workers: a multiset of workers at 0 or 1 of size at most
+/// i, C(i + 2, 2) of them, summed: C(n + 3, 3), plus C(n + 2, 2) after `main` has returned.
+fn symmetric(n: u64) -> u64 {
+    binomial(n + 3, 3) + binomial(n + 2, 2)
+}
+
+#[test]
+fn identical_threads_grow_polynomially_under_symmetry() {
+    // the formulas themselves, at sizes small enough to count on paper
+    assert_eq!((unreduced(1), symmetric(1)), (7, 7));
+    assert_eq!((unreduced(2), symmetric(2)), (18, 16));
+    for n in 1..=9 {
+        let model = workers(n);
+        let base = ["--engine", "explicit", "--reduction", "none"];
+        let off = run(&model, &[&base[..], &["--symmetry", "off"]].concat());
+        let on = run(&model, &base);
+        assert_eq!(off, (0, unreduced(n)), "n = {n}, symmetry off");
+        assert_eq!(on, (0, symmetric(n)), "n = {n}, symmetry on");
+        // exact storage sorts the threads' bytes: the same states
+        let exact = run(&model, &[&base[..], &["--exact"]].concat());
+        assert_eq!(exact, on, "n = {n}, --exact");
+        let bfs = run(&model, &["--engine", "explicit", "--bfs"]);
+        assert_eq!(bfs, on, "n = {n}, --bfs");
+        if n >= 2 {
+            assert!(on.1 < off.1, "n = {n}: {} !< {}", on.1, off.1);
+        }
+    }
+    // 2^(n+2) + 2^(n+1) - n - 4 against about n^3/6: at n = 9, 3,059 states against 275
+    assert_eq!(unreduced(9), 3059);
+    assert_eq!(symmetric(9), 275);
+}
+
+/// Three identical workers race on a check-then-set; the error needs two of them past the
+/// check before either sets the flag (`regressions/bp-threads/symmetry_*` derive both).
+const RACE: &str = "decl a, b;\n\
+    void w() begin decl t; t := a; if (!t) then a := T; assert(!b); b := T; fi end\n\
+    void main() begin a, b := F, F; start_thread w(); start_thread w(); start_thread w(); end\n";
+const PROTECTED: &str = "decl a, b;\n\
+    void w() begin decl t; t, a := a, T; if (!t) then assert(!b); b := T; fi end\n\
+    void main() begin a, b := F, F; start_thread w(); start_thread w(); start_thread w(); end\n";
+
+#[test]
+fn verdicts_agree_with_and_without_symmetry_and_store_fewer_states() {
+    for (model, code) in [(RACE, 3), (PROTECTED, 0)] {
+        for reduction in ["none", "all"] {
+            let base = ["--engine", "explicit", "--reduction", reduction];
+            let off = run(model, &[&base[..], &["--symmetry", "off"]].concat());
+            let on = run(model, &base);
+            assert_eq!((off.0, on.0), (code, code), "{reduction}: {model}");
+            if code == 0 {
+                // a full search: strictly fewer states under symmetry
+                assert!(on.1 < off.1, "{reduction}: {} !< {}", on.1, off.1);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_counterexample_found_under_symmetry_replays() {
+    let dir = std::env::temp_dir().join(format!("zingrs-symmetry-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("race.bp");
+    std::fs::write(&model, RACE).unwrap();
+    let report = dir.join("race.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .args(["check", "--engine", "explicit", "--reduction", "none", "-o"])
+        .arg(&report)
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    let r = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .arg("replay")
+        .arg(&model)
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(
+        r.status.code(),
+        Some(3),
+        "{}{}",
+        String::from_utf8_lossy(&r.stdout),
+        String::from_utf8_lossy(&r.stderr)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn no_symmetry_under_a_context_bound() {
+    // the context bound's bookkeeping names the thread that ran last by its position
+    let model = workers(3);
+    let args = ["--engine", "explicit", "--contexts", "2"];
+    let on = run(&model, &args);
+    let off = run(&model, &[&args[..], &["--symmetry", "off"]].concat());
+    assert_eq!(on, off);
+}
