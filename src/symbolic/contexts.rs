@@ -33,7 +33,7 @@ use super::SymbolicOptions;
 use crate::explore::{self, SearchResult, SearchStats};
 use crate::runtime::Machine;
 use std::time::Instant;
-use zingrs_lang::ir::{Const, Expr, Init, Layout, Pc, ProcId, Program, Stmt, Type, Var};
+use zingrs_lang::ir::{Const, Expr, Init, LValue, Layout, Pc, ProcId, Program, Stmt, Type, Var};
 
 /// Whether the context-bounded BDD search applies to `program`; `Err` says why not.
 pub fn applies(program: &Program) -> Result<(), String> {
@@ -203,6 +203,25 @@ fn augment(shape: &Shape, k: u32) -> (Program, Extra) {
             p.globals.push(template(format!("%g{i}.{name}"), None));
         }
         debug_assert_eq!(p.globals.len() as u32, (x as u32 + 1) * stride);
+    }
+    // a stand-alone `constrain` gives every visible variable of the program new values, not
+    // the added globals (creation flags, the lock, then the context copies)
+    for q in &mut p.procs {
+        let nloc = q.locals.len() as u32;
+        for n in &mut q.nodes {
+            if let Stmt::Constrain { expr } = &n.stmt {
+                let targets: Vec<Option<LValue>> = (0..shape.own_globals)
+                    .map(LValue::Global)
+                    .chain((0..nloc).map(LValue::Local))
+                    .map(Some)
+                    .collect();
+                n.stmt = Stmt::Assign {
+                    values: vec![Expr::Nondet; targets.len()],
+                    targets,
+                    constrain: Some(expr.clone()),
+                };
+            }
+        }
     }
     remap::remap_program(&mut p, &map);
     let gs: Vec<Vec<u32>> = (1..=k)
