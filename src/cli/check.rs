@@ -19,7 +19,8 @@ pub enum Engine {
     /// Explicit-state search that summarizes procedure calls: decides unbounded recursion.
     Summary,
     /// Symbolic search with binary decision diagrams: sequential boolean programs, and
-    /// concurrent ones in the Getafix layout up to --contexts K context switches.
+    /// concurrent ones (Getafix layout, or threads started a bounded number of times) up to
+    /// --contexts K context switches.
     Bdd,
     /// Karp–Miller coverability over thread counters: boolean programs whose threads do not
     /// recurse, checked for any number of threads (unbounded thread creation).
