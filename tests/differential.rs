@@ -249,6 +249,76 @@ fn engines_agree_on_random_programs() {
     }
 }
 
+/// A random concurrent program (`zingrs gen random-bp SEED`, standard layout: `main` starts a
+/// thread) with `--contexts K` (K = SEED mod 3) added to its options; `None` for a sequential
+/// program.
+fn with_bound(seed: u64, size: u32) -> Option<String> {
+    let text = random_bp(seed, size);
+    if !text.contains("start_thread") {
+        return None;
+    }
+    let k = seed % 3;
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    match lines.iter().position(|l| l.starts_with("// options:")) {
+        Some(i) => lines[i].push_str(&format!(" --contexts {k}")),
+        None => {
+            let at = lines.iter().take_while(|l| l.starts_with("//")).count();
+            lines.insert(at, format!("// options: --contexts {k}"));
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    Some(out)
+}
+
+#[test]
+fn bdd_and_explicit_agree_on_random_threads_under_context_bounds() {
+    // issue 15: the bdd engine's slots for started threads against the explicit search, on
+    // the random concurrent programs of the main test with a small bound
+    let count = env_num("ZINGRS_DIFF_THREADS_COUNT", 400);
+    let configs: Vec<Config> = differential_configs()
+        .into_iter()
+        .filter(|c| matches!(c.name.as_str(), "explicit" | "explicit-bfs" | "bdd"))
+        .collect();
+    let (mut programs, mut bdd_conclusive, mut bdd_errors) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for seed in 0..count {
+        let Some(text) = with_bound(seed, 8) else {
+            continue;
+        };
+        programs += 1;
+        let runs = match runs_of(&text, &configs, TIMEOUT) {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("seed {seed}: rejected: {e}\n{text}"));
+                continue;
+            }
+        };
+        if let Some(why) = disagreement(&runs) {
+            failures.push(format!("seed {seed}: engines disagree: {why}\n{text}"));
+            continue;
+        }
+        if let Some(bdd) = runs.iter().find(|r| r.engine == "bdd") {
+            if matches!(bdd.exit_code, Some(0 | 3)) {
+                bdd_conclusive += 1;
+            }
+            if bdd.exit_code == Some(3) {
+                bdd_errors += 1;
+            }
+        }
+    }
+    eprintln!(
+        "threads under context bounds: {programs} programs, bdd conclusive on {bdd_conclusive} \
+         ({bdd_errors} errors)"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // the comparison must not be empty: the bdd engine answers on a fair share, both ways
+    assert!(
+        bdd_conclusive * 4 >= programs && bdd_errors >= 5,
+        "{bdd_conclusive} conclusive bdd answers ({bdd_errors} errors) of {programs}"
+    );
+}
+
 /// The names of this process's threads (Linux), if they can be read.
 fn leftover_threads() -> Option<Vec<String>> {
     let rd = std::fs::read_dir("/proc/self/task").ok()?;

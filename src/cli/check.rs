@@ -19,7 +19,8 @@ pub enum Engine {
     /// Explicit-state search that summarizes procedure calls: decides unbounded recursion.
     Summary,
     /// Symbolic search with binary decision diagrams: sequential boolean programs, and
-    /// concurrent ones in the Getafix layout up to --contexts K context switches.
+    /// concurrent ones (Getafix layout, or threads started a bounded number of times) up to
+    /// --contexts K context switches.
     Bdd,
     /// Karp–Miller coverability over thread counters: boolean programs whose threads do not
     /// recurse, checked for any number of threads (unbounded thread creation).
@@ -203,12 +204,17 @@ pub fn run(a: &CheckArgs) -> i32 {
         // what runs is said before the search starts, which may take long
         print!(
             "{}",
-            report::header(&name, &header_name(engine, &program, a.threads.is_some()))
+            report::header(
+                &name,
+                &header_name(engine, &program, a.threads.is_some(), a.contexts.is_some()),
+            )
         );
         let _ = std::io::Write::flush(&mut std::io::stdout());
     }
     let check = |opts: &Options| match engine {
-        Engine::All => Ok(check_all(&program, &name, semantics, opts, dumps)),
+        Engine::All => {
+            check_all(&program, &name, semantics, opts, dumps).map_err(|why| usage_error(&why))
+        }
         e => {
             let m = Machine::new(&program, semantics);
             match run_engine_on(e, &m, opts) {
@@ -523,16 +529,22 @@ fn initial_bits(program: &Program) -> usize {
 }
 
 /// The engines `--engine all` runs on a program, in order (the BDD and coverability engines
-/// only on the programs they accept, coverability only on concurrent ones; the explicit and
-/// summary engines not on programs that start unboundedly many threads, where their search
-/// never ends, unless `--threads` bounds them: `thread_bound`).
-fn applicable_engines(program: &Program, thread_bound: bool) -> Vec<Engine> {
+/// only on the programs they accept, coverability only on concurrent ones, the BDD engine on
+/// concurrent ones only under a context bound (`contexts`) and without `--threads`; the
+/// explicit and summary engines not on programs that start unboundedly many threads, where
+/// their search never ends, unless `--threads` bounds them: `thread_bound`).
+fn applicable_engines(program: &Program, thread_bound: bool, contexts: bool) -> Vec<Engine> {
     let cover = program.is_concurrent() && crate::coverability::applies(program).is_ok();
     let mut out = Vec::new();
     if thread_bound || !(cover && zingrs_lang::spawn::unbounded_creation(program)) {
         out.extend([Engine::Explicit, Engine::Summary]);
     }
-    if crate::symbolic::applies(program).is_ok() {
+    let bdd = if program.is_concurrent() {
+        contexts && !thread_bound && crate::symbolic::contexts::applies(program).is_ok()
+    } else {
+        crate::symbolic::applies(program).is_ok()
+    };
+    if bdd {
         out.push(Engine::Bdd);
     }
     if cover {
@@ -542,11 +554,11 @@ fn applicable_engines(program: &Program, thread_bound: bool) -> Vec<Engine> {
 }
 
 /// The engine as the header names it: `all` lists the engines it runs.
-fn header_name(engine: Engine, program: &Program, thread_bound: bool) -> String {
+fn header_name(engine: Engine, program: &Program, thread_bound: bool, contexts: bool) -> String {
     match engine {
         Engine::All => format!(
             "all ({})",
-            applicable_engines(program, thread_bound)
+            applicable_engines(program, thread_bound, contexts)
                 .iter()
                 .map(|e| e.name())
                 .collect::<Vec<_>>()
@@ -681,7 +693,7 @@ fn check_all(
     semantics: Semantics,
     opts: &Options,
     dumps: bool,
-) -> Report {
+) -> Result<Report, String> {
     let m = Machine::new(program, semantics);
     // the coverability engine checks every number of threads: it runs, and its
     // counterexamples replay, without the --threads bound the others run under
@@ -691,7 +703,12 @@ fn check_all(
     };
     let m_unbounded = Machine::new(program, unbounded);
     let mut reports: Vec<Report> = Vec::new();
-    for e in applicable_engines(program, semantics.thread_bound.is_some()) {
+    let mut refusals: Vec<String> = Vec::new();
+    for e in applicable_engines(
+        program,
+        semantics.thread_bound.is_some(),
+        opts.contexts.is_some(),
+    ) {
         let (semantics, m) = match e {
             Engine::Coverability => (unbounded, &m_unbounded),
             _ => (semantics, &m),
@@ -701,9 +718,17 @@ fn check_all(
             Ok(run) => run,
             Err(what) => {
                 let message = format!("the {} engine panicked on {name}: {what}", e.name());
-                return Report::new(name, "all", Verdict::InternalError { message }, None);
+                return Ok(Report::new(
+                    name,
+                    "all",
+                    Verdict::InternalError { message },
+                    None,
+                ));
             }
         };
+        if let Err(why) = &run {
+            refusals.push(format!("{}: {why}", e.name()));
+        }
         if let Ok(mut result) = run {
             limit_reached_during(&mut result);
             reports.push(report_with(
@@ -739,7 +764,7 @@ fn check_all(
             );
             let mut r = Report::new(name, "all", Verdict::InternalError { message }, None);
             r.stats = first.stats.clone();
-            return r;
+            return Ok(r);
         }
     }
     // agreeing engines: report the first conclusive answer (with its trace), else the first.
@@ -750,7 +775,12 @@ fn check_all(
         .iter()
         .find(|r| !(bounded && r.engine == Engine::Coverability.name()))
         .map(|r| (*r).clone());
-    let mut r = best.unwrap_or_else(|| reports[0].clone());
+    let Some(mut r) = best.or_else(|| reports.first().cloned()) else {
+        return Err(format!(
+            "no engine checks this model with these options ({})",
+            refusals.join("; ")
+        ));
+    };
     r.engine = format!(
         "all ({})",
         reports
@@ -759,7 +789,7 @@ fn check_all(
             .collect::<Vec<_>>()
             .join(", ")
     );
-    r
+    Ok(r)
 }
 
 /// Runs `f`, turning a panic into `Err` with its message.

@@ -24,6 +24,8 @@
 //! ([`interleave`]), and run on the interpreter before they are reported.
 
 mod interleave;
+mod remap;
+mod standard;
 
 use super::bdd::Bdds;
 use super::reach::Engine;
@@ -31,17 +33,52 @@ use super::SymbolicOptions;
 use crate::explore::{self, SearchResult, SearchStats};
 use crate::runtime::Machine;
 use std::time::Instant;
-use zingrs_lang::ir::{Const, Expr, Init, LValue, Layout, Program, Stmt, Type, Var};
+use zingrs_lang::ir::{Const, Expr, Init, LValue, Layout, Pc, ProcId, Program, Stmt, Type, Var};
 
 /// Whether the context-bounded BDD search applies to `program`; `Err` says why not.
 pub fn applies(program: &Program) -> Result<(), String> {
-    let Layout::Getafix { .. } = program.layout else {
-        return Err(
-            "the bdd engine checks concurrent programs in the Getafix layout only (init + thread \
-             procedures); this one starts threads with start_thread or ASYNC_"
-                .into(),
-        );
-    };
+    refusal(program).map_or(Ok(()), Err)
+}
+
+/// Why the context-bounded search does not check `program` (rendered with the statement's
+/// `file:line:col` and a caret where there is one), or `None` if it does.
+pub fn refusal(program: &Program) -> Option<String> {
+    shape(program).err()
+}
+
+/// The threads of the context-bounded search: where each starts, how it is created, where
+/// it ends and what keeps it from being left.
+struct Shape {
+    /// The program the search runs on, before the context copies are added: the Getafix
+    /// program as written, or a standard-layout program translated by [`standard`].
+    pre: Program,
+    /// Per thread slot: the procedure (of `pre`) and pc where the thread starts.
+    starts: Vec<(ProcId, Pc)>,
+    /// Per slot: the global of `pre` that says the thread was created (`None`: it exists
+    /// once the search reaches the threads).
+    created: Vec<Option<u32>>,
+    /// Per slot: (local, global) pairs: the thread's first frame's locals come from globals.
+    copies: Vec<Vec<(u32, u32)>>,
+    /// Where a thread ends (it may be left there whatever the lock).
+    ending: Vec<(ProcId, Pc)>,
+    /// The global that keeps the running thread from being left while it is true.
+    atomic: Option<u32>,
+    /// Whether a thread that ends releases `atomic` (the standard layout's sections).
+    release_on_end: bool,
+    /// Per procedure: no context ends inside it (Getafix's `__VERIFIER_atomic…`).
+    unswitchable: Vec<bool>,
+    /// Getafix: `init` and its `endinit`, which start every thread's first context.
+    init: Option<(ProcId, Pc)>,
+    /// The procedure of the original program each procedure of `pre` copies.
+    orig: Vec<ProcId>,
+    /// The number of the original program's globals (the first ones of `pre`).
+    own_globals: u32,
+    /// The creation sites of `pre` and the slots each fills, in order.
+    sites: Vec<((ProcId, Pc), Vec<usize>)>,
+}
+
+/// The shape of either layout, or why the search does not check the program.
+fn shape(program: &Program) -> Result<Shape, String> {
     if program.has_passive() {
         return Err(
             "the bdd engine does not handle passive variables (`x$` broadcast assignments); \
@@ -55,6 +92,24 @@ pub fn applies(program: &Program) -> Result<(), String> {
             v.name
         ));
     }
+    let shape = match program.layout {
+        Layout::Getafix {
+            init,
+            endinit,
+            ref threads,
+        } => getafix_shape(program, init, endinit, threads)?,
+        Layout::Standard => standard::shape(program).map_err(|r| r.render(program))?,
+    };
+    super::sequential_parts_apply(&shape.pre)?;
+    Ok(shape)
+}
+
+fn getafix_shape(
+    program: &Program,
+    init: ProcId,
+    endinit: Pc,
+    threads: &[ProcId],
+) -> Result<Shape, String> {
     for (q, p) in program.procs.iter().enumerate() {
         for (pc, n) in p.nodes.iter().enumerate() {
             if matches!(
@@ -73,7 +128,36 @@ pub fn applies(program: &Program) -> Result<(), String> {
             }
         }
     }
-    super::sequential_parts_apply(program)
+    let mut ending = Vec::new();
+    for &t in threads {
+        for (pc, node) in program.procs[t as usize].nodes.iter().enumerate() {
+            if matches!(node.stmt, Stmt::Return { .. }) {
+                ending.push((t, pc as Pc));
+            }
+        }
+    }
+    Ok(Shape {
+        pre: program.clone(),
+        starts: threads.iter().map(|&t| (t, 0)).collect(),
+        created: vec![None; threads.len()],
+        copies: vec![Vec::new(); threads.len()],
+        ending,
+        atomic: program
+            .globals
+            .iter()
+            .position(|v| v.name == "atomic")
+            .map(|i| i as u32),
+        release_on_end: false,
+        unswitchable: program
+            .procs
+            .iter()
+            .map(|q| q.name.starts_with("__VERIFIER_atomic"))
+            .collect(),
+        init: Some((init, endinit)),
+        orig: (0..program.procs.len() as ProcId).collect(),
+        own_globals: program.globals.len() as u32,
+        sites: Vec::new(),
+    })
 }
 
 /// Where the added globals are (indices into the augmented program's globals).
@@ -92,106 +176,14 @@ fn bits_for(n: u64) -> u32 {
     (64 - n.saturating_sub(1).leading_zeros()).max(1)
 }
 
-/// Renames the globals an expression mentions.
-fn remap_expr(e: &mut Expr, map: &[u32]) {
-    zingrs_lang::deep::grow(|| remap_expr_here(e, map))
-}
-
-fn remap_expr_here(e: &mut Expr, map: &[u32]) {
-    match e {
-        Expr::Global(i) | Expr::PrimedGlobal(i) => *i = map[*i as usize],
-        Expr::Unary(_, a)
-        | Expr::Field(a, _)
-        | Expr::Neg(_, a)
-        | Expr::BitNot(_, a)
-        | Expr::Convert(_, a)
-        | Expr::Size(a, _)
-        | Expr::ClassIs(a, _) => remap_expr(a, map),
-        Expr::Binary(_, a, b)
-        | Expr::Schoose(a, b)
-        | Expr::Arith(_, _, a, b)
-        | Expr::Cmp(_, a, b)
-        | Expr::Elem(a, b, _)
-        | Expr::In(a, b) => {
-            remap_expr(a, map);
-            remap_expr(b, map);
-        }
-        Expr::Ite(c, a, b) => {
-            remap_expr(c, map);
-            remap_expr(a, map);
-            remap_expr(b, map);
-        }
-        Expr::Call(_, args) => args.iter_mut().for_each(|a| remap_expr(a, map)),
-        Expr::Const(_)
-        | Expr::Local(_)
-        | Expr::PrimedLocal(_)
-        | Expr::PassiveLocal(_)
-        | Expr::PrimedPassiveLocal(_)
-        | Expr::Nondet
-        | Expr::SelfId => {}
-    }
-}
-
-fn remap_lvalue(lv: &mut LValue, map: &[u32]) {
-    match lv {
-        LValue::Global(i) => *i = map[*i as usize],
-        LValue::Local(_) | LValue::PassiveLocal(_) => {}
-        LValue::Field(e, _) => remap_expr(e, map),
-        LValue::Elem(a, b, _) => {
-            remap_expr(a, map);
-            remap_expr(b, map);
-        }
-    }
-}
-
-/// Renames the globals of every statement and invariant (the statements [`applies`] admits).
-fn remap_program(p: &mut Program, map: &[u32]) {
-    for q in &mut p.procs {
-        for n in &mut q.nodes {
-            if let Some(inv) = &mut n.invariant {
-                remap_expr(inv, map);
-            }
-            match &mut n.stmt {
-                Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => {
-                    remap_expr(cond, map)
-                }
-                Stmt::Constrain { expr } => remap_expr(expr, map),
-                Stmt::Assign {
-                    targets,
-                    values,
-                    constrain,
-                } => {
-                    targets
-                        .iter_mut()
-                        .flatten()
-                        .for_each(|t| remap_lvalue(t, map));
-                    values.iter_mut().for_each(|v| remap_expr(v, map));
-                    if let Some(c) = constrain {
-                        remap_expr(c, map);
-                    }
-                }
-                Stmt::Havoc { targets } => targets.iter_mut().for_each(|t| remap_lvalue(t, map)),
-                Stmt::Call { args, results, .. } => {
-                    args.iter_mut().for_each(|a| remap_expr(a, map));
-                    results
-                        .iter_mut()
-                        .flatten()
-                        .for_each(|t| remap_lvalue(t, map));
-                }
-                Stmt::Return { values } => {
-                    values.iter_mut().flatten().for_each(|v| remap_expr(v, map));
-                }
-                _ => {}
-            }
-        }
-    }
-}
-
-/// The augmented program: the added globals, `init` stopped at `endinit` (its states there
-/// start the threads), and `init` as the entry procedure. Each global is followed by its
-/// copies g_1..g_k in the variable order (the relations `globals = g_i` stay linear).
-fn augment(program: &Program, k: u32, threads: usize) -> (Program, Extra) {
-    let mut p = program.clone();
+/// The augmented program: the added globals and the entry procedure: in the Getafix layout
+/// `init`, stopped at `endinit` (its states there start the threads); in the standard one
+/// slot 0's (`main`'s), which runs context 0 from the initial states. Each global is
+/// followed by its copies g_1..g_k in the variable order (the relations `globals = g_i` stay
+/// linear).
+fn augment(shape: &Shape, k: u32) -> (Program, Extra) {
+    let threads = shape.starts.len();
+    let mut p = shape.pre.clone();
     let g = p.globals.len() as u32;
     let template = |name: String, fixed: Option<bool>| Var {
         name,
@@ -212,7 +204,26 @@ fn augment(program: &Program, k: u32, threads: usize) -> (Program, Extra) {
         }
         debug_assert_eq!(p.globals.len() as u32, (x as u32 + 1) * stride);
     }
-    remap_program(&mut p, &map);
+    // a stand-alone `constrain` gives every visible variable of the program new values, not
+    // the added globals (creation flags, the lock, then the context copies)
+    for q in &mut p.procs {
+        let nloc = q.locals.len() as u32;
+        for n in &mut q.nodes {
+            if let Stmt::Constrain { expr } = &n.stmt {
+                let targets: Vec<Option<LValue>> = (0..shape.own_globals)
+                    .map(LValue::Global)
+                    .chain((0..nloc).map(LValue::Local))
+                    .map(Some)
+                    .collect();
+                n.stmt = Stmt::Assign {
+                    values: vec![Expr::Nondet; targets.len()],
+                    targets,
+                    constrain: Some(expr.clone()),
+                };
+            }
+        }
+    }
+    remap::remap_program(&mut p, &map);
     let gs: Vec<Vec<u32>> = (1..=k)
         .map(|i| (0..g).map(|x| x * stride + i).collect())
         .collect();
@@ -222,7 +233,9 @@ fn augment(program: &Program, k: u32, threads: usize) -> (Program, Extra) {
         next += 1;
         next - 1
     };
-    let phase = add(&mut p, "%phase".into(), Some(false));
+    // the standard layout starts in context 0 of thread 0 (the initial states are its seeds)
+    let standard = shape.init.is_none();
+    let phase = add(&mut p, "%phase".into(), Some(standard));
     let cs = (0..bits_for(k as u64 + 1))
         .map(|b| add(&mut p, format!("%cs{b}"), Some(false)))
         .collect();
@@ -234,18 +247,26 @@ fn augment(program: &Program, k: u32, threads: usize) -> (Program, Extra) {
     let t = (0..=k)
         .map(|i| {
             (0..tb)
-                .map(|b| add(&mut p, format!("%t{i}.{b}"), None))
+                .map(|b| {
+                    add(
+                        &mut p,
+                        format!("%t{i}.{b}"),
+                        (standard && i == 0).then_some(false),
+                    )
+                })
                 .collect()
         })
         .collect();
-    let Layout::Getafix { init, endinit, .. } = program.layout else {
-        unreachable!("applies() checked the layout");
-    };
-    p.procs[init as usize].nodes[endinit as usize].stmt = Stmt::Assume {
-        cond: Expr::Const(Const::Bool(false)),
-    };
+    match shape.init {
+        Some((init, endinit)) => {
+            p.procs[init as usize].nodes[endinit as usize].stmt = Stmt::Assume {
+                cond: Expr::Const(Const::Bool(false)),
+            };
+            p.activations = vec![init];
+        }
+        None => p.activations = vec![shape.starts[0].0],
+    }
     p.layout = Layout::Standard;
-    p.activations = vec![init];
     (
         p,
         Extra {
@@ -265,18 +286,15 @@ pub fn search(
     sym: &SymbolicOptions,
     k: u32,
 ) -> Result<(SearchResult, Vec<Option<explore::Replayed>>), String> {
-    applies(m.program)?;
+    let shape = shape(m.program)?;
+    if let Some(n) = m.semantics.thread_bound {
+        return Err(format!(
+            "the bdd engine does not take a bound on live threads (--threads {n}): under \
+             --contexts it checks every thread the program starts"
+        ));
+    }
     let start = Instant::now();
-    let Layout::Getafix {
-        init,
-        endinit,
-        ref threads,
-    } = m.program.layout
-    else {
-        unreachable!("applies() checked the layout");
-    };
-    let threads = threads.clone();
-    let (aug, x) = augment(m.program, k, threads.len());
+    let (aug, x) = augment(&shape, k);
     let am = Machine::new(&aug, m.semantics);
     let slots = aug.globals.len() as u32 + super::reach::max_frame(&aug);
     let memory = opts.limits.memory.unwrap_or(8 << 30);
@@ -297,15 +315,25 @@ pub fn search(
         keep_going: false,
         ..opts.clone()
     };
-    let mut ctx = Contexts::new(&e, &x, &threads, init, endinit, k);
-    // `init` alone, then context 0 of every thread; each fixpoint completes one more context
-    // (a context's seeds come from the contexts before it only), so the switches out of
-    // context c are found once, after the fixpoint that completed it
+    let mut ctx = Contexts::new(&e, &x, &shape, k);
+    // Getafix: `init` alone, then context 0 of every thread; standard: context 0 of `main`.
+    // Each fixpoint completes one more context (a context's seeds come from the contexts
+    // before it only), so the switches out of context c are found once, after the fixpoint
+    // that completed it
     let mut limit = e.run(opts);
     let mut rounds = 0u64;
     let go = |limit: &Option<_>, e: &Engine<_>| limit.is_none() && e.found.is_empty();
-    if go(&limit, &e) && ctx.start_threads(&mut e) {
-        limit = e.run(opts);
+    let started = match shape.init {
+        Some(_) => {
+            let s = go(&limit, &e) && ctx.start_threads(&mut e);
+            if s {
+                limit = e.run(opts);
+            }
+            s
+        }
+        None => true,
+    };
+    if started {
         for c in 0..k {
             if !go(&limit, &e) {
                 break;
@@ -343,7 +371,7 @@ pub fn search(
     }
     let mut replays = Vec::new();
     if let Some(&f) = e.found.first() {
-        match interleave::counterexample(&e, &ctx, &x, m, f, !opts.verdict_only) {
+        match interleave::counterexample(&e, &ctx, &x, &shape, m, f, !opts.verdict_only) {
             Ok((finding, replayed)) => {
                 result.findings.push(finding);
                 replays.push(Some(replayed));
@@ -419,11 +447,14 @@ fn thread_label(j: usize) -> &'static str {
 struct Contexts<B: Bdds> {
     /// The program's own globals (their indices in the augmented program).
     own: Vec<u32>,
-    threads: Vec<u32>,
+    /// Per thread slot: the vertex where it starts.
+    starts: Vec<u32>,
     /// Per vertex: may a context end here (not inside a `__VERIFIER_atomic…` procedure)?
     switchable: Vec<bool>,
-    /// Per vertex: the return of a thread procedure (the thread ends; `atomic` is no bar).
+    /// Per vertex: where a thread ends (`atomic` is no bar).
     ending: Vec<bool>,
+    /// Whether a thread that ends releases `atomic` (and is never resumed).
+    release_on_end: bool,
     /// `cs = c` for c = 0..=k.
     cs_is: Vec<B::F>,
     /// The current copies of `cs`.
@@ -434,49 +465,44 @@ struct Contexts<B: Bdds> {
     t_is: Vec<Vec<B::F>>,
     /// The program's globals equal g_i (index i − 1).
     g_eq: Vec<B::F>,
+    /// As `g_eq`, for a thread that ends: `atomic` is released (false in g_i, anything in
+    /// the globals); `g_eq` where nothing is released.
+    g_eq_end: Vec<B::F>,
     phase: B::F,
     unlocked: B::F,
-    /// The global `atomic` (its index in the augmented program), if the program has one.
+    /// The lock global (its slot in the augmented program), if the program has one.
     atomic: Option<u32>,
+    /// Its current copy's variable.
+    atomic_var: Option<u32>,
     /// The variables of ḡ and t̄ (current copies), sorted.
     gt_vars: Vec<u32>,
-    /// Entry constraints of each thread's procedure (fixed initial values of its locals).
+    /// Per slot: what its first frame starts with (fixed initial values of its locals, its
+    /// creation flag, the locals copied from the globals the creation wrote).
     entry_init: Vec<B::F>,
-    /// `init`'s `endinit` vertex.
-    endinit: u32,
+    /// Getafix: `init`'s `endinit` vertex.
+    endinit: Option<u32>,
     /// Per context (complete ones only): [`Contexts::resumable`].
     resumable: Vec<Vec<(u32, B::F)>>,
 }
 
 impl<B: Bdds> Contexts<B> {
-    fn new(
-        e: &Engine<B>,
-        x: &Extra,
-        threads: &[u32],
-        init: u32,
-        endinit: u32,
-        k: u32,
-    ) -> Contexts<B> {
+    fn new(e: &Engine<B>, x: &Extra, shape: &Shape, k: u32) -> Contexts<B> {
         let b = &e.bdd;
         let cv = |s: u32| e.layout.cv(s);
-        let p = e.m.program;
         let n = e.proc_of.len();
-        let atomic_proc: Vec<bool> = p
-            .procs
-            .iter()
-            .map(|q| q.name.starts_with("__VERIFIER_atomic"))
-            .collect();
         let switchable = (0..n)
-            .map(|v| !atomic_proc[e.proc_of[v] as usize])
+            .map(|v| !shape.unswitchable[e.proc_of[v] as usize])
             .collect();
         let mut ending = vec![false; n];
-        for &t in threads {
-            for (pc, node) in p.procs[t as usize].nodes.iter().enumerate() {
-                if matches!(node.stmt, Stmt::Return { .. }) {
-                    ending[(e.entry(t) + pc as u32) as usize] = true;
-                }
-            }
+        for &(q, pc) in &shape.ending {
+            ending[(e.entry(q) + pc) as usize] = true;
         }
+        let starts: Vec<u32> = shape
+            .starts
+            .iter()
+            .map(|&(q, pc)| e.entry(q) + pc)
+            .collect();
+        let threads = starts.len();
         let cs_is = (0..=k)
             .map(|c| {
                 let lits: Vec<(u32, bool)> =
@@ -492,7 +518,7 @@ impl<B: Bdds> Contexts<B> {
         let t_is =
             x.t.iter()
                 .map(|bits| {
-                    (0..threads.len())
+                    (0..threads)
                         .map(|j| {
                             let lits: Vec<(u32, bool)> = bits
                                 .iter()
@@ -504,22 +530,22 @@ impl<B: Bdds> Contexts<B> {
                         .collect()
                 })
                 .collect();
-        let g_eq =
-            x.gs.iter()
-                .map(|copy| {
-                    let mut f = b.constant(true);
-                    for (&o, &s) in x.own.iter().zip(copy) {
-                        let eq = b.equiv(&b.var(cv(o)), &b.var(cv(s)));
-                        f = b.and(&f, &eq);
-                    }
-                    f
-                })
-                .collect();
-        let atomic = p
-            .globals
-            .iter()
-            .position(|v| v.name == "atomic")
-            .map(|i| i as u32);
+        let atomic = shape.atomic.map(|g| x.own[g as usize]);
+        let released = atomic.filter(|_| shape.release_on_end);
+        let eq = |copy: &[u32], skip: Option<u32>| {
+            let mut f = b.constant(true);
+            for (&o, &s) in x.own.iter().zip(copy) {
+                let eq = if Some(o) == skip {
+                    b.not(&b.var(cv(s)))
+                } else {
+                    b.equiv(&b.var(cv(o)), &b.var(cv(s)))
+                };
+                f = b.and(&f, &eq);
+            }
+            f
+        };
+        let g_eq = x.gs.iter().map(|copy| eq(copy, None)).collect();
+        let g_eq_end = x.gs.iter().map(|copy| eq(copy, released)).collect();
         let unlocked = match atomic {
             Some(i) => b.not(&b.var(cv(i))),
             None => b.constant(true),
@@ -531,34 +557,71 @@ impl<B: Bdds> Contexts<B> {
                 .map(|&s| cv(s))
                 .collect();
         gt_vars.sort_unstable();
-        let entry_init = threads
-            .iter()
-            .map(|&t| e.procs[t as usize].entry_init.clone())
+        let entry_init = (0..threads)
+            .map(|j| {
+                let (q, pc) = shape.starts[j];
+                let w = starts[j];
+                let mut f = if pc == 0 {
+                    e.procs[q as usize].entry_init.clone()
+                } else {
+                    b.constant(true)
+                };
+                if let Some(flag) = shape.created[j] {
+                    f = b.and(&f, &b.var(cv(x.own[flag as usize])));
+                }
+                for &(local, g) in &shape.copies[j] {
+                    let slot = e.g + local;
+                    if e.lives_at(w, slot) {
+                        let same = b.equiv(&b.var(cv(slot)), &b.var(cv(x.own[g as usize])));
+                        f = b.and(&f, &same);
+                    }
+                }
+                f
+            })
             .collect();
         Contexts {
             own: x.own.clone(),
-            threads: threads.to_vec(),
+            starts,
             switchable,
             ending,
+            release_on_end: shape.release_on_end,
             cs_is,
             cs_cube,
             g_cube,
             t_is,
             g_eq,
+            g_eq_end,
             phase: b.var(cv(x.phase)),
             unlocked,
             atomic,
+            atomic_var: atomic.map(cv),
             gt_vars,
             entry_init,
-            endinit: e.entry(init) + endinit,
+            endinit: shape.init.map(|(q, pc)| e.entry(q) + pc),
             resumable: Vec::new(),
+        }
+    }
+
+    /// The states at vertex `v` in `s` as they are when the thread is left there: not inside
+    /// an atomic section, unless the thread ends at `v` (which, in the standard layout,
+    /// releases the section).
+    fn leave(&self, b: &B, v: usize, s: &B::F) -> B::F {
+        if !self.ending[v] {
+            return b.and(s, &self.unlocked);
+        }
+        match (self.release_on_end, self.atomic_var) {
+            (true, Some(a)) => b.and(&b.exists(s, &b.cube(&[a])), &self.unlocked),
+            _ => s.clone(),
         }
     }
 
     /// The states at `endinit` start context 0 of every thread. True if an edge was new.
     fn start_threads(&self, e: &mut Engine<B>) -> bool {
         let b = &e.bdd;
-        let at = &e.reached[self.endinit as usize];
+        let Some(endinit) = self.endinit else {
+            return false;
+        };
+        let at = &e.reached[endinit as usize];
         if b.is_false(at) {
             return false;
         }
@@ -566,12 +629,12 @@ impl<B: Bdds> Contexts<B> {
         keep.sort_unstable();
         let globals = b.project(at, &keep);
         let mut seeds = Vec::new();
-        for (j, &t) in self.threads.iter().enumerate() {
+        for (j, &w) in self.starts.iter().enumerate() {
             let mut s = b.and(&globals, &self.t_is[0][j]);
             s = b.and(&s, &self.cs_is[0]);
             s = b.and(&s, &self.phase);
             s = b.and(&s, &self.entry_init[j]);
-            seeds.push((e.entry(t), s, true));
+            seeds.push((w, s, true));
         }
         self.feed(e, seeds)
     }
@@ -599,10 +662,7 @@ impl<B: Bdds> Contexts<B> {
             if !self.switchable[v] || b.is_false(r) {
                 continue;
             }
-            let mut s = b.and(r, &here);
-            if !self.ending[v] {
-                s = b.and(&s, &self.unlocked);
-            }
+            let s = self.leave(b, v, &b.and(r, &here));
             if b.is_false(&s) {
                 continue;
             }
@@ -642,7 +702,7 @@ impl<B: Bdds> Contexts<B> {
                 return false;
             }
             let t_next = self.t_is.get(c as usize + 1);
-            for j in 0..self.threads.len() {
+            for j in 0..self.starts.len() {
                 let to_j = match t_next {
                     Some(t) => t[j].clone(),
                     None => b.constant(true),
@@ -663,9 +723,8 @@ impl<B: Bdds> Contexts<B> {
                     first = b.and(&first, &b.not(&self.t_is[i][j]));
                 }
                 if !b.is_false(&first) {
-                    let t = self.threads[j];
                     let s = b.and(&b.and(&first, &into), &self.entry_init[j]);
-                    seeds.push((e.entry(t), s, true));
+                    seeds.push((self.starts[j], s, true));
                 }
                 // back to thread j, last active in context c2
                 for c2 in (0..=c as usize).rev() {
@@ -696,19 +755,17 @@ impl<B: Bdds> Contexts<B> {
     /// (any globals past the last copy), with the globals and `cs` quantified out.
     fn resumable(&self, e: &Engine<B>, c2: usize) -> Vec<(u32, B::F)> {
         let b = &e.bdd;
-        let mut left = b.and(&self.cs_is[c2], &self.phase);
-        if let Some(g) = self.g_eq.get(c2) {
-            left = b.and(&left, g);
-        }
+        let left = b.and(&self.cs_is[c2], &self.phase);
         let quant = b.and(&self.g_cube, &self.cs_cube);
         let mut out = Vec::new();
         for (v, r) in e.reached.iter().enumerate() {
-            if !self.switchable[v] || b.is_false(r) {
+            // a thread that ended is not resumed (it would only end again)
+            if !self.switchable[v] || b.is_false(r) || (self.release_on_end && self.ending[v]) {
                 continue;
             }
-            let mut s = b.and(r, &left);
-            if !self.ending[v] {
-                s = b.and(&s, &self.unlocked);
+            let mut s = self.leave(b, v, &b.and(r, &left));
+            if let Some(g) = self.g_eq.get(c2) {
+                s = b.and(&s, g);
             }
             if !b.is_false(&s) {
                 out.push((v as u32, b.exists(&s, &quant)));
@@ -721,7 +778,7 @@ impl<B: Bdds> Contexts<B> {
     /// over the vertices).
     fn nodes_per_thread(&self, e: &Engine<B>) -> Vec<usize> {
         let b = &e.bdd;
-        (0..self.threads.len())
+        (0..self.starts.len())
             .map(|j| {
                 let mut running = b.constant(false);
                 for (cs, t) in self.cs_is.iter().zip(&self.t_is) {

@@ -15,12 +15,14 @@
 //! in the order of t̄, each step matched against the next point, so the path the report
 //! prints has been executed once already.
 
-use super::{Contexts, Extra};
+use super::{Contexts, Extra, Shape};
 use crate::explore::{Finding, Path, Replayed, Replayer};
+use crate::runtime::Kind;
 use crate::runtime::{Machine, Outcome, State, Value};
 use crate::symbolic::bdd::Bdds;
 use crate::symbolic::reach::{Engine, Found, Xfer, NONE};
 use crate::symbolic::trace::{Stamped, Switches, Trail, Vals};
+use zingrs_lang::ir::{Pc, ProcId};
 
 /// A sorted valuation's value of `var`.
 fn get(vals: &[(u32, bool)], var: u32) -> Option<bool> {
@@ -82,7 +84,7 @@ impl<B: Bdds> Switches for Thread<'_, B> {
             return false;
         }
         let b = &self.e.bdd;
-        let j = self.ctx.threads.iter().position(|&t| self.e.entry(t) == v);
+        let j = self.ctx.starts.iter().position(|&w| w == v);
         let init_ok = j.is_some_and(|j| b.eval(&self.ctx.entry_init[j], vals) == Some(true));
         let globals_ok = if self.first == 0 {
             b.eval(&self.started, vals) == Some(true)
@@ -95,7 +97,8 @@ impl<B: Bdds> Switches for Thread<'_, B> {
     fn resumed_from(&self, v: u32, vals: &[(u32, bool)], below: u32) -> Option<Stamped> {
         let c = number(vals, &self.vars.cs)?;
         let c2 = (*self.prev.get(c as usize)?)?;
-        if !self.ctx.switchable[v as usize] || !self.globals_are(vals, c) {
+        let ended = self.ctx.release_on_end && self.ctx.ending[v as usize];
+        if !self.ctx.switchable[v as usize] || ended || !self.globals_are(vals, c) {
             return None;
         }
         // the same point at context c2, with the globals the thread was left with (g_{c2+1})
@@ -134,6 +137,7 @@ pub(super) fn counterexample<B: Bdds>(
     e: &Engine<'_, '_, B>,
     ctx: &Contexts<B>,
     x: &Extra,
+    shape: &Shape,
     m: &Machine,
     f: Found,
     all: bool,
@@ -168,10 +172,10 @@ pub(super) fn counterexample<B: Bdds>(
     let mut histories: Vec<History> = Vec::new();
     let init_start;
     let schedule: Vec<usize>;
-    if e.proc_of[v as usize] == e.main {
+    if ctx.endinit.is_some() && e.proc_of[v as usize] == e.main {
         // inside `init`, before any thread
         schedule = Vec::new();
-        init_start = target;
+        init_start = Some(target);
     } else {
         let c = number(&target.vals, &vars.cs).ok_or("the target has no context")?;
         schedule = (0..=c as usize)
@@ -188,14 +192,18 @@ pub(super) fn counterexample<B: Bdds>(
             .collect();
         shared.sort_unstable();
         let shared = b.literals(&shared);
-        let started = {
-            let at = &e.reached[ctx.endinit as usize];
-            let mut keep = vars.own.clone();
-            keep.sort_unstable();
-            b.project(at, &keep)
+        let started = match ctx.endinit {
+            Some(endinit) => {
+                let at = &e.reached[endinit as usize];
+                let mut keep = vars.own.clone();
+                keep.sort_unstable();
+                b.project(at, &keep)
+            }
+            // the standard layout: main's first context starts in an initial state
+            None => e.initial(),
         };
         let mut target = Some(target);
-        for j in 0..ctx.threads.len() {
+        for j in 0..ctx.starts.len() {
             let Some(last) = schedule.iter().rposition(|&t| t == j) else {
                 continue;
             };
@@ -213,7 +221,6 @@ pub(super) fn counterexample<B: Bdds>(
             } else {
                 // a state the thread may be left in at its last context, with globals g_{last+1}
                 let mut left = b.and(&ctx.cs_is[last], &ctx.phase);
-                left = b.and(&left, &ctx.g_eq[last]);
                 left = b.and(&left, &shared);
                 left = b.and(&left, &ctx.t_is[last][j]);
                 let mut best: Option<(u32, u32, B::F)> = None;
@@ -221,10 +228,11 @@ pub(super) fn counterexample<B: Bdds>(
                     if !ctx.switchable[w] || b.is_false(r) {
                         continue;
                     }
-                    let mut s = left.clone();
-                    if !ctx.ending[w] {
-                        s = b.and(&s, &ctx.unlocked);
-                    }
+                    let s = if ctx.ending[w] {
+                        b.and(&left, &ctx.g_eq_end[last])
+                    } else {
+                        b.and(&b.and(&left, &ctx.g_eq[last]), &ctx.unlocked)
+                    };
                     if let Some((st, meet)) = e.first_meet(w as u32, &s, NONE) {
                         if best.as_ref().is_none_or(|x| st < x.0) {
                             best = Some((st, w as u32, meet));
@@ -239,12 +247,14 @@ pub(super) fn counterexample<B: Bdds>(
                 e,
                 ctx,
                 vars: &vars,
-                entry: e.entry(ctx.threads[j]),
+                entry: ctx.starts[j],
                 first,
                 prev,
                 started: started.clone(),
             };
-            let trail = e.walk(start, Some(&sw))?;
+            let trail = e
+                .walk(start, Some(&sw))
+                .map_err(|w| format!("thread slot {j}: {w}"))?;
             let cs = (0..trail.len())
                 .map(|i| value(e, &trail, i, &vars.cs))
                 .collect::<Option<Vec<u32>>>()
@@ -256,9 +266,51 @@ pub(super) fn counterexample<B: Bdds>(
             });
         }
         // `init` at `endinit` with the globals context 0 starts with
+        init_start = match ctx.endinit {
+            Some(endinit) => Some(init_point(e, &vars, &histories, schedule[0], endinit)?),
+            None => None,
+        };
+    }
+    let run = Run {
+        e,
+        m,
+        own_limit: shape.own_globals * (x.gs.len() as u32 + 1),
+        stride: x.gs.len() as u32 + 1,
+        orig: &shape.orig,
+        sites: &shape.sites,
+    };
+    let violation = matches!(f, Found::Assertion { .. });
+    let (path, replayed) = match init_start {
+        Some(init_start) => {
+            let init_trail = e.walk(init_start, None)?;
+            run.replay(&init_trail, &schedule, &histories, violation, all)?
+        }
+        None => run.replay_standard(&schedule, &histories, violation, all)?,
+    };
+    let finding = match f {
+        Found::Assertion { .. } => Finding::Assertion { path },
+        Found::Target { target, .. } => Finding::Target {
+            label: e.target_names[target as usize].clone(),
+            path,
+        },
+    };
+    Ok((finding, replayed))
+}
+
+/// `init`'s point at `endinit` with the globals the first context (of thread `t0`) starts
+/// with.
+fn init_point<B: Bdds>(
+    e: &Engine<'_, '_, B>,
+    vars: &Vars,
+    histories: &[History],
+    t0: usize,
+    endinit: u32,
+) -> Result<crate::symbolic::trace::Point<B::F>, String> {
+    let b = &e.bdd;
+    {
         let h0 = histories
             .iter()
-            .find(|h| h.thread == schedule[0])
+            .find(|h| h.thread == t0)
             .expect("thread t_0 runs");
         let scope = e.scope_of(h0.trail.v[0]);
         let lits: Vec<(u32, bool)> = scope
@@ -268,32 +320,10 @@ pub(super) fn counterexample<B: Bdds>(
             .map(|(k, &x)| (x, h0.trail.bit(0, k)))
             .collect();
         let (s, meet) = e
-            .first_meet(ctx.endinit, &b.literals(&lits), NONE)
+            .first_meet(endinit, &b.literals(&lits), NONE)
             .ok_or("init does not start the threads with these globals")?;
-        init_start = e.point(ctx.endinit, &meet, s);
+        Ok(e.point(endinit, &meet, s))
     }
-    let init_trail = e.walk(init_start, None)?;
-    let (path, replayed) = Run {
-        e,
-        m,
-        own_limit: x.own.len() as u32 * (x.gs.len() as u32 + 1),
-        stride: x.gs.len() as u32 + 1,
-    }
-    .replay(
-        &init_trail,
-        &schedule,
-        &histories,
-        matches!(f, Found::Assertion { .. }),
-        all,
-    )?;
-    let finding = match f {
-        Found::Assertion { .. } => Finding::Assertion { path },
-        Found::Target { target, .. } => Finding::Target {
-            label: e.target_names[target as usize].clone(),
-            path,
-        },
-    };
-    Ok((finding, replayed))
 }
 
 /// The number the bits `vars` spell at the trail's point `i`.
@@ -317,6 +347,10 @@ struct Run<'a, 'm, 'p, B: Bdds> {
     /// every `stride`-th (each global is followed by its copies).
     own_limit: u32,
     stride: u32,
+    /// The original procedure of each procedure of the augmented program.
+    orig: &'a [ProcId],
+    /// The creation sites (procedure and pc) and the thread slots each fills, in order.
+    sites: &'a [((ProcId, Pc), Vec<usize>)],
 }
 
 impl<B: Bdds> Run<'_, '_, '_, B> {
@@ -328,7 +362,7 @@ impl<B: Bdds> Run<'_, '_, '_, B> {
             return false;
         };
         let v = t.v[i];
-        if frame.proc != e.proc_of[v as usize] || frame.pc != e.pc(v) {
+        if frame.proc != self.orig[e.proc_of[v as usize] as usize] || frame.pc != e.pc(v) {
             return false;
         }
         let gv = self.m.global_values(s, Some(tid));
@@ -445,6 +479,179 @@ impl<B: Bdds> Run<'_, '_, '_, B> {
         if violation {
             let i = r
                 .outcomes(last_thread as u32)?
+                .iter()
+                .position(|o| matches!(o, Outcome::Violation(_)))
+                .ok_or("the assertion does not fail")?;
+            r.take(i as u32)?;
+        }
+        Ok(r.finish())
+    }
+}
+
+/// The thread of each slot in the replayed state (threads are numbered by their place in the
+/// state's list, which creations append to and ends remove from).
+struct Tids {
+    tid: Vec<Option<usize>>,
+    /// Per creation site: how many of its slots are filled.
+    filled: Vec<usize>,
+}
+
+impl Tids {
+    fn of(&self, slot: usize) -> Result<usize, String> {
+        self.tid[slot].ok_or_else(|| format!("thread slot {slot} runs before it is created"))
+    }
+
+    /// Thread `tid` ended: the threads after it move down.
+    fn ended(&mut self, tid: usize) {
+        for t in self.tid.iter_mut() {
+            match *t {
+                Some(x) if x == tid => *t = None,
+                Some(x) if x > tid => *t = Some(x - 1),
+                _ => {}
+            }
+        }
+    }
+}
+
+impl<B: Bdds> Run<'_, '_, '_, B> {
+    /// The creation site at vertex `v`, if it is one.
+    fn site_at(&self, v: u32) -> Option<usize> {
+        let q = self.e.proc_of[v as usize];
+        let pc = self.e.pc(v);
+        self.sites.iter().position(|s| s.0 == (q, pc))
+    }
+
+    /// Steps the thread of `slot` to each point of its history in `from..to`; a step at a
+    /// creation site also creates the next slot of the site, whose first frame must agree
+    /// with the start of that slot's history.
+    fn follow_slot(
+        &self,
+        r: &mut Replayer,
+        slot: usize,
+        tids: &mut Tids,
+        histories: &[History],
+        h: &History,
+        steps: std::ops::Range<usize>,
+    ) -> Result<(), String> {
+        for k in steps {
+            let tid = tids.of(slot)?;
+            let site = self.site_at(h.trail.v[k - 1]);
+            let child = site.and_then(|i| self.sites[i].1.get(tids.filled[i]).copied());
+            let child_history = child.and_then(|c| histories.iter().find(|h| h.thread == c));
+            let hit = r.outcomes(tid as u32)?.iter().position(|o| match o {
+                Outcome::Next { state, .. } => {
+                    self.agrees(state, tid, &h.trail, k, true)
+                        && child_history.is_none_or(|ch| {
+                            let new = state.threads.len() - 1;
+                            self.agrees(state, new, &ch.trail, 0, false)
+                        })
+                }
+                _ => false,
+            });
+            let Some(i) = hit else {
+                let v = h.trail.v[k];
+                return Err(format!(
+                    "thread slot {slot}: no outcome reaches {} pc {}",
+                    self.m.program.procs[self.orig[self.e.proc_of[v as usize] as usize] as usize]
+                        .name,
+                    self.e.pc(v)
+                ));
+            };
+            r.take(i as u32)?;
+            if let (Some(site), Some(c)) = (site, child) {
+                tids.filled[site] += 1;
+                tids.tid[c] = Some(r.state().threads.len() - 1);
+            }
+        }
+        Ok(())
+    }
+
+    /// The standard layout: slot 0 (`main`) runs from an initial state; the histories run
+    /// context by context in the order of the schedule.
+    fn replay_standard(
+        &self,
+        schedule: &[usize],
+        histories: &[History],
+        violation: bool,
+        all: bool,
+    ) -> Result<(Path, Replayed), String> {
+        let e = self.e;
+        let p = self.m.program;
+        let h0 = histories
+            .iter()
+            .find(|h| h.thread == 0)
+            .ok_or("main does not run")?;
+        let scope0 = e.scope_of(h0.trail.v[0]);
+        let value = |var: u32, init_: zingrs_lang::ir::Init| {
+            let at = scope0.binary_search(&var).ok().map(|k| h0.trail.bit(0, k));
+            Value::Bool(
+                at.or(crate::symbolic::model::fixed_init(init_))
+                    .unwrap_or(false),
+            )
+        };
+        let mut start: Vec<Value> = Vec::new();
+        for (i, gv) in p.globals.iter().enumerate() {
+            start.push(value(e.layout.cv(i as u32 * self.stride), gv.init));
+        }
+        for (j, lv) in p.procs[p.activations[0] as usize].locals.iter().enumerate() {
+            start.push(value(e.layout.cv(e.g + j as u32), lv.init));
+        }
+        let mut r = Replayer::start(self.m, start, all)?;
+        let slots = 1 + self.sites.iter().map(|s| s.1.len()).sum::<usize>();
+        let mut tids = Tids {
+            tid: vec![None; slots],
+            filled: vec![0; self.sites.len()],
+        };
+        tids.tid[0] = Some(0);
+        let mut at = vec![0usize; histories.len()];
+        let mut last_tid = 0;
+        for (c, &j) in schedule.iter().enumerate() {
+            let h = histories
+                .iter()
+                .position(|h| h.thread == j)
+                .expect("a history per thread");
+            let hist = &histories[h];
+            let from = at[h];
+            let mut to = from;
+            while to < hist.trail.len() && hist.cs[to] == c as u32 {
+                to += 1;
+            }
+            if to == from {
+                return Err(format!("thread slot {j} has no point in context {c}"));
+            }
+            let tid = tids.of(j)?;
+            if !self.agrees(r.state(), tid, &hist.trail, from, true) {
+                return Err(format!(
+                    "context {c}: thread slot {j} does not resume as walked"
+                ));
+            }
+            self.follow_slot(&mut r, j, &mut tids, histories, hist, from + 1..to)?;
+            at[h] = to;
+            last_tid = tids.of(j)?;
+            // a thread left where it ends, inside an atomic section: it ends (releasing the
+            // section) before the next context
+            let owner = r.state().threads.get(last_tid).is_some_and(|t| t.atomic);
+            if c + 1 < schedule.len() && owner {
+                let i = r
+                    .outcomes(last_tid as u32)?
+                    .iter()
+                    .position(|o| {
+                        matches!(
+                            o,
+                            Outcome::Next {
+                                kind: Kind::ThreadEnd,
+                                ..
+                            }
+                        )
+                    })
+                    .ok_or("a thread is left inside an atomic section")?;
+                r.take(i as u32)?;
+                tids.ended(last_tid);
+            }
+        }
+        if violation {
+            let i = r
+                .outcomes(last_tid as u32)?
                 .iter()
                 .position(|o| matches!(o, Outcome::Violation(_)))
                 .ok_or("the assertion does not fail")?;
