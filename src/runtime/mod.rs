@@ -6,6 +6,8 @@
 //! (reads, allocations, writes) to a [`Recorder`].
 
 mod eval;
+mod fresh;
+mod guarded;
 mod independence;
 mod init;
 mod locks;
