@@ -17,8 +17,9 @@ pub enum Reduction {
     /// An atomic region is one transition: the states strictly inside it are not stored
     /// (except at its loop heads and its choices, so that the search ends and meets again).
     Transactions,
-    /// Partial-order reduction: a thread whose next step touches only its own variables runs
-    /// alone (a persistent set of one thread, with the cycle proviso).
+    /// Partial-order reduction: a thread whose next step touches only its own variables (or
+    /// shared data that only it can touch then: under a lock it holds, or an object it just
+    /// allocated) runs alone (a persistent set of one thread, with the cycle proviso).
     Por,
     /// Both.
     All,

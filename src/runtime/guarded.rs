@@ -313,12 +313,24 @@ impl Threads {
                 .filter(|(pc, _)| other_nodes[*pc])
                 .map(|(_, n)| n),
         );
-        // every thread started anywhere runs its procedure and what it calls
-        let started = callees_of(&mut program.procs.iter().flat_map(|q| {
+        // every thread started anywhere runs its procedure and what it calls; one started by
+        // `start_thread goto` in another procedure runs the rest of that procedure
+        let mut started = callees_of(&mut program.procs.iter().flat_map(|q| {
             q.nodes
                 .iter()
                 .filter(|n| matches!(n.stmt, Stmt::StartThread { .. }))
         }));
+        let mut forks = vec![false; program.procs.len()];
+        for (q, proc) in program.procs.iter().enumerate() {
+            forks[q] = q != main
+                && proc
+                    .nodes
+                    .iter()
+                    .any(|n| matches!(n.stmt, Stmt::StartThreadGoto));
+        }
+        for (a, b) in started.iter_mut().zip(closure(program, forks)) {
+            *a |= b;
+        }
         for (a, b) in from_others.iter_mut().zip(&started) {
             *a |= *b;
         }
@@ -694,5 +706,27 @@ end
         // main's write after the thread started, without the lock
         let late = text.replace("  worker();\nend", "  x := T;\nend");
         assert_eq!(protected(&late, Lang::Bp), names(&["y"]));
+    }
+
+    #[test]
+    fn a_thread_forked_in_a_callee_is_another_thread() {
+        let text = "decl x, y;
+void fork() begin
+  start_thread goto W;
+  goto Z;
+  W: x := T;
+  end_thread;
+  Z: y := T;
+end
+void main() begin
+  fork();
+  x := F;
+  y := F;
+end
+";
+        // fork's code from W on runs in the new thread, and the analysis counts the whole of a
+        // procedure with a `start_thread goto` as another thread's: neither is main's alone
+        // (main's own writes come after the start, without a lock)
+        assert_eq!(protected(text, Lang::Bp), names(&[]));
     }
 }
