@@ -8,6 +8,9 @@
 //! `ZINGRS_DIFF_SPAWN_COUNT` (default 150) sets the number of programs with threads created in
 //! a loop (`zingrs gen random-spawn-bp SEED`), on which coverability is compared with the
 //! explicit engine under `--threads N`, with and without symmetry.
+//! `ZINGRS_DIFF_CONCURRENT=1` checks only the concurrent ones among them (the others are
+//! skipped, not counted as compared), for long runs aimed at the reductions; both tests print
+//! how many concurrent models they checked.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -35,6 +38,17 @@ fn env_num(name: &str, default: u64) -> u64 {
         .ok()
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(default)
+}
+
+/// Whether only concurrent models are checked (`ZINGRS_DIFF_CONCURRENT=1`).
+fn concurrent_only() -> bool {
+    env_num("ZINGRS_DIFF_CONCURRENT", 0) != 0
+}
+
+/// Whether a generated model starts a thread (a boolean program's `start_thread`, a Zing
+/// model's `async`).
+fn is_concurrent(text: &str) -> bool {
+    text.contains("start_thread") || text.contains("async ")
 }
 
 fn runs_of(text: &str, configs: &[Config], timeout: Duration) -> Result<Vec<Run>, String> {
@@ -115,10 +129,17 @@ enum Outcome {
     /// Verdict kinds per configuration (conclusive ones only).
     Agreed(Vec<(String, i32)>),
     Failed(String),
+    /// Sequential, under `ZINGRS_DIFF_CONCURRENT=1`.
+    Skipped,
 }
 
-fn check_seed(seed: u64, size: u32, configs: &[Config]) -> Outcome {
+fn check_seed(seed: u64, size: u32, configs: &[Config], concurrent: &AtomicUsize) -> Outcome {
     let text = random_bp(seed, size);
+    if is_concurrent(&text) {
+        concurrent.fetch_add(1, Ordering::Relaxed);
+    } else if concurrent_only() {
+        return Outcome::Skipped;
+    }
     let runs = match runs_of(&text, configs, TIMEOUT) {
         Ok(r) => r,
         Err(e) => {
@@ -163,6 +184,7 @@ fn engines_agree_on_random_programs() {
     // per configuration: [passed, error, bounded, limit, other]
     let tally: Mutex<BTreeMap<String, [u64; 5]>> = Mutex::new(BTreeMap::new());
     let compared = AtomicUsize::new(0);
+    let concurrent = AtomicUsize::new(0);
     let slow = Mutex::new(Vec::new());
     let clock = Instant::now();
     std::thread::scope(|s| {
@@ -175,7 +197,7 @@ fn engines_agree_on_random_programs() {
                         break;
                     }
                     let t0 = Instant::now();
-                    let outcome = check_seed(start + i, size, &configs);
+                    let outcome = check_seed(start + i, size, &configs, &concurrent);
                     slow.lock().unwrap().push((t0.elapsed(), start + i));
                     match outcome {
                         Outcome::Agreed(v) => {
@@ -196,6 +218,7 @@ fn engines_agree_on_random_programs() {
                             }
                         }
                         Outcome::Failed(msg) => failures.lock().unwrap().push(msg),
+                        Outcome::Skipped => {}
                     }
                 })
                 .expect("worker thread");
@@ -203,10 +226,12 @@ fn engines_agree_on_random_programs() {
     });
     let tally = tally.into_inner().unwrap();
     eprintln!(
-        "differential: {count} programs (seeds {start}..{}), size {size}, {:.1} s, {} compared by at least two conclusive configurations",
+        "differential: {count} programs (seeds {start}..{}), size {size}, {:.1} s, {} compared by at least two conclusive configurations, {} concurrent{}",
         start + count,
         clock.elapsed().as_secs_f64(),
-        compared.load(Ordering::Relaxed)
+        compared.load(Ordering::Relaxed),
+        concurrent.load(Ordering::Relaxed),
+        if concurrent_only() { " (only these checked)" } else { "" }
     );
     for (e, [p, f, b, l, o]) in &tally {
         eprintln!(
@@ -241,9 +266,14 @@ fn engines_agree_on_random_programs() {
     }
     // the generator must keep producing both verdicts, or the comparison says little
     let explicit = tally.get("explicit").copied().unwrap_or_default();
-    if count >= 200 {
+    let checked = if concurrent_only() {
+        concurrent.load(Ordering::Relaxed) as u64
+    } else {
+        count
+    };
+    if checked >= 200 {
         assert!(
-            explicit[0] * 10 >= count && explicit[1] * 10 >= count,
+            explicit[0] * 10 >= checked && explicit[1] * 10 >= checked,
             "a lopsided mix of verdicts: {explicit:?}"
         );
     }
@@ -432,15 +462,24 @@ fn minimizer_keeps_the_property_and_shrinks() {
 
 /// Random Zing models (`zingrs gen random-zing SEED`): explicit DFS, BFS and exact storage, the
 /// summary engine (sequential models) and `all` must agree on every conclusive verdict
-/// (passed, assertion, deadlock, runtime error). `ZINGRS_DIFF_ZING_COUNT` (default 400).
+/// (passed, assertion, deadlock, runtime error). `ZINGRS_DIFF_ZING_COUNT` (default 400) models
+/// from seed `ZINGRS_DIFF_ZING_START` (default 0).
 #[test]
 fn engines_agree_on_random_zing_models() {
     let count = env_num("ZINGRS_DIFF_ZING_COUNT", 400);
+    let start = env_num("ZINGRS_DIFF_ZING_START", 0);
     let configs = differential_configs();
     let mut failures = Vec::new();
     let mut verdicts: BTreeMap<i32, usize> = BTreeMap::new();
-    for seed in 0..count {
+    let mut concurrent = 0usize;
+    let clock = Instant::now();
+    for seed in start..start + count {
         let text = random_zing(seed);
+        if is_concurrent(&text) {
+            concurrent += 1;
+        } else if concurrent_only() {
+            continue;
+        }
         let runs = match check_text("random.zing", &text, &configs, MAX_DEPTH, TIMEOUT) {
             Ok(r) => r,
             Err(e) => {
@@ -464,6 +503,16 @@ fn engines_agree_on_random_zing_models() {
             }
         }
     }
+    eprintln!(
+        "differential: {count} Zing models (seeds {start}..{}), {:.1} s, {concurrent} concurrent{}",
+        start + count,
+        clock.elapsed().as_secs_f64(),
+        if concurrent_only() {
+            " (only these checked)"
+        } else {
+            ""
+        }
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     // the generator must produce both passing and failing models
     assert!(verdicts.get(&0).copied().unwrap_or(0) > 0, "{verdicts:?}");

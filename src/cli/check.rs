@@ -106,8 +106,8 @@ pub struct CheckArgs {
           value_parser = clap::value_parser!(u64).range(1..=super::MAX_MEGABYTES))]
     pub memory: Option<u64>,
     /// Reductions of the explicit search: `transactions` (an atomic region is one transition),
-    /// `por` (partial-order reduction: a thread whose next step touches only its own variables
-    /// runs alone), `all` (both), `none`. Default: `all`; `transactions` with `--search zing`
+    /// `por` (partial-order reduction: a thread whose next step touches only its own variables,
+    /// or shared data no other thread can touch then, runs alone), `all` (both), `none`. Default: `all`; `transactions` with `--search zing`
     /// or `--format zing` (whose "distinct states" count is ZING's); `none` with `--bfs`
     /// (shortest counterexamples).
     #[arg(long, value_enum, value_name = "R")]

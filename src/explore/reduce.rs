@@ -17,8 +17,9 @@ pub enum Reduction {
     /// An atomic region is one transition: the states strictly inside it are not stored
     /// (except at its loop heads and its choices, so that the search ends and meets again).
     Transactions,
-    /// Partial-order reduction: a thread whose next step touches only its own variables runs
-    /// alone (a persistent set of one thread, with the cycle proviso).
+    /// Partial-order reduction: a thread whose next step touches only its own variables (or
+    /// shared data that only it can touch then: under a lock it holds, or an object it just
+    /// allocated) runs alone (a persistent set of one thread, with the cycle proviso).
     Por,
     /// Both.
     All,
@@ -237,6 +238,22 @@ impl Explorer<'_, '_> {
         }
     }
 
+    /// Whether the step the thread takes after outcome `o` of `parent` is a call that the
+    /// summary engine takes as one transaction (in an atomic region, or of a callee that runs
+    /// only private steps): a chain stops before it, so that `steps_of` applies the summary.
+    fn summarizes_next(&self, parent: &State, tid: u32, o: &Outcome) -> bool {
+        if !self.tx.enabled {
+            return false;
+        }
+        let Some((proc, pc, _, atomic)) = Self::position(parent, tid, o) else {
+            return false;
+        };
+        let Stmt::Call { callee, .. } = self.m.program.node(proc, pc).stmt else {
+            return false;
+        };
+        !self.tx.spawns[callee as usize] && (atomic || self.m.private_call(callee))
+    }
+
     /// A transaction run on as one transition: the lone outcome in `self.scratch` of thread
     /// `tid`'s step from `s`, followed while it leads to an interior state (strictly inside
     /// an atomic region, or with the thread at a step it may take alone; see
@@ -255,6 +272,7 @@ impl Explorer<'_, '_> {
         loop {
             let parent = from.as_ref().unwrap_or(s);
             if extra >= MAX_CHAIN
+                || self.summarizes_next(parent, tid as u32, &o)
                 || !(self.interior(parent, tid as u32, &o, false)
                     || self.moves_on(parent, tid as u32, &o, &mut phase))
             {

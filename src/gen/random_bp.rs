@@ -223,7 +223,14 @@ impl Gen {
     /// lk := T; atomic_end;`) before one of their top-level statements and release (`lk := F;`)
     /// after a later one: the reductions' lock movers (`runtime::locks`), where a jump, a
     /// branch or a return may still take a path around either.
+    ///
+    /// In about two of three such programs a global `cs` is written only right after the
+    /// acquires (`cs := T;`) and checked and cleared right before the releases (`assert(cs);
+    /// cs := F;`): data under a lock, which the reductions treat as a both-mover where the
+    /// analysis proves every access holds `lk` (`runtime::guarded`), and whose assertion fails
+    /// where a path around an acquire breaks mutual exclusion.
     fn add_lock(&mut self, rng: &mut Rng, thread: &str) {
+        let guarded = rng.chance(65);
         let decl = self
             .lines
             .iter()
@@ -231,7 +238,7 @@ impl Gen {
             .expect("globals");
         let d = &mut self.lines[decl];
         d.truncate(d.len() - 1);
-        d.push_str(", lk;");
+        d.push_str(if guarded { ", lk, cs;" } else { ", lk;" });
         for name in ["main", thread] {
             let Some(start) = self
                 .lines
@@ -262,11 +269,20 @@ impl Gen {
             let a = rng.below(spots.len() - 1);
             let b = rng.range(a + 1, spots.len() - 1);
             let (acquire, release) = (spots[a] + 1, spots[b] + 1);
-            self.lines.insert(release, "  lk := F;".into());
-            self.lines.insert(
-                acquire,
-                "  atomic_begin; assume(!lk); lk := T; atomic_end;".into(),
-            );
+            if guarded {
+                self.lines
+                    .insert(release, "  assert(cs); cs := F; lk := F;".into());
+                self.lines.insert(
+                    acquire,
+                    "  atomic_begin; assume(!lk); lk := T; atomic_end; cs := T;".into(),
+                );
+            } else {
+                self.lines.insert(release, "  lk := F;".into());
+                self.lines.insert(
+                    acquire,
+                    "  atomic_begin; assume(!lk); lk := T; atomic_end;".into(),
+                );
+            }
         }
     }
 

@@ -123,17 +123,22 @@ const INTS: [&str; 3] = ["Main.a", "Main.b", "n.v"];
 const BOOLS: [&str; 3] = ["Main.f", "n.w", "m.w"];
 
 impl Gen {
-    /// With [`Gen::lock`]: the process's local `ll` takes the lock (an atomic test-and-set).
+    /// With [`Gen::lock`]: the process's local `ll` takes the lock (an atomic test-and-set)
+    /// and counts itself in the lock's `inside`, data only touched under the lock (which the
+    /// reductions treat as a both-mover, `runtime::guarded`).
     fn acquire(&mut self) {
         if self.lock {
             self.line(2, "ll = Main.lk;");
             self.line(2, "atomic { select { wait(!ll.held) -> ll.held = true; } }");
+            self.line(2, "ll.inside = ll.inside + 1;");
         }
     }
 
-    /// With [`Gen::lock`]: the holder releases the lock.
+    /// With [`Gen::lock`]: the holder checks that it is alone inside, and releases the lock.
     fn release(&mut self) {
         if self.lock {
+            self.line(2, "assert(ll.inside == 1);");
+            self.line(2, "ll.inside = ll.inside - 1;");
             self.line(2, "ll.held = false;");
         }
     }
@@ -801,6 +806,7 @@ impl Gen {
         if self.lock {
             self.line(0, "class Lock {");
             self.line(1, "bool held;");
+            self.line(1, "int inside;");
             self.line(0, "};");
             self.line(0, "");
         }

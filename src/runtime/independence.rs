@@ -21,7 +21,8 @@
 //! The same depth-first search over all nodes gives the loop heads, where a search that does
 //! not store states inside atomic regions still stores them, so that it terminates.
 
-use super::locks::{self, Mover};
+use super::guarded::{self, Protected};
+use super::locks::{self, class_of, Mover};
 use super::state::State;
 use super::Machine;
 use zingrs_lang::ir::{Expr, Glue, LValue, Layout, Proc, Program, Stmt};
@@ -51,8 +52,11 @@ impl Independence {
                 .procs
                 .iter()
                 .any(|p| p.nodes.iter().any(|n| n.invariant.is_some()));
-        let results_private = results_private(program);
-        let mut mover = locks::movers(m);
+        let discipline = locks::analyze(m);
+        // shared data only one lock's holder, or only the initial thread, touches
+        let protected = guarded::analyze(program, &discipline);
+        let mut mover = discipline.mover;
+        let results_private = results_private(program, &protected);
         let mut alone = Vec::with_capacity(program.procs.len());
         let mut loop_head = Vec::with_capacity(program.procs.len());
         let mut private_call = Vec::with_capacity(program.procs.len());
@@ -61,7 +65,7 @@ impl Independence {
                 .map(|pc| {
                     !enforced
                         && !m.atomic_proc[i]
-                        && private_node(m, i as u32, p, pc, results_private[i])
+                        && private_node(m, &protected, i as u32, p, pc, results_private[i])
                 })
                 .collect();
             // a transaction runs on through private steps and releases: every cycle of those
@@ -155,20 +159,23 @@ impl Machine<'_> {
     }
 }
 
-/// Per procedure: every call of it stores its results in the caller's own locals.
-fn results_private(program: &Program) -> Vec<bool> {
+/// Per procedure: every call of it stores its results in the caller's own variables.
+fn results_private(program: &Program, protected: &Protected) -> Vec<bool> {
     let mut ok = vec![true; program.procs.len()];
-    for p in &program.procs {
-        for n in &p.nodes {
+    for (i, p) in program.procs.iter().enumerate() {
+        let at = |pc| At {
+            program,
+            protected,
+            proc: i as u32,
+            p,
+            pc,
+        };
+        for (pc, n) in p.nodes.iter().enumerate() {
             if let Stmt::Call {
                 callee, results, ..
             } = &n.stmt
             {
-                if !results
-                    .iter()
-                    .flatten()
-                    .all(|lv| lvalue_private(program, lv))
-                {
+                if !results.iter().flatten().all(|lv| at(pc).lvalue(lv)) {
                     ok[*callee as usize] = false;
                 }
             }
@@ -177,7 +184,14 @@ fn results_private(program: &Program) -> Vec<bool> {
     ok
 }
 
-fn private_node(m: &Machine, proc: u32, p: &Proc, pc: usize, results_private: bool) -> bool {
+fn private_node(
+    m: &Machine,
+    protected: &Protected,
+    proc: u32,
+    p: &Proc,
+    pc: usize,
+    results_private: bool,
+) -> bool {
     let program = m.program;
     let node = &p.nodes[pc];
     // Zing's step granularity: a glued step runs on into its neighbours
@@ -194,8 +208,15 @@ fn private_node(m: &Machine, proc: u32, p: &Proc, pc: usize, results_private: bo
             return false;
         }
     }
-    let e = |x: &Expr| expr_private(program, x);
-    let lv = |x: &LValue| lvalue_private(program, x);
+    let at = At {
+        program,
+        protected,
+        proc,
+        p,
+        pc,
+    };
+    let e = |x: &Expr| at.expr(x);
+    let lv = |x: &LValue| at.lvalue(x);
     match &node.stmt {
         Stmt::Skip | Stmt::Goto | Stmt::Yield => true,
         Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => e(cond),
@@ -230,39 +251,70 @@ fn private_node(m: &Machine, proc: u32, p: &Proc, pc: usize, results_private: bo
     }
 }
 
-fn lvalue_private(program: &Program, lv: &LValue) -> bool {
-    match lv {
-        LValue::Local(_) => true,
-        // another thread's local
-        LValue::PassiveLocal(_) => false,
-        LValue::Global(g) => program.globals[*g as usize].thread_local,
-        LValue::Field(..) | LValue::Elem(..) => false,
-    }
+/// A node, for judging what its step touches.
+#[derive(Clone, Copy)]
+struct At<'a> {
+    program: &'a Program,
+    protected: &'a Protected,
+    proc: u32,
+    p: &'a Proc,
+    pc: usize,
 }
 
-/// Whether evaluating `e` reads only the thread's own variables.
-fn expr_private(program: &Program, e: &Expr) -> bool {
-    zingrs_lang::deep::grow(|| expr_private_here(program, e))
-}
-
-fn expr_private_here(program: &Program, e: &Expr) -> bool {
-    let p = |x: &Expr| expr_private(program, x);
-    match e {
-        Expr::Const(_) | Expr::Local(_) | Expr::PrimedLocal(_) | Expr::Nondet | Expr::SelfId => {
-            true
+impl At<'_> {
+    /// Whether writing `lv` touches only the thread's own variables, protected data or a
+    /// fresh object.
+    fn lvalue(self, lv: &LValue) -> bool {
+        match lv {
+            LValue::Local(_) => true,
+            // another thread's local
+            LValue::PassiveLocal(_) => false,
+            LValue::Global(g) => self.global(*g),
+            LValue::Field(base, f) => self.field(base, *f) && self.expr(base),
+            LValue::Elem(..) => false,
         }
-        Expr::Global(g) | Expr::PrimedGlobal(g) => program.globals[*g as usize].thread_local,
-        Expr::PassiveLocal(_) | Expr::PrimedPassiveLocal(_) => false,
-        Expr::Unary(_, a) | Expr::Neg(_, a) | Expr::BitNot(_, a) | Expr::Convert(_, a) => p(a),
-        Expr::Binary(_, a, b) | Expr::Arith(_, _, a, b) | Expr::Cmp(_, a, b) => p(a) && p(b),
-        Expr::Schoose(a, b) => p(a) && p(b),
-        Expr::Ite(c, a, b) => p(c) && p(a) && p(b),
-        Expr::Field(..)
-        | Expr::Elem(..)
-        | Expr::Size(..)
-        | Expr::In(..)
-        | Expr::Call(..)
-        | Expr::ClassIs(..) => false,
+    }
+
+    fn global(self, g: u32) -> bool {
+        self.program.globals[g as usize].thread_local || self.protected.global(g)
+    }
+
+    /// Whether field `f` of the object `base` refers to is protected data, or that object is
+    /// fresh (reachable from this frame's local alone).
+    fn field(self, base: &Expr, f: u32) -> bool {
+        if let Expr::Local(x) = base {
+            if self.protected.fresh(self.proc, self.pc, *x) {
+                return true;
+            }
+        }
+        class_of(self.program, self.p, base).is_some_and(|c| self.protected.field(c, f))
+    }
+
+    /// Whether evaluating `e` reads only the thread's own variables, protected data or fresh
+    /// objects.
+    fn expr(self, e: &Expr) -> bool {
+        zingrs_lang::deep::grow(|| self.expr_here(e))
+    }
+
+    fn expr_here(self, e: &Expr) -> bool {
+        let p = |x: &Expr| self.expr(x);
+        match e {
+            Expr::Const(_)
+            | Expr::Local(_)
+            | Expr::PrimedLocal(_)
+            | Expr::Nondet
+            | Expr::SelfId => true,
+            Expr::Global(g) | Expr::PrimedGlobal(g) => self.global(*g),
+            Expr::PassiveLocal(_) | Expr::PrimedPassiveLocal(_) => false,
+            Expr::Unary(_, a) | Expr::Neg(_, a) | Expr::BitNot(_, a) | Expr::Convert(_, a) => p(a),
+            Expr::Binary(_, a, b) | Expr::Arith(_, _, a, b) | Expr::Cmp(_, a, b) => p(a) && p(b),
+            Expr::Schoose(a, b) => p(a) && p(b),
+            Expr::Ite(c, a, b) => p(c) && p(a) && p(b),
+            Expr::Field(base, f) => self.field(base, *f) && p(base),
+            Expr::Elem(..) | Expr::Size(..) | Expr::In(..) | Expr::Call(..) | Expr::ClassIs(..) => {
+                false
+            }
+        }
     }
 }
 

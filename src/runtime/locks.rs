@@ -41,24 +41,51 @@ pub enum Mover {
 
 /// A boolean global, or field `f` of the objects of a class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Loc {
+pub(super) enum Loc {
     Global(u32),
     Field(u32, u32),
 }
 
 /// A lock location as one frame names it: the location and the local holding the object.
-type Key = (Loc, Option<u32>);
+pub(super) type Key = (Loc, Option<u32>);
 
-/// Per procedure and node, its mover class.
-pub(super) fn movers(m: &Machine) -> Vec<Vec<Mover>> {
+/// What the lock analysis found: every node's mover class, the lock locations, and the locks
+/// each frame must hold before each node (what `super::guarded` builds on).
+pub(super) struct Discipline {
+    /// Per procedure and node, its mover class.
+    pub mover: Vec<Vec<Mover>>,
+    /// Per procedure and node, the keys of lock locations the frame holds there on every path
+    /// (including the global locks that every call of the procedure holds).
+    pub held: Vec<Vec<Vec<Key>>>,
+    /// The locations that are locks (every access an acquire or a release by the holder).
+    pub locks: Vec<Loc>,
+    /// Per procedure: whether a call of it may release a lock.
+    pub may_release: Vec<bool>,
+}
+
+impl Discipline {
+    /// No movers, no locks: for programs the analysis does not cover.
+    fn none(program: &Program) -> Discipline {
+        Discipline {
+            mover: program
+                .procs
+                .iter()
+                .map(|p| vec![Mover::None; p.nodes.len()])
+                .collect(),
+            held: program
+                .procs
+                .iter()
+                .map(|p| vec![Vec::new(); p.nodes.len()])
+                .collect(),
+            locks: Vec::new(),
+            may_release: vec![true; program.procs.len()],
+        }
+    }
+}
+
+/// The lock discipline of `m`'s program: movers, lock locations and must-hold facts.
+pub(super) fn analyze(m: &Machine) -> Discipline {
     let program = m.program;
-    let none = || -> Vec<Vec<Mover>> {
-        program
-            .procs
-            .iter()
-            .map(|p| vec![Mover::None; p.nodes.len()])
-            .collect()
-    };
     // the Getafix layout's global `atomic` is a lock of its own kind; an `enforce` invariant
     // may read anything after any step; a broadcast writes other threads' locals (kept simple:
     // no movers at all)
@@ -68,12 +95,13 @@ pub(super) fn movers(m: &Machine) -> Vec<Vec<Mover>> {
         .any(|p| p.nodes.iter().any(|n| n.invariant.is_some()))
         || program.has_passive();
     if matches!(program.layout, Layout::Getafix { .. }) || enforced {
-        return none();
+        return Discipline::none(program);
     }
     let mut bad = Disqualified::default();
     // per procedure: its acquires (first node, key, nodes of the pattern) and releases
     let mut acquires: Vec<Vec<(usize, Key, Vec<usize>)>> = Vec::new();
     let mut releases: Vec<Vec<(usize, Key)>> = Vec::new();
+    let mut candidates: Vec<Loc> = Vec::new();
     for (i, p) in program.procs.iter().enumerate() {
         let preds = predecessors(p);
         let mut acq = Vec::new();
@@ -93,9 +121,11 @@ pub(super) fn movers(m: &Machine) -> Vec<Vec<Mover>> {
                 for &n in &nodes {
                     in_pattern[n] = true;
                 }
+                candidates.push(key.0);
                 acq.push((pc, key, nodes));
             } else if let Some(key) = release(program, p, pc) {
                 in_pattern[pc] = true;
+                candidates.push(key.0);
                 rel.push((pc, key));
             }
         }
@@ -114,22 +144,19 @@ pub(super) fn movers(m: &Machine) -> Vec<Vec<Mover>> {
     }
     // a release must be by the holder: the frame's must-hold facts
     let may_release = may_release(program, &releases);
-    for (i, p) in program.procs.iter().enumerate() {
-        if releases[i].is_empty() {
-            continue;
-        }
-        let held = must_hold(p, &acquires[i], &releases[i], &may_release);
-        for &(pc, key) in &releases[i] {
-            if !held[pc].contains(&key) {
+    let held = held_everywhere(program, &acquires, &releases, &may_release);
+    for (i, rel) in releases.iter().enumerate() {
+        for &(pc, key) in rel {
+            if !held[i][pc].contains(&key) {
                 bad.loc(key.0);
             }
         }
     }
-    let mut out = none();
+    let mut out = Discipline::none(program);
     for (i, p) in program.procs.iter().enumerate() {
         for &(pc, key, _) in &acquires[i] {
             if !bad.is(key.0) {
-                out[i][pc] = Mover::Acquire;
+                out.mover[i][pc] = Mover::Acquire;
             }
         }
         for &(pc, key) in &releases[i] {
@@ -139,11 +166,129 @@ pub(super) fn movers(m: &Machine) -> Vec<Vec<Mover>> {
                     .iter()
                     .any(|&s| p.nodes[s as usize].glue != Glue::No);
             if !bad.is(key.0) && !glued {
-                out[i][pc] = Mover::Release;
+                out.mover[i][pc] = Mover::Release;
             }
         }
     }
+    candidates.sort();
+    candidates.dedup();
+    out.locks = candidates.into_iter().filter(|&l| !bad.is(l)).collect();
+    out.may_release = may_release;
+    let locks = &out.locks;
+    out.held = held
+        .into_iter()
+        .map(|per_node| {
+            per_node
+                .into_iter()
+                .map(|mut keys| {
+                    keys.retain(|k| locks.contains(&k.0));
+                    keys
+                })
+                .collect()
+        })
+        .collect();
     out
+}
+
+/// Per procedure and node, the keys its frame holds on every path. A procedure's entry holds
+/// the global locks that every call of it holds, and an object's lock when every call passes
+/// the object through a local that holds it (a greatest fixpoint over the call graph);
+/// one that starts a thread, is an activation, is called inside an expression or is never
+/// called holds none at its entry.
+fn held_everywhere(
+    program: &Program,
+    acquires: &[Vec<(usize, Key, Vec<usize>)>],
+    releases: &[Vec<(usize, Key)>],
+    may_release: &[bool],
+) -> Vec<Vec<Vec<Key>>> {
+    let n = program.procs.len();
+    // None: no call of it seen yet (the top of the lattice)
+    let mut entry: Vec<Option<Vec<Key>>> = vec![None; n];
+    let mut called = vec![false; n];
+    let mut root = vec![false; n];
+    for &a in &program.activations {
+        root[a as usize] = true;
+    }
+    for p in &program.procs {
+        for node in &p.nodes {
+            match &node.stmt {
+                Stmt::Call { callee, .. } => called[*callee as usize] = true,
+                Stmt::StartThread { callee, .. } => root[*callee as usize] = true,
+                _ => {}
+            }
+            node.stmt.for_each_operand(|op| {
+                if let Operand::Read(e) = op {
+                    e.walk(&mut |e| {
+                        if let Expr::Call(c, _) = e {
+                            root[*c as usize] = true;
+                        }
+                    });
+                }
+            });
+        }
+    }
+    for i in 0..n {
+        if root[i] || !called[i] {
+            entry[i] = Some(Vec::new());
+        }
+    }
+    let mut held: Vec<Vec<Vec<Key>>> = program
+        .procs
+        .iter()
+        .map(|p| vec![Vec::new(); p.nodes.len()])
+        .collect();
+    // facts only shrink, so this ends; procedures reached only from a cycle of procedures
+    // nobody else calls get no facts (the second round)
+    for round in 0..2 {
+        if round == 1 {
+            for e in entry.iter_mut() {
+                e.get_or_insert_with(Vec::new);
+            }
+        }
+        loop {
+            let mut changed = false;
+            for (i, p) in program.procs.iter().enumerate() {
+                let Some(at_entry) = entry[i].clone() else {
+                    continue;
+                };
+                held[i] = must_hold(p, &at_entry, &acquires[i], &releases[i], may_release);
+                for (pc, node) in p.nodes.iter().enumerate() {
+                    let Stmt::Call { callee, args, .. } = &node.stmt else {
+                        continue;
+                    };
+                    // global locks pass on as they are; an object's lock held through a local
+                    // passes on through the formal that the local is given to
+                    let mut facts: Vec<Key> = Vec::new();
+                    for &(loc, x) in &held[i][pc] {
+                        match x {
+                            None => facts.push((loc, None)),
+                            Some(x) => {
+                                facts.extend(args.iter().enumerate().filter_map(|(k, a)| {
+                                    (*a == Expr::Local(x)).then_some((loc, Some(k as u32)))
+                                }))
+                            }
+                        }
+                    }
+                    let slot = &mut entry[*callee as usize];
+                    match slot {
+                        None => {
+                            *slot = Some(facts);
+                            changed = true;
+                        }
+                        Some(old) => {
+                            let before = old.len();
+                            old.retain(|k| facts.contains(k));
+                            changed |= old.len() != before;
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+    held
 }
 
 /// The locations some access disqualifies.
@@ -190,7 +335,7 @@ impl Disqualified {
 }
 
 /// The class of the objects `e` refers to, where its type says so.
-fn class_of(program: &Program, p: &Proc, e: &Expr) -> Option<u32> {
+pub(super) fn class_of(program: &Program, p: &Proc, e: &Expr) -> Option<u32> {
     let ty = match e {
         Expr::Local(x) => p.locals.get(*x as usize)?.ty,
         Expr::Global(g) => program.globals.get(*g as usize)?.ty,
@@ -355,10 +500,11 @@ fn may_release(program: &Program, releases: &[Vec<(usize, Key)>]) -> Vec<bool> {
     }
 }
 
-/// Per node of `p`: the keys its frame holds on every path from the entry (or from a handler,
-/// or from a new thread's start, where it holds none).
+/// Per node of `p`: the keys its frame holds on every path from the entry, which holds
+/// `at_entry` (or from a handler, or from a new thread's start, where it holds none).
 fn must_hold(
     p: &Proc,
+    at_entry: &[Key],
     acquires: &[(usize, Key, Vec<usize>)],
     releases: &[(usize, Key)],
     may_release: &[bool],
@@ -390,8 +536,9 @@ fn must_hold(
             }
         }
     };
-    for &r in &roots {
-        if r < n && meet(&mut held[r], &[]) {
+    for (i, &r) in roots.iter().enumerate() {
+        let facts = if i == 0 { at_entry } else { &[] };
+        if r < n && meet(&mut held[r], facts) {
             work.push(r);
         }
     }
@@ -420,7 +567,8 @@ fn must_hold(
         for (k, &s) in node.succ.iter().enumerate() {
             let s = s as usize;
             let new_thread = matches!(node.stmt, Stmt::StartThreadGoto) && k == 1;
-            if s >= n || new_thread || is_root(s) {
+            // the entry meets what its back edges bring; other roots hold nothing anyway
+            if s >= n || new_thread || (s != 0 && is_root(s)) {
                 continue;
             }
             if meet(&mut held[s], &facts) {

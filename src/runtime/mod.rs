@@ -7,6 +7,8 @@
 
 mod eval;
 mod fault;
+mod fresh;
+mod guarded;
 mod independence;
 mod init;
 mod locks;
