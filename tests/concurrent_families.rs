@@ -13,13 +13,16 @@ fn zingrs(args: &[&str]) -> std::process::Output {
         .expect("runs zingrs")
 }
 
-/// Writes `zingrs gen ARGS` to a file named after the arguments.
+/// Writes `zingrs gen ARGS` to a file named after the arguments, one file per call: tests run
+/// in parallel and several generate the same model (a shared file could be read half-written).
 fn generate(args: &[&str]) -> PathBuf {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let out = zingrs(&[&["gen"], args].concat());
     assert_eq!(out.status.code(), Some(0), "gen {args:?} failed");
     let dir = std::env::temp_dir().join(format!("zingrs-families-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(format!("{}.bp", args.join("_")));
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = dir.join(format!("{}-{call}.bp", args.join("_")));
     std::fs::write(&path, &out.stdout).expect("write model");
     path
 }

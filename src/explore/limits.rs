@@ -518,12 +518,15 @@ mod clock_tests {
         };
         assert!(!Clock::start(&limits).expired(&limits) && !cpu.expired(&limits));
         assert!(wall.expired(&limits));
-        // busy work does count
+        // busy work does count: spin until the CPU clock has seen 50 ms of it (on a loaded
+        // machine that takes longer in wall time; a clock that never counts it fails at 60 s)
         let busy = Clock::new(true);
         let t = Instant::now();
         let mut x = 0u64;
-        while t.elapsed() < Duration::from_millis(300) {
-            x = std::hint::black_box(x.wrapping_add(1));
+        while busy.spent() < Duration::from_millis(50) && t.elapsed() < Duration::from_secs(60) {
+            for _ in 0..10_000 {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
         }
         assert!(
             busy.spent() >= Duration::from_millis(50),
