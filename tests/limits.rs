@@ -257,6 +257,43 @@ fn zing_arrays_beyond_the_languages_bounds() {
     }
 }
 
+/// A static initializer's array length beyond `int` was an allocation attempt while the
+/// initial state was built (exit 9 under the limits). It runs before any process exists, and
+/// its length is a constant: a compile error at the length, with a caret (exit 7), at once.
+#[test]
+fn static_arrays_beyond_the_int_bound_are_invalid_input() {
+    let main =
+        "class M {\n    activate static void main() {\n        int r;\n        r = 1;\n    }\n};\n";
+    let dynamic = model(
+        "staticbig.zing",
+        &format!("array D[] int;\nclass H {{ static D d = new D[3000000000]; }};\n{main}"),
+    );
+    let fixed = model(
+        "staticbigfixed.zing",
+        &format!("array F[3000000000] int;\nclass H {{ static F f = new F; }};\n{main}"),
+    );
+    for (p, col, caret) in [(&dynamic, 30, "^^^^^^^^^^"), (&fixed, 24, "^^^^^")] {
+        for e in ["explicit", "summary"] {
+            let m = measure(&[
+                "check",
+                p,
+                "--engine",
+                e,
+                "--memory",
+                "500",
+                "--timeout",
+                "3",
+            ]);
+            let what = format!("{p}: exit {:?}\n{}{}", m.code, m.stdout, m.stderr);
+            assert_eq!(m.code, Some(7), "{what}");
+            assert!(m.stderr.contains(&format!("{p}:2:{col}")), "{what}");
+            assert!(m.stderr.contains(caret), "{what}");
+            assert!(m.stderr.contains("static initializer"), "{what}");
+            assert!(m.wall < TIMEOUT, "{what}");
+        }
+    }
+}
+
 #[test]
 fn thirty_unconstrained_globals() {
     let gs: Vec<String> = (0..30).map(|i| format!("g{i}")).collect();
