@@ -554,9 +554,16 @@ struct Live {
     /// With plain hash compaction, the state's fingerprint and numbering.
     canon: Option<Canon>,
     ctx: Ctx,
-    /// A wide node ([`CHUNK`]): where its current chunk of outcomes began (`None`: at the
-    /// start) and where the next begins. A wide node keeps its state and outcomes (it is
-    /// never dropped), so these are never lost.
+    /// For a wide node ([`CHUNK`]) only, where its chunks stand (boxed: nearly every node
+    /// has none, and this keeps the path node small).
+    chunks: Option<Box<Chunks>>,
+}
+
+/// Where a wide node's current chunk of outcomes began (`None`: at the start) and where the
+/// next begins. A wide node keeps its state and outcomes (it is never dropped), so these are
+/// never lost.
+#[derive(Default)]
+struct Chunks {
     from: Option<Resume>,
     more: Option<Resume>,
 }
@@ -564,7 +571,7 @@ struct Live {
 impl Live {
     /// Whether the node's outcomes come in chunks.
     fn wide(&self) -> bool {
-        self.from.is_some() || self.more.is_some()
+        self.chunks.is_some()
     }
 }
 
@@ -844,19 +851,18 @@ impl Explorer<'_, '_> {
                 return false;
             }
         }
+        if skip + self.scratch.len() as u64 > u64::from(reduce::MAX_OUTCOMES) {
+            // a path cannot name these outcomes: the step is beyond what the search can take
+            self.scratch.clear();
+            self.result.limit = Some(Limit::States);
+            return false;
+        }
+        let base = skip as u32;
         for (k, o) in self.scratch.drain(..).enumerate() {
-            let Some(outcome) = u32::try_from(skip + k as u64)
-                .ok()
-                .filter(|&i| i < reduce::MAX_OUTCOMES)
-            else {
-                // a path cannot name this outcome: the step is beyond what the search can take
-                self.result.limit = Some(Limit::States);
-                return false;
-            };
             out.push((
                 Choice {
                     thread: tid as u32,
-                    outcome,
+                    outcome: base + k as u32,
                 },
                 o,
             ));
@@ -1122,7 +1128,8 @@ impl Explorer<'_, '_> {
         let outs = &mut live.outs;
         let keys = &mut live.keys;
         let canon = live.canon.as_ref();
-        self.step_threads(state, live.ctx, outs, live.from, |ex, outs, first| {
+        let from = live.chunks.as_ref().and_then(|c| c.from);
+        self.step_threads(state, live.ctx, outs, from, |ex, outs, first| {
             if let Some(keep) = &keep {
                 for (i, (_, o)) in outs.iter_mut().enumerate().skip(first) {
                     if !keep.has(i) {
@@ -1132,7 +1139,11 @@ impl Explorer<'_, '_> {
             }
             ex.fingerprints(state, canon, &mut outs[first..], keys);
         });
-        live.more = self.more.take();
+        match (self.more.take(), &mut live.chunks) {
+            (None, None) => {}
+            (more, Some(c)) => c.more = more,
+            (more, chunks) => *chunks = Some(Box::new(Chunks { from: None, more })),
+        }
         if e.fresh {
             self.expanded_alone += self.ran_alone as u64;
             self.interior_skipped += self.chained;
@@ -1152,9 +1163,9 @@ impl Explorer<'_, '_> {
     /// visited become [`Outcome::Pruned`]).
     fn settle(&mut self, e: &mut Entry) {
         let live = e.live.as_deref_mut().expect("a settled node is live");
+        let wide = live.wide();
         let (state, outs, keys) = (&live.state, &mut live.outs, &mut live.keys);
         let storing = e.fresh || e.next_chunk;
-        let wide = live.from.is_some() || live.more.is_some();
         for ((c, o), k) in outs.iter_mut().zip(keys.iter_mut()) {
             let kind = match o {
                 Outcome::Pruned => continue,
@@ -1331,8 +1342,7 @@ impl Explorer<'_, '_> {
             ready: false,
             canon,
             ctx,
-            from: None,
-            more: None,
+            chunks: None,
         })
     }
 
@@ -1513,9 +1523,9 @@ impl Explorer<'_, '_> {
                 }
                 let i = live.next;
                 if i >= live.outs.len() {
-                    if let Some(r) = live.more.take() {
+                    if let Some(c) = live.chunks.as_deref_mut().filter(|c| c.more.is_some()) {
                         // a wide step's next chunk of outcomes
-                        live.from = Some(r);
+                        c.from = c.more.take();
                         live.ready = false;
                         stack[depth].next_chunk = true;
                         continue;
