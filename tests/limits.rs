@@ -30,13 +30,20 @@ struct Measured {
 #[allow(clippy::zombie_processes)]
 fn measure(args: &[&str]) -> Measured {
     let start = Instant::now();
-    let mut child = Command::new(ZINGRS)
+    let child = Command::new(ZINGRS)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("zingrs starts");
+    wait_measured(child, start)
+}
+
+/// Waits for `child` (started at `start`) with `wait4` and collects what it did.
+// the child is reaped by wait4, not by std's wait
+#[allow(clippy::zombie_processes)]
+fn wait_measured(mut child: std::process::Child, start: Instant) -> Measured {
     let mut status: libc::c_int = 0;
     // SAFETY: rusage is plain old data; wait4 fills it for our own child
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -67,6 +74,32 @@ fn measure(args: &[&str]) -> Measured {
         stdout,
         stderr,
     }
+}
+
+/// [`measure`] with the child's address space limited to `bytes` (`RLIMIT_AS`).
+#[allow(clippy::zombie_processes)]
+fn measure_limited(args: &[&str], bytes: u64) -> Measured {
+    use std::os::unix::process::CommandExt;
+    let start = Instant::now();
+    let mut cmd = Command::new(ZINGRS);
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe and touches only the child
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: bytes as libc::rlim_t,
+                rlim_max: bytes as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    wait_measured(cmd.spawn().expect("zingrs starts"), start)
 }
 
 /// Writes `text` to a fresh file named `name` and returns its path.
@@ -102,6 +135,32 @@ fn holds(path: &str, extra: &[&str], also: &[i32]) {
 fn decides(path: &str, extra: &[&str], code: i32) {
     let got = held(path, extra, &[code]);
     assert_eq!(got, code, "{path} {}", extra.join(" "));
+}
+
+/// Checks `path` under the limits (as [`held`]) and returns what the run did, asserting only
+/// that it ended in time and within the memory limit.
+fn run_held(path: &str, extra: &[&str]) -> Measured {
+    let memory = MEMORY_MB.to_string();
+    let timeout = TIMEOUT.as_secs().to_string();
+    let mut args = vec![
+        "check",
+        path,
+        "--memory",
+        &memory,
+        "--timeout",
+        &timeout,
+        "--stats",
+    ];
+    args.extend_from_slice(extra);
+    let m = measure(&args);
+    assert!(m.wall <= TIMEOUT + SLACK, "{path}: {:?}", m.wall);
+    let limit = MEMORY_MB << 20;
+    assert!(
+        m.peak <= limit + limit / 10,
+        "{path}: peak {} MB",
+        m.peak >> 20
+    );
+    m
 }
 
 /// [`holds`], returning the exit code.
@@ -195,6 +254,107 @@ fn a_parallel_assignment_of_24_stars() {
     }
 }
 
+/// [`parallel_havoc`] with every local read after the assignment: 2^24 outcomes that are all
+/// different states. The depth-first search takes them a chunk at a time, so it stays far
+/// below the memory limit and ends by the timeout (it listed all 2^24 outcomes first and
+/// ended on the memory limit before taking any).
+fn parallel_havoc_read(n: usize) -> String {
+    let ls: Vec<String> = (0..n).map(|i| format!("l{i}")).collect();
+    let stars = vec!["*"; n].join(", ");
+    format!(
+        "main() begin decl {};\n  {} := {stars};\n  assert({} | !l0);\nend\n",
+        ls.join(", "),
+        ls.join(", "),
+        ls.join(" | ")
+    )
+}
+
+#[test]
+fn a_parallel_assignment_of_24_live_stars_is_taken_in_chunks() {
+    let p = model("havoc24-read.bp", &parallel_havoc_read(24));
+    for extra in [&[][..], &["--reduction", "none"][..]] {
+        let mut args = vec!["--engine", "explicit"];
+        args.extend_from_slice(extra);
+        let m = run_held(&p, &args);
+        assert!(m.code == Some(9) || m.code == Some(0), "{}", m.stdout);
+        // the search itself ran: a time limit with states explored, not the memory limit
+        // before the first state
+        assert!(!m.stdout.contains("memory limit"), "{}", m.stdout);
+        assert!(m.peak < 200 << 20, "peak {} MB", m.peak >> 20);
+    }
+}
+
+/// A step whose first 2^20 outcomes are pruned and whose next one fails: the search reaches
+/// it chunk by chunk, and its counterexample names outcome 1,048,576, which the search's own
+/// encoding of chained steps used to read as a chain.
+#[test]
+fn an_outcome_past_a_million_is_found_and_replays() {
+    let ls: Vec<String> = (0..21).map(|i| format!("l{i}")).collect();
+    let text = format!(
+        "main() begin decl {};\n  {} := {} constrain 'l0;\n  assert(!l0 | {});\nend\n",
+        ls.join(", "),
+        ls.join(", "),
+        vec!["*"; 21].join(", "),
+        ls[1..].join(" | ")
+    );
+    let p = model("constrain21.bp", &text);
+    decides(&p, &["--engine", "explicit"], 3);
+    decides(&p, &["--engine", "explicit", "--reduction", "none"], 3);
+}
+
+/// A saved counterexample through outcome 2^24 - 1 of a 24-`*` assignment replays taking that
+/// outcome alone (replay listed all 2^24 outcomes: gigabytes). The run gets a 4 GiB address
+/// space, so a regression fails here instead of filling the machine.
+#[test]
+fn replay_takes_one_outcome_of_a_wide_step() {
+    let ls: Vec<String> = (0..24).map(|i| format!("l{i}")).collect();
+    let all = ls.join(", ");
+    let text = format!(
+        "main() begin decl {all};\n  if (*) then\n    {all} := {};\n  else\n    {all} := {};\n  fi\n  assert(!({}));\nend\n",
+        vec!["T"; 24].join(", "),
+        vec!["*"; 24].join(", "),
+        ls.join(" & ")
+    );
+    let p = model("replay24.bp", &text);
+    let report = p.replace(".bp", ".json");
+    // the search's counterexample takes the `then` branch (outcome 0 of the branch)
+    let o = Command::new(ZINGRS)
+        .args(["check", &p, "--engine", "explicit", "-q", "-o", &report])
+        .output()
+        .expect("zingrs runs");
+    assert_eq!(o.status.code(), Some(3));
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let choices = json["path"]["choices"].as_array_mut().unwrap();
+    assert_eq!(choices.len(), 3, "branch, assignment, assertion");
+    // the `else` branch, then the last of the 2^24 valuations: every local true
+    choices[0]["outcome"] = 1.into();
+    choices[1]["outcome"] = ((1u64 << 24) - 1).into();
+    let wide = p.replace(".bp", "-else.json");
+    std::fs::write(&wide, json.to_string()).unwrap();
+    let m = measure_limited(&["replay", &p, &wide, "--detail", "none"], 4 << 30);
+    assert_eq!(m.code, Some(3), "{}{}", m.stdout, m.stderr);
+    assert!(
+        m.stdout.contains("ends in the reported verdict"),
+        "{}",
+        m.stdout
+    );
+    assert!(m.peak < 100 << 20, "peak {} MB", m.peak >> 20);
+    // an outcome past the end of the step is refused
+    choices_outcome(&wide, 1, 1 << 24);
+    let m = measure_limited(&["replay", &p, &wide, "--detail", "none"], 4 << 30);
+    assert_eq!(m.code, Some(5), "{}{}", m.stdout, m.stderr);
+    assert!(m.stderr.contains("no outcome #16777216"), "{}", m.stderr);
+}
+
+/// Sets outcome `k` of choice `i` in the report at `path`.
+fn choices_outcome(path: &str, i: usize, k: u64) {
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    json["path"]["choices"][i]["outcome"] = k.into();
+    std::fs::write(path, json.to_string()).unwrap();
+}
+
 #[test]
 fn a_call_with_24_star_arguments() {
     let p = model("call24.bp", &call_with_stars(24));
@@ -253,6 +413,43 @@ fn zing_arrays_beyond_the_languages_bounds() {
     for p in [&dynamic, &fixed] {
         for e in ["explicit", "summary"] {
             decides(p, &["--engine", e], 4);
+        }
+    }
+}
+
+/// A static initializer's array length beyond `int` was an allocation attempt while the
+/// initial state was built (exit 9 under the limits). It runs before any process exists, and
+/// its length is a constant: a compile error at the length, with a caret (exit 7), at once.
+#[test]
+fn static_arrays_beyond_the_int_bound_are_invalid_input() {
+    let main =
+        "class M {\n    activate static void main() {\n        int r;\n        r = 1;\n    }\n};\n";
+    let dynamic = model(
+        "staticbig.zing",
+        &format!("array D[] int;\nclass H {{ static D d = new D[3000000000]; }};\n{main}"),
+    );
+    let fixed = model(
+        "staticbigfixed.zing",
+        &format!("array F[3000000000] int;\nclass H {{ static F f = new F; }};\n{main}"),
+    );
+    for (p, col, caret) in [(&dynamic, 30, "^^^^^^^^^^"), (&fixed, 24, "^^^^^")] {
+        for e in ["explicit", "summary"] {
+            let m = measure(&[
+                "check",
+                p,
+                "--engine",
+                e,
+                "--memory",
+                "500",
+                "--timeout",
+                "3",
+            ]);
+            let what = format!("{p}: exit {:?}\n{}{}", m.code, m.stdout, m.stderr);
+            assert_eq!(m.code, Some(7), "{what}");
+            assert!(m.stderr.contains(&format!("{p}:2:{col}")), "{what}");
+            assert!(m.stderr.contains(caret), "{what}");
+            assert!(m.stderr.contains("static initializer"), "{what}");
+            assert!(m.wall < TIMEOUT, "{what}");
         }
     }
 }

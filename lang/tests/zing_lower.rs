@@ -1164,6 +1164,50 @@ fn arrays_lower_to_collection_classes_and_checked_elements() {
         if matches!(**a, Expr::Elem(..)) && matches!(**b, Expr::Size(_, 1))));
 }
 
+/// A static initializer runs while the initial state is built, before any process exists
+/// (zing-language.md §2.2, §6.1): an array length there is a constant the front end knows, and
+/// one outside `int` (§2.10, §5.4: a length is an `int`) is a compile error at the length, not
+/// an allocation attempt at run time.
+#[test]
+fn static_arrays_beyond_the_int_bound_are_compile_errors() {
+    let cases = [
+        // (declarations, the text the caret must point at)
+        (
+            "array D[] int;\nclass H { static D d = new D[2147483648]; };",
+            "2147483648",
+        ),
+        ("array D[] int;\nclass H { static D d = new D[-1]; };", "-1"),
+        (
+            "array D[] int;\nclass H { static D d = new D[4000000000]; };",
+            "4000000000",
+        ),
+        (
+            "array F[4000000000] int;\nclass H { static F f = new F; };",
+            "new F",
+        ),
+    ];
+    for (decls, at) in cases {
+        let text = in_main(decls, "r = 1;");
+        let diags = errors(&text);
+        let want = text.find(at).expect("anchor in text") as u32;
+        assert!(
+            diags.iter().any(|d| d.is_error()
+                && d.span.start == want
+                && d.message.contains("array length")
+                && d.message.contains("2147483647")),
+            "{decls}: {}",
+            render(&Source::new("t.zing", &text), &diags)
+        );
+    }
+    // the largest length an `int` holds is not refused by the front end (memory may be)
+    let p = lower(&in_main(
+        "array D[] int;\nclass H { static D d = new D[2147483647]; };",
+        "r = 1;",
+    ));
+    assert_eq!(p.static_news.len(), 1);
+    assert_eq!(p.static_news[0].2, Some(2147483647));
+}
+
 #[test]
 fn sizeof_a_fixed_array_type_is_a_constant() {
     let (_, s) = main_stmts("array F[4] bool;", "r = sizeof(F);");

@@ -201,6 +201,12 @@ struct Explorer<'m, 'p> {
     expands_all: bool,
     /// The states the last [`Explorer::step_threads`] ran through in chained transactions.
     chained: u64,
+    /// The most outcomes of one thread's step that a path node lists at once ([`CHUNK`] in the
+    /// depth-first search, unbounded elsewhere): a wider step's outcomes come in chunks.
+    chunk: usize,
+    /// Where the outcomes of the last [`Explorer::step_threads`] go on, when it stopped at
+    /// [`Explorer::chunk`] outcomes of one thread.
+    more: Option<Resume>,
     /// What the reductions saved: states inside transactions not stored, and states
     /// expanded by one thread.
     interior_skipped: u64,
@@ -338,6 +344,8 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         ran_alone: false,
         expands_all: false,
         chained: 0,
+        chunk: usize::MAX,
+        more: None,
         interior_skipped: 0,
         expanded_alone: 0,
     };
@@ -461,6 +469,9 @@ struct Entry {
     /// The node's successors have not been stored yet (it was never expanded).
     fresh: bool,
     spilled: bool,
+    /// The node's outcomes are a new chunk of a wide step ([`CHUNK`]): its successors are to
+    /// be stored as a fresh node's are (the node's own checks were made with its first chunk).
+    next_chunk: bool,
     /// The node's own state is not stored yet: it is stored once its successors have been
     /// computed (see [`Explorer::settle`]), and the node is dropped if it was known.
     unchecked: bool,
@@ -470,6 +481,40 @@ const _: () = assert!(std::mem::size_of::<Entry>() == 32);
 
 /// How many outcome positions [`Entry::pending`] holds.
 const MASK_BITS: usize = 64;
+
+/// The most outcomes of one thread's step that a depth-first path node lists at once. A
+/// wider step (a parallel assignment of 24 `*`: 2^24 outcomes) is taken chunk by chunk, each
+/// stored in the visited set when it is listed, so the node never holds the whole list.
+const CHUNK: usize = 1024;
+
+/// Where a wide node's outcomes go on ([`Explorer::step_threads`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Resume {
+    /// The thread whose step was cut, and its next outcome.
+    tid: u32,
+    skip: u64,
+    /// Whether every thread was expanded (the threads after `tid` follow) or `tid` alone.
+    all: bool,
+}
+
+impl Resume {
+    fn only(tid: usize, skip: u64) -> Resume {
+        Resume {
+            tid: tid as u32,
+            skip,
+            all: false,
+        }
+    }
+
+    /// The same expansion, going on after the chunk of thread `tid` that began at `skip`.
+    fn next(self, tid: usize, skip: u64, chunk: usize) -> Resume {
+        Resume {
+            tid: tid as u32,
+            skip: skip + chunk as u64,
+            all: self.all,
+        }
+    }
+}
 
 /// No choice: the bottom of the path.
 const NO_CHOICE: Choice = Choice {
@@ -521,6 +566,25 @@ struct Live {
     /// With plain hash compaction, the state's fingerprint and numbering.
     canon: Option<Canon>,
     ctx: Ctx,
+    /// For a wide node ([`CHUNK`]) only, where its chunks stand (boxed: nearly every node
+    /// has none, and this keeps the path node small).
+    chunks: Option<Box<Chunks>>,
+}
+
+/// Where a wide node's current chunk of outcomes began (`None`: at the start) and where the
+/// next begins. A wide node keeps its state and outcomes (it is never dropped), so these are
+/// never lost.
+#[derive(Default)]
+struct Chunks {
+    from: Option<Resume>,
+    more: Option<Resume>,
+}
+
+impl Live {
+    /// Whether the node's outcomes come in chunks.
+    fn wide(&self) -> bool {
+        self.chunks.is_some()
+    }
 }
 
 /// A popped path node's lists, kept for reuse.
@@ -661,7 +725,7 @@ impl Explorer<'_, '_> {
     /// The outcomes of every thread that may move in `s`, in the search's order.
     fn successors(&mut self, s: &State, ctx: Ctx) -> Succs {
         let mut out = Vec::new();
-        self.step_threads(s, ctx, &mut out, |_, out, first| {
+        self.step_threads(s, ctx, &mut out, None, |_, out, first| {
             for (_, o) in &mut out[first..] {
                 o.materialize(s);
             }
@@ -672,21 +736,51 @@ impl Explorer<'_, '_> {
     /// Appends the outcomes of every thread that may move in `s` to `out`, in the search's
     /// order (only the atomic owner while there is one; in cooperative mode the running
     /// process alone unless it is blocked), calling `then` after each thread with the
-    /// position of its first outcome.
+    /// position of its first outcome. A thread's step with more than [`Explorer::chunk`]
+    /// outcomes stops the list there, and [`Explorer::more`] says where it goes on: `from`
+    /// such a point, the same expansion continues (that thread's next outcomes, then the
+    /// threads after it if every thread was expanded).
     fn step_threads(
         &mut self,
         s: &State,
         ctx: Ctx,
         out: &mut Succs,
+        from: Option<Resume>,
         mut then: impl FnMut(&mut Self, &mut Succs, usize),
     ) {
         let owner = s.atomic_owner();
+        self.more = None;
+        if let Some(r) = from {
+            self.ran_alone = false;
+            self.chained = 0;
+            self.expands_all = r.all && owner.is_none();
+            let last = if r.all {
+                s.threads.len()
+            } else {
+                r.tid as usize + 1
+            };
+            for tid in r.tid as usize..last {
+                let skip = if tid == r.tid as usize { r.skip } else { 0 };
+                let first = out.len();
+                let more = self.steps_of(s, tid, out, skip);
+                then(self, out, first);
+                if more {
+                    self.more = Some(r.next(tid, skip, self.chunk));
+                    return;
+                }
+            }
+            return;
+        }
         self.expands_all = false;
         if let (None, true) = (owner, (ctx.hold as usize) < s.threads.len()) {
             // cooperative: the running process goes on unless it is blocked
             let first = out.len();
-            self.steps_of(s, ctx.hold as usize, out);
+            let tid = ctx.hold as usize;
+            let more = self.steps_of(s, tid, out, 0);
             if out.len() > first {
+                if more {
+                    self.more = Some(Resume::only(tid, 0).next(tid, 0, self.chunk));
+                }
                 then(self, out, first);
                 return;
             }
@@ -696,18 +790,22 @@ impl Explorer<'_, '_> {
         if owner.is_none() && self.por {
             // a persistent set of one thread: the first whose next step is private and has a
             // successor (a step that cannot go on, such as a false `assume`, would otherwise
-            // stop every other thread too)
+            // stop every other thread too; a wide step whose first chunk has none counts as
+            // one that cannot, which only expands more threads)
             for tid in 0..s.threads.len() {
                 if !self.m.may_run_alone(s, tid) {
                     continue;
                 }
                 let first = out.len();
-                self.steps_of(s, tid, out);
+                let more = self.steps_of(s, tid, out, 0);
                 let goes_on = out[first..]
                     .iter()
                     .any(|(_, o)| matches!(o, Outcome::Next { .. } | Outcome::Moved { .. }));
                 if goes_on {
                     self.ran_alone = true;
+                    if more {
+                        self.more = Some(Resume::only(tid, 0).next(tid, 0, self.chunk));
+                    }
                     then(self, out, first);
                     return;
                 }
@@ -721,39 +819,71 @@ impl Explorer<'_, '_> {
         self.expands_all = owner.is_none();
         for tid in runnable {
             let first = out.len();
-            self.steps_of(s, tid, out);
+            let more = self.steps_of(s, tid, out, 0);
             then(self, out, first);
+            if more {
+                // with an atomic owner, no thread follows it
+                let r = Resume {
+                    tid: tid as u32,
+                    skip: 0,
+                    all: owner.is_none(),
+                };
+                self.more = Some(r.next(tid, 0, self.chunk));
+                return;
+            }
         }
     }
 
-    fn steps_of(&mut self, s: &State, tid: usize, out: &mut Succs) {
+    /// Appends thread `tid`'s outcomes from position `skip` on, at most [`Explorer::chunk`] of
+    /// them; true when more follow.
+    fn steps_of(&mut self, s: &State, tid: usize, out: &mut Succs, skip: u64) -> bool {
         if self.tx.enabled && self.transactional(s, tid) {
             self.touched = None;
             self.summarized_call(s, tid, out);
-            return;
+            return false;
         }
         self.scratch.clear();
         let touched = self.touched.get_or_insert_with(Touched::default);
         touched.addrs.clear();
-        self.m.step_moves(s, tid, touched, &mut self.scratch);
-        if self.scratch.is_empty() && self.m.creation_blocked(s, tid) {
-            self.result.thread_cut = true;
-        }
-        if (self.atomic_interior || self.por) && self.scratch.len() == 1 {
-            if let Some(chained) = self.chain(s, tid) {
-                out.push(chained);
-                return;
+        let mut more = false;
+        if self.chunk == usize::MAX {
+            self.m.step_moves(s, tid, touched, &mut self.scratch);
+        } else {
+            let take = self.chunk as u64 + 1;
+            self.m
+                .step_moves_window(s, tid, touched, &mut self.scratch, skip, take);
+            if self.scratch.len() > self.chunk {
+                self.scratch.truncate(self.chunk);
+                more = true;
             }
         }
+        if self.scratch.is_empty() && skip == 0 && self.m.creation_blocked(s, tid) {
+            self.result.thread_cut = true;
+        }
+        let lone = skip == 0 && !more && self.scratch.len() == 1;
+        if (self.atomic_interior || self.por) && lone {
+            if let Some(chained) = self.chain(s, tid) {
+                out.push(chained);
+                return false;
+            }
+        }
+        if skip + self.scratch.len() as u64 > u64::from(reduce::MAX_OUTCOMES) {
+            // a path cannot name these outcomes: the step is beyond what the search can take
+            self.scratch.clear();
+            self.result.limit = Some(Limit::States);
+            return false;
+        }
+        let base = skip as u32;
         for (k, o) in self.scratch.drain(..).enumerate() {
             out.push((
                 Choice {
                     thread: tid as u32,
-                    outcome: k as u32,
+                    outcome: base + k as u32,
                 },
                 o,
             ));
         }
+        more
     }
 
     /// Whether thread `tid` is at a call that runs as one transaction: the callee cannot start
@@ -998,7 +1128,7 @@ impl Explorer<'_, '_> {
         live.keys.clear();
         live.next = 0;
         live.ready = true;
-        let keep = if e.fresh {
+        let keep = if e.fresh || e.next_chunk {
             None
         } else if e.spilled {
             e.spilled = false;
@@ -1014,7 +1144,8 @@ impl Explorer<'_, '_> {
         let outs = &mut live.outs;
         let keys = &mut live.keys;
         let canon = live.canon.as_ref();
-        self.step_threads(state, live.ctx, outs, |ex, outs, first| {
+        let from = live.chunks.as_ref().and_then(|c| c.from);
+        self.step_threads(state, live.ctx, outs, from, |ex, outs, first| {
             if let Some(keep) = &keep {
                 for (i, (_, o)) in outs.iter_mut().enumerate().skip(first) {
                     if !keep.has(i) {
@@ -1024,11 +1155,16 @@ impl Explorer<'_, '_> {
             }
             ex.fingerprints(state, canon, &mut outs[first..], keys);
         });
+        match (self.more.take(), &mut live.chunks) {
+            (None, None) => {}
+            (more, Some(c)) => c.more = more,
+            (more, chunks) => *chunks = Some(Box::new(Chunks { from: None, more })),
+        }
         if e.fresh {
             self.expanded_alone += self.ran_alone as u64;
             self.interior_skipped += self.chained;
         }
-        if e.fresh {
+        if e.fresh || e.next_chunk {
             // every successor's table slot is asked for before any is looked up
             if let Visited::Fingerprints(table) = &self.visited {
                 for k in keys.iter().filter(|k| k.keyed) {
@@ -1043,13 +1179,15 @@ impl Explorer<'_, '_> {
     /// visited become [`Outcome::Pruned`]).
     fn settle(&mut self, e: &mut Entry) {
         let live = e.live.as_deref_mut().expect("a settled node is live");
+        let wide = live.wide();
         let (state, outs, keys) = (&live.state, &mut live.outs, &mut live.keys);
+        let storing = e.fresh || e.next_chunk;
         for ((c, o), k) in outs.iter_mut().zip(keys.iter_mut()) {
             let kind = match o {
                 Outcome::Pruned => continue,
                 Outcome::Violation(_) => Kind::Internal,
                 Outcome::Next { kind, .. } | Outcome::Moved { kind, .. } => {
-                    if e.fresh {
+                    if storing {
                         self.result.stats.transitions += 1;
                     }
                     *kind
@@ -1060,14 +1198,16 @@ impl Explorer<'_, '_> {
                 None => *o = Outcome::Pruned,
             }
         }
-        if !e.fresh {
+        if !storing {
             return;
         }
         e.fresh = false;
+        e.next_chunk = false;
         if self.atomic_interior || self.por {
-            // states inside a transaction are not stored: the search runs on through them
+            // states inside a transaction are not stored: the search runs on through them (a
+            // wide step is a choice, whatever a chunk of it holds)
             for (((c, o), k), b) in outs.iter().zip(keys.iter_mut()).zip(Self::branching(outs)) {
-                if self.interior(state, c.thread, o, b) {
+                if self.interior(state, c.thread, o, b || wide) {
                     k.interior = true;
                     self.interior_skipped += 1;
                 }
@@ -1218,6 +1358,7 @@ impl Explorer<'_, '_> {
             ready: false,
             canon,
             ctx,
+            chunks: None,
         })
     }
 
@@ -1235,6 +1376,10 @@ impl Explorer<'_, '_> {
         let Some(live) = e.live.as_deref_mut() else {
             return;
         };
+        if live.wide() {
+            // its outcomes are one chunk, and where it stands in its step is kept with them
+            return;
+        }
         if live.ready {
             // a fresh node has none yet; a node that is not ready has dropped them already
             let left = live
@@ -1288,6 +1433,8 @@ impl Explorer<'_, '_> {
         let m = self.m;
         // transaction summaries are applied by macro steps that do not re-execute by index
         let window = if self.tx.enabled { usize::MAX } else { WINDOW };
+        // and nodes take a wide step's outcomes chunk by chunk
+        self.chunk = if self.tx.enabled { usize::MAX } else { CHUNK };
         // the lists of popped or dropped path nodes, reused
         let mut spare: Spare = Vec::new();
         let mut pending = Pending::default();
@@ -1313,11 +1460,13 @@ impl Explorer<'_, '_> {
                 live: Some(Self::live(&mut spare, s0, canon, Ctx::START)),
                 fresh: true,
                 spilled: false,
+                next_chunk: false,
                 unchecked: false,
             });
             while let Some(depth) = stack.len().checked_sub(1) {
                 let e = &stack[depth];
                 if !e.fresh
+                    && !e.next_chunk
                     && !e.live.as_deref().is_some_and(|l| l.ready)
                     && !pending.has_any(e, depth)
                 {
@@ -1390,6 +1539,13 @@ impl Explorer<'_, '_> {
                 }
                 let i = live.next;
                 if i >= live.outs.len() {
+                    if let Some(c) = live.chunks.as_deref_mut().filter(|c| c.more.is_some()) {
+                        // a wide step's next chunk of outcomes
+                        c.from = c.more.take();
+                        live.ready = false;
+                        stack[depth].next_chunk = true;
+                        continue;
+                    }
                     Self::pop(&mut stack, &mut spare);
                     continue;
                 }
@@ -1431,6 +1587,7 @@ impl Explorer<'_, '_> {
                     live: Some(Self::live(&mut spare, state, canon, key.ctx)),
                     fresh: true,
                     spilled: false,
+                    next_chunk: false,
                     unchecked: key.deferred,
                 });
                 let len = stack.len();

@@ -34,20 +34,25 @@ impl Reduction {
     }
 }
 
-/// In a [`Choice::outcome`] of the search (not of a reported path), the bits from here up to
-/// [`MACRO`] count the steps run on after the first in a chained transaction
-/// ([`Explorer::chain`]), each taking its step's only outcome.
-pub(super) const CHAIN_SHIFT: u32 = 20;
+/// In a [`Choice::outcome`] of the search (not of a reported path), this bit marks a chained
+/// transaction ([`Explorer::chain`]): its first step takes its only outcome (0), and the bits
+/// below count the steps run on after it, each taking its step's only outcome. Plain outcomes
+/// are below it ([`MAX_OUTCOMES`]), so a step with millions of outcomes is no chain.
+const CHAINED: u32 = 1 << 30;
+
+/// The plain outcome positions a search choice can name.
+pub(super) const MAX_OUTCOMES: u32 = CHAINED;
 
 /// The longest chain (the region goes on as ordinary steps after it).
-const MAX_CHAIN: u32 = (1 << (31 - CHAIN_SHIFT)) - 1;
+const MAX_CHAIN: u32 = (1 << 11) - 1;
 
 /// A search choice's first outcome and the number of chained steps after it.
 pub(super) fn split_chain(c: Choice) -> (u32, u32) {
-    (
-        c.outcome & ((1 << CHAIN_SHIFT) - 1),
-        (c.outcome & !MACRO) >> CHAIN_SHIFT,
-    )
+    if c.outcome & MACRO == 0 && c.outcome & CHAINED != 0 {
+        (0, c.outcome & !CHAINED)
+    } else {
+        (c.outcome & !MACRO, 0)
+    }
 }
 
 /// Where a transaction run on by [`Explorer::chain`] stands (Lipton's reduction with the lock
@@ -260,7 +265,7 @@ impl Explorer<'_, '_> {
     /// [`Explorer::interior`]) from which the thread's next step has exactly one outcome, a
     /// successor. (At such a state the thread alone is a persistent set, so running it on is
     /// one more choice of reduced search.) The result is one outcome of `s` whose choice
-    /// counts the steps taken after the first ([`CHAIN_SHIFT`]); `None` if there is nothing
+    /// counts the steps taken after the first ([`CHAINED`]); `None` if there is nothing
     /// to run on.
     pub(super) fn chain(&mut self, s: &State, tid: usize) -> Option<(Choice, Outcome)> {
         let mut extra = 0u32;
@@ -321,7 +326,7 @@ impl Explorer<'_, '_> {
         }
         let choice = Choice {
             thread: tid as u32,
-            outcome: extra << CHAIN_SHIFT,
+            outcome: CHAINED | extra,
         };
         Some((choice, o))
     }
@@ -340,11 +345,17 @@ impl Explorer<'_, '_> {
         for i in 0..=extra {
             let from = cur.as_ref().unwrap_or(parent);
             self.scratch.clear();
-            self.m
-                .step(from, c.thread as usize, touched, &mut self.scratch);
             let index = if i == 0 { first } else { 0 };
-            let Some(Outcome::Next { state, kind: k }) = self.scratch.drain(..).nth(index as usize)
-            else {
+            // that outcome alone: a wide step's list is never built whole
+            self.m.step_window(
+                from,
+                c.thread as usize,
+                touched,
+                &mut self.scratch,
+                u64::from(index),
+                1,
+            );
+            let Some(Outcome::Next { state, kind: k }) = self.scratch.pop() else {
                 unreachable!("a choice on the stack re-executes to a state");
             };
             if i == 0 || matches!(k, Kind::ThreadStart | Kind::ThreadEnd) {

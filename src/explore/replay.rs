@@ -28,8 +28,7 @@ pub fn replay(m: &Machine, path: &Path) -> Result<Replayed, String> {
 pub fn replay_keeping(m: &Machine, path: &Path, all: bool) -> Result<Replayed, String> {
     let mut r = Replayer::start(m, path.init.clone(), all)?;
     for c in &path.choices {
-        r.outcomes(c.thread)?;
-        r.take(c.outcome)?;
+        r.choose(c.thread, c.outcome)?;
     }
     Ok(r.finish().1)
 }
@@ -96,6 +95,35 @@ impl<'m, 'p> Replayer<'m, 'p> {
 
     /// Steps thread `tid` from the current state: its outcomes, in `step`'s order.
     pub fn outcomes(&mut self, tid: u32) -> Result<&[Outcome], String> {
+        self.runnable(tid)?;
+        self.outs.clear();
+        let s = self.states.last().expect("at least the initial state");
+        self.m.step(s, tid as usize, &mut (), &mut self.outs);
+        self.thread = tid;
+        Ok(&self.outs)
+    }
+
+    /// [`Replayer::outcomes`] then [`Replayer::take`] of outcome `k`, building that outcome
+    /// alone where the statement allows ([`Machine::step_window`]): a path through a step with
+    /// 2^24 outcomes replays without their list.
+    pub fn choose(&mut self, tid: u32, k: u32) -> Result<(), String> {
+        self.runnable(tid)?;
+        self.outs.clear();
+        let s = self.states.last().expect("at least the initial state");
+        self.m
+            .step_window(s, tid as usize, &mut (), &mut self.outs, u64::from(k), 1);
+        self.thread = tid;
+        if self.outs.is_empty() {
+            return Err(format!(
+                "step {}: thread {tid} has no outcome #{k}",
+                self.len()
+            ));
+        }
+        self.take_at(0, k)
+    }
+
+    /// Checks that thread `tid` may take the next step.
+    fn runnable(&self, tid: u32) -> Result<(), String> {
         let i = self.len();
         if self.violation.is_some() {
             return Err(format!(
@@ -115,19 +143,21 @@ impl<'m, 'p> Replayer<'m, 'p> {
                 ));
             }
         }
-        self.outs.clear();
-        self.m.step(s, t, &mut (), &mut self.outs);
-        self.thread = tid;
-        Ok(&self.outs)
+        Ok(())
     }
 
     /// Takes outcome `k` of the last [`Replayer::outcomes`]: a successor state goes on the
     /// path; a violation ends it (a further step is an error).
     pub fn take(&mut self, k: u32) -> Result<(), String> {
+        self.take_at(k as usize, k)
+    }
+
+    /// Takes `self.outs[at]`, which is the step's outcome `k`.
+    fn take_at(&mut self, at: usize, k: u32) -> Result<(), String> {
         let i = self.len();
-        match self.outs.get(k as usize) {
+        match self.outs.get(at) {
             Some(Outcome::Next { .. }) => {
-                let Outcome::Next { state, .. } = self.outs.swap_remove(k as usize) else {
+                let Outcome::Next { state, .. } = self.outs.swap_remove(at) else {
                     unreachable!()
                 };
                 if !self.all {

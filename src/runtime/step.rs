@@ -188,15 +188,84 @@ impl<'a> Post<'a> {
     }
 }
 
+/// Which of a step's outcomes to build: those at positions `skip .. skip + take` of the step's
+/// list. A statement whose outcomes are a product of value lists (`*` in parallel assignments
+/// and arguments, havoc, `constrain`) starts its enumeration at `skip`, so one outcome of
+/// 2^24 costs one outcome, not the list; other statements build their list and are cut to the
+/// window afterwards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Window {
+    skip: u64,
+    take: u64,
+    /// Set by the statement that enumerated only the window itself.
+    applied: bool,
+}
+
+impl Window {
+    /// Every outcome.
+    pub(super) const ALL: Window = Window {
+        skip: 0,
+        take: u64::MAX,
+        applied: false,
+    };
+
+    pub(super) fn new(skip: u64, take: u64) -> Window {
+        Window {
+            skip,
+            take,
+            applied: false,
+        }
+    }
+
+    /// Cuts `out[first..]`, the whole list of a step's outcomes, to the window (unless the
+    /// statement enumerated the window itself).
+    fn cut(&self, out: &mut Vec<Outcome>, first: usize) {
+        if self.applied {
+            return;
+        }
+        if self.skip > 0 {
+            let skip = (self.skip.min((out.len() - first) as u64)) as usize;
+            out.drain(first..first + skip);
+        }
+        if ((out.len() - first) as u64) > self.take {
+            out.truncate(first + self.take as usize);
+        }
+    }
+}
+
 /// Calls `f` with every combination that draws one value from each list (the last list varies
 /// fastest). Nothing is called if some list is empty.
-fn for_each_product(alts: &[Vec<Value>], mut f: impl FnMut(&[Value])) {
+fn for_each_product(alts: &[Vec<Value>], f: impl FnMut(&[Value])) {
+    let mut all = Window::ALL;
+    for_each_product_in(alts, &mut all, f)
+}
+
+/// [`for_each_product`] for the combinations at positions `win.skip .. win.skip + win.take`
+/// only: the first is found by reading `skip` in the mixed radix of the lists' lengths, so
+/// nothing before it is enumerated.
+fn for_each_product_in(alts: &[Vec<Value>], win: &mut Window, mut f: impl FnMut(&[Value])) {
+    win.applied = true;
     if alts.iter().any(|a| a.is_empty()) {
         return;
     }
     let mut idx = vec![0usize; alts.len()];
-    let mut cur: Vec<Value> = alts.iter().map(|a| a[0]).collect();
+    let mut rest = u128::from(win.skip);
+    for (i, a) in idx.iter_mut().zip(alts).rev() {
+        let n = a.len() as u128;
+        *i = (rest % n) as usize;
+        rest /= n;
+    }
+    if rest > 0 {
+        // the window starts beyond the last combination
+        return;
+    }
+    let mut cur: Vec<Value> = idx.iter().zip(alts).map(|(&i, a)| a[i]).collect();
+    let mut left = win.take;
     loop {
+        if left == 0 {
+            return;
+        }
+        left -= 1;
         f(&cur);
         let mut i = alts.len();
         loop {
@@ -242,6 +311,52 @@ impl Machine<'_> {
         rec: &mut R,
         out: &mut Vec<Outcome>,
     ) {
+        self.step_moves_in(s, tid, rec, out, Window::ALL)
+    }
+
+    /// [`Machine::step`], but only the outcomes at positions `skip .. skip + take` of its list
+    /// (none past its end), built without the others where the statement allows (see
+    /// [`Window`]): a replay takes outcome `k` of a step with 2^24 of them without the list.
+    pub fn step_window<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        rec: &mut R,
+        out: &mut Vec<Outcome>,
+        skip: u64,
+        take: u64,
+    ) {
+        let first = out.len();
+        self.step_moves_in(s, tid, rec, out, Window::new(skip, take));
+        for o in &mut out[first..] {
+            o.materialize(s);
+        }
+    }
+
+    /// [`Machine::step_window`], with successors that may come as [`Outcome::Moved`].
+    pub fn step_moves_window<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        rec: &mut R,
+        out: &mut Vec<Outcome>,
+        skip: u64,
+        take: u64,
+    ) {
+        self.step_moves_in(s, tid, rec, out, Window::new(skip, take));
+    }
+
+    fn step_moves_in<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        rec: &mut R,
+        out: &mut Vec<Outcome>,
+        window: Window,
+    ) {
+        // a glued statement's outcomes run on into the next statement's, so positions are
+        // those of the whole list: such steps are cut afterwards
+        let mut win = if self.has_glue { Window::ALL } else { window };
         let thread = &s.threads[tid];
         let Some(frame) = thread.stack.top() else {
             return;
@@ -253,12 +368,14 @@ impl Machine<'_> {
         } = &self.program.layout
         {
             if frame.proc == *init && frame.pc == *endinit {
-                self.start_getafix_threads(s, tid, threads, rec, out);
+                let first = out.len();
+                self.start_getafix_threads(s, tid, threads, rec, out, &mut win);
+                win.cut(out, first);
                 return;
             }
         }
         let first = out.len();
-        self.step_statement(s, tid, rec, out);
+        self.step_statement(s, tid, rec, out, &mut win);
         if self.lock_global.is_some() || self.has_atomic_procs {
             for o in &mut out[first..] {
                 o.materialize(s);
@@ -270,7 +387,9 @@ impl Machine<'_> {
         }
         if self.has_glue {
             self.continue_glued(s, tid, frame.proc, frame.pc, first, rec, out);
+            win = window;
         }
+        win.cut(out, first);
     }
 
     /// Counts the steps of an atomic region: a thread that stays atomic has taken one more,
@@ -385,6 +504,7 @@ impl Machine<'_> {
         procs: &[ProcId],
         rec: &mut R,
         out: &mut Vec<Outcome>,
+        win: &mut Window,
     ) {
         let thread = &s.threads[tid];
         let mut alts = Vec::new();
@@ -392,7 +512,7 @@ impl Machine<'_> {
             let n = self.program.procs[p as usize].locals.len();
             alts.extend((0..n).map(|i| self.local_alts(p, i)));
         }
-        for_each_product(&alts, |combo| {
+        for_each_product_in(&alts, win, |combo| {
             let mut rest = combo;
             let mut threads = Vec::new();
             for &p in procs {
@@ -526,8 +646,9 @@ impl Machine<'_> {
         tid: usize,
         rec: &mut R,
         out: &mut Vec<Outcome>,
+        win: &mut Window,
     ) {
-        if let Err(e) = self.try_step(s, tid, rec, out) {
+        if let Err(e) = self.try_step(s, tid, rec, out, win) {
             out.push(Outcome::Violation(Violation::Runtime(e)));
         }
     }
@@ -538,6 +659,7 @@ impl Machine<'_> {
         tid: usize,
         rec: &mut R,
         out: &mut Vec<Outcome>,
+        win: &mut Window,
     ) -> Result<(), RtError> {
         let thread = &s.threads[tid];
         let Some(frame) = thread.stack.top() else {
@@ -628,7 +750,7 @@ impl Machine<'_> {
                 if constrain.is_none() {
                     self.one_value_if_dead(frame.proc, node.succ.as_slice(), targets, &mut alts);
                 }
-                for_each_product(&alts, |combo| {
+                for_each_product_in(&alts, win, |combo| {
                     let mut post = Post::new(self, s, thread, &frame.locals);
                     for (&t, &v) in resolved.iter().zip(combo) {
                         post.set(t, v);
@@ -656,7 +778,7 @@ impl Machine<'_> {
                 let mut alts = vec![BOTH.to_vec(); targets.len()];
                 let targets: Vec<Option<LValue>> = targets.iter().cloned().map(Some).collect();
                 self.one_value_if_dead(frame.proc, node.succ.as_slice(), &targets, &mut alts);
-                for_each_product(&alts, |combo| {
+                for_each_product_in(&alts, win, |combo| {
                     let mut post = Post::new(self, s, thread, &frame.locals);
                     for (&t, &v) in resolved.iter().zip(combo) {
                         post.set(t, v);
@@ -664,10 +786,10 @@ impl Machine<'_> {
                     out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
                 });
             }
-            Stmt::Constrain { expr } => self.constrain_all(s, tid, expr, next(), rec, out),
+            Stmt::Constrain { expr } => self.constrain_all(s, tid, expr, next(), rec, out, win),
             Stmt::Call { callee, args, .. } => {
                 let alts = self.entry_alts(*callee, args, &env, rec)?;
-                for_each_product(&alts, |combo| {
+                for_each_product_in(&alts, win, |combo| {
                     let callee_frame = Frame {
                         proc: *callee,
                         pc: 0,
@@ -693,7 +815,7 @@ impl Machine<'_> {
             Stmt::StartThread { .. } | Stmt::StartThreadGoto if self.at_thread_bound(s) => {}
             Stmt::StartThread { callee, args } => {
                 let alts = self.entry_alts(*callee, args, &env, rec)?;
-                for_each_product(&alts, |combo| {
+                for_each_product_in(&alts, win, |combo| {
                     let child = Thread {
                         stack: super::Stack::new(Frame {
                             proc: *callee,
@@ -1279,6 +1401,7 @@ impl Machine<'_> {
     }
 
     /// Stand-alone `constrain e`: every visible variable takes new values making `e` possible.
+    #[allow(clippy::too_many_arguments)]
     fn constrain_all<R: Recorder>(
         &self,
         s: &State,
@@ -1287,6 +1410,7 @@ impl Machine<'_> {
         pc: Pc,
         rec: &mut R,
         out: &mut Vec<Outcome>,
+        win: &mut Window,
     ) {
         let thread = &s.threads[tid];
         let frame = thread.stack.top().expect("running thread has a frame");
@@ -1300,7 +1424,7 @@ impl Machine<'_> {
         }
         all.extend((0..frame.locals.len() as u32).map(Target::Local));
         let alts = vec![BOTH.to_vec(); all.len()];
-        for_each_product(&alts, |combo| {
+        for_each_product_in(&alts, win, |combo| {
             let mut post = Post::new(self, s, thread, &frame.locals);
             for (&t, &v) in all.iter().zip(combo) {
                 post.set(t, v);

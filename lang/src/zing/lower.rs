@@ -406,13 +406,36 @@ impl<'m> Ctx<'m> {
                 let name = format!("{}.{}", decl.name.name, f.name.name);
                 if let Some(ExprKind::New { decl, size, .. }) = f.init.as_ref().map(|e| &e.kind) {
                     // `static T f = new T;` allocates while the initial state is built (§2.2)
-                    let len = match size.as_deref().map(const_value) {
+                    let mut refused = false;
+                    let len = match size.as_deref().map(|e| (e, const_value(e))) {
                         None => Some(None),
-                        Some(Some(Const::Int(n))) => u32::try_from(n).ok().map(Some),
+                        Some((e, Some(Const::Int(n)))) => match u32::try_from(n) {
+                            Ok(n) if n <= i32::MAX as u32 => Some(Some(n)),
+                            _ => {
+                                self.static_length_error(e.span, &n.to_string());
+                                refused = true;
+                                Some(None)
+                            }
+                        },
                         Some(_) => None,
                     };
+                    if let (None, Some(d)) = (size, *decl) {
+                        if let DeclKind::Array(ArrayDecl {
+                            size: ArraySize::Fixed(n),
+                            ..
+                        }) = &self.model.decls[d as usize].kind
+                        {
+                            if *n > i32::MAX as u64 {
+                                let span = f.init.as_ref().map_or(f.name.span, |e| e.span);
+                                self.static_length_error(span, &n.to_string());
+                                refused = true;
+                            }
+                        }
+                    }
                     if let (Some(class), Some(len)) = (decl.and_then(|d| self.class_ix(d)), len) {
-                        self.static_news.push((out.len() as u32, class, len));
+                        if !refused {
+                            self.static_news.push((out.len() as u32, class, len));
+                        }
                         let ty = self.ir_type_at(f.ty.ty, f.ty.span);
                         out.push(Var {
                             name,
@@ -428,6 +451,23 @@ impl<'m> Ctx<'m> {
             }
         }
         out
+    }
+
+    /// A static initializer allocates an array whose length is outside `int`: it runs while
+    /// the initial state is built, before any process exists (§2.2), and its length is a
+    /// constant, so this is a compile error rather than a runtime error of no process.
+    fn static_length_error(&mut self, span: Span, len: &str) {
+        self.diags.push(
+            Diagnostic::error(
+                span,
+                format!(
+                    "array length {len} in a static initializer is not an `int` (0 to 2147483647)"
+                ),
+            )
+            .with_label(
+                "a static initializer runs before any process; its array length must be an `int`",
+            ),
+        );
     }
 
     /// A field's slots: one per leaf of a struct-typed field, else one with its default or
