@@ -4,14 +4,13 @@
 //! regression it accepts, counterexamples that show the threads, and refusals.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn zingrs(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zingrs"))
-        .args(args)
-        .output()
-        .expect("runs zingrs")
+mod common {
+    pub mod run;
+    pub mod schema;
 }
+
+use common::run::zingrs;
 
 /// Writes `text` to a file named `name` in a directory of this test process.
 fn model(name: &str, text: &str) -> PathBuf {

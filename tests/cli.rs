@@ -1,52 +1,13 @@
 //! The command line as a user meets it: exit codes, messages, output formats, limits.
 
-use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 mod common {
+    pub mod run;
     pub mod schema;
 }
 
-/// Runs zingrs; a JSON report on stdout, or written with `-o`, is checked against the schema.
-fn zingrs(args: &[&str]) -> Output {
-    let o = Command::new(env!("CARGO_BIN_EXE_zingrs"))
-        .args(args)
-        .output()
-        .expect("zingrs runs");
-    common::schema::check_text(&o.stdout);
-    if let Some(i) = args.iter().position(|a| *a == "-o" || *a == "--output") {
-        if let Some(Ok(text)) = args.get(i + 1).map(std::fs::read) {
-            common::schema::check_text(&text);
-        }
-    }
-    o
-}
-
-fn with_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_zingrs"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("zingrs runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write stdin");
-    let o = child.wait_with_output().expect("zingrs ends");
-    common::schema::check_text(&o.stdout);
-    o
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::run::{err, out, with_stdin, zingrs};
 
 const FIG1: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/bebop-fig1.bp");
 

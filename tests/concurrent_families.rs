@@ -4,14 +4,13 @@
 //! (fib: 2N − 1; Bluetooth: seed 002 Figure 3's Reachable column).
 
 use std::path::PathBuf;
-use std::process::Command;
 
-fn zingrs(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_zingrs"))
-        .args(args)
-        .output()
-        .expect("runs zingrs")
+mod common {
+    pub mod run;
+    pub mod schema;
 }
+
+use common::run::zingrs;
 
 /// Writes `zingrs gen ARGS` to a file named after the arguments, one file per call: tests run
 /// in parallel and several generate the same model (a shared file could be read half-written).

@@ -2,15 +2,15 @@
 //! loop, its verdicts on the targets come within a second, counterexamples replay
 //! from a saved report, and what it cannot check is refused with exit 7 and a location.
 
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
-fn zingrs(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zingrs"))
-        .args(args)
-        .output()
-        .expect("zingrs runs")
+mod common {
+    pub mod run;
+    pub mod schema;
 }
+
+use common::run::zingrs;
 
 fn model(name: &str) -> String {
     format!(

@@ -1,31 +1,15 @@
 //! Zing models whose expressions and blocks nest 5,000 levels deep are checked end to end
 //! (the parser once refused more than 400 levels), with verdicts derived by hand.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 mod common {
+    pub mod run;
     pub mod schema;
 }
 
 fn check_stdin(args: &[&str], model: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_zingrs"))
-        .args(["check", "-", "--lang", "zing"])
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("zingrs runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(model.as_bytes())
-        .expect("write stdin");
-    let o = child.wait_with_output().expect("zingrs ends");
-    common::schema::check_text(&o.stdout);
-    o
+    common::run::with_stdin(&[&["check", "-", "--lang", "zing"], args].concat(), model)
 }
 
 fn in_main(body: &str) -> String {

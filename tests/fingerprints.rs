@@ -44,7 +44,14 @@ fn counts_sym(
     symmetry: bool,
 ) -> Option<(u64, u64)> {
     let program = zingrs_lang::compile(name, text, lang).ok()?.program;
-    let m = Machine::new(&program, Semantics::default());
+    // threads created without bound get a bound, as `check` gives them (its deepening): a
+    // depth-first search would otherwise go on creating threads, and each state it stores
+    // would hold thousands of them
+    let semantics = Semantics {
+        thread_bound: zingrs_lang::spawn::unbounded_creation(&program).then_some(4),
+        ..Semantics::default()
+    };
+    let m = Machine::new(&program, semantics);
     let limits = Limits {
         max_depth,
         max_states: Some(20_000),
@@ -97,8 +104,25 @@ fn incremental_fingerprints_agree_with_the_whole_walk() {
         all.push((format!("random-zing {seed}"), random_zing(seed), Lang::Zing));
         all.push((format!("random-bp {seed}"), random_bp(seed, 8), Lang::Bp));
     }
+    // the models are independent: one share of them per core
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let compared: usize = std::thread::scope(|scope| {
+        let all = &all;
+        let handles: Vec<_> = (0..workers)
+            .map(|k| scope.spawn(move || compare_share(all, k, workers)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a share's comparisons hold"))
+            .sum()
+    });
+    assert!(compared > 1400, "only {compared} models compiled");
+}
+
+/// Compares the models `k`, `k + step`, … of `all`; returns how many searches compiled.
+fn compare_share(all: &[(String, String, Lang)], k: usize, step: usize) -> usize {
     let mut compared = 0;
-    for (name, text, lang) in &all {
+    for (name, text, lang) in all.iter().skip(k).step_by(step) {
         // chained atomic regions and private steps are fingerprinted from their start state;
         // symmetry (boolean programs with threads) sums thread parts under one seed and sorts
         // them in the exact form
@@ -121,7 +145,7 @@ fn incremental_fingerprints_agree_with_the_whole_walk() {
             }
         }
     }
-    assert!(compared > 1400, "only {compared} models compiled");
+    compared
 }
 
 /// Stacks deeper than the digested depth (32) are fingerprinted through each stack node's

@@ -1,14 +1,12 @@
 //! Numeric options are validated by the argument parser: a clear message and exit 7, never a
 //! panic (`--timeout 1e30` used to overflow the conversion to a `Duration`).
 
-use std::process::{Command, Output};
-
-fn zingrs(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zingrs"))
-        .args(args)
-        .output()
-        .expect("zingrs runs")
+mod common {
+    pub mod run;
+    pub mod schema;
 }
+
+use common::run::zingrs;
 
 const FIG1: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/bebop-fig1.bp");
 

@@ -3,14 +3,13 @@
 //! tests pin what the reductions save and how they are switched).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn zingrs(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zingrs"))
-        .args(args)
-        .output()
-        .expect("zingrs runs")
+mod common {
+    pub mod run;
+    pub mod schema;
 }
+
+use common::run::zingrs;
 
 /// Writes `zingrs gen FAMILY N` to a file of its own and returns its path.
 fn generated(family: &str, n: u32, ext: &str) -> PathBuf {

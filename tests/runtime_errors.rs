@@ -3,23 +3,14 @@
 //! operands, in the text, Bebop and JSON formats. The expected details are worked out by hand
 //! in each model's `why:` header.
 
-use std::process::{Command, Output};
-
 mod common {
+    pub mod run;
     pub mod schema;
 }
 
-const REG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/regressions/zing/");
+use common::run::zingrs;
 
-/// Runs zingrs; a JSON report on stdout is checked against the schema.
-fn zingrs(args: &[&str]) -> Output {
-    let o = Command::new(env!("CARGO_BIN_EXE_zingrs"))
-        .args(args)
-        .output()
-        .expect("zingrs runs");
-    common::schema::check_text(&o.stdout);
-    o
-}
+const REG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/regressions/zing/");
 
 fn model(name: &str) -> String {
     format!("{REG}{name}")

@@ -3,30 +3,14 @@
 //! semantics (threads that end are removed; the rest keep their creation order), not read off
 //! the tool.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 
 mod common {
+    pub mod run;
     pub mod schema;
 }
 
-fn with_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_zingrs"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("zingrs runs");
-    let _ = child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes());
-    let o = child.wait_with_output().expect("zingrs ends");
-    common::schema::check_text(&o.stdout);
-    o
-}
+use common::run::with_stdin;
 
 /// The exit code and stored states of `zingrs check - --format json` with `args`.
 fn run(model: &str, args: &[&str]) -> (i32, u64) {

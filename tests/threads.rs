@@ -1,36 +1,11 @@
 //! Dynamic threads on the command line: the live-thread bound (`--threads N`).
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
 mod common {
+    pub mod run;
     pub mod schema;
 }
 
-/// Runs zingrs on a model given on standard input; a JSON report on stdout is checked
-/// against the schema.
-fn with_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_zingrs"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("zingrs runs");
-    // zingrs may exit before reading its input (a usage error): a broken pipe is no failure
-    let _ = child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes());
-    let o = child.wait_with_output().expect("zingrs ends");
-    common::schema::check_text(&o.stdout);
-    o
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::run::{out, with_stdin};
 
 /// One worker, safe for any number of threads: the bound never cuts a creation here.
 const ONE_WORKER: &str = "decl x;\nvoid w() begin x := T; end\n\

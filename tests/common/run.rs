@@ -1,0 +1,52 @@
+//! Running the `zingrs` binary from the integration tests. Every JSON report it prints, or
+//! writes with `-o`, is checked against `docs/json-schema.json`.
+// each test binary includes this module and uses only some of it
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Runs zingrs with `args`.
+pub fn zingrs(args: &[&str]) -> Output {
+    let o = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .args(args)
+        .output()
+        .expect("zingrs runs");
+    super::schema::check_text(&o.stdout);
+    if let Some(i) = args.iter().position(|a| *a == "-o" || *a == "--output") {
+        if let Some(Ok(text)) = args.get(i + 1).map(std::fs::read) {
+            super::schema::check_text(&text);
+        }
+    }
+    o
+}
+
+/// Runs zingrs with `args` and `input` on standard input.
+pub fn with_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zingrs runs");
+    // zingrs may exit before reading its input (a usage error): a broken pipe is no failure
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes());
+    let o = child.wait_with_output().expect("zingrs ends");
+    super::schema::check_text(&o.stdout);
+    o
+}
+
+/// Standard output as text.
+pub fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Standard error as text.
+pub fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
