@@ -33,8 +33,17 @@ pub fn unbounded_creation(p: &Program) -> bool {
         let proc = base.partition_point(|&b| b <= v) - 1;
         (proc, (v - base[proc]) as Pc)
     };
+    // a call inside a loop to a procedure that creates threads (itself, through its callees
+    // or through the threads it starts) creates them again at each iteration; the walk below
+    // follows no return back to a caller, so it would not see that cycle
+    let creates = creators(p);
     for (proc, q) in p.procs.iter().enumerate() {
         for (pc, n) in q.nodes.iter().enumerate() {
+            if let Stmt::Call { callee, .. } | Stmt::StartThread { callee, .. } = n.stmt {
+                if creates[callee as usize] && on_local_cycle(p, proc, pc as Pc) {
+                    return true;
+                }
+            }
             if !matches!(n.stmt, Stmt::StartThread { .. } | Stmt::StartThreadGoto) {
                 continue;
             }
@@ -51,6 +60,55 @@ pub fn unbounded_creation(p: &Program) -> bool {
                 let (vp, vpc) = at(v);
                 todo.extend(succ(vp, vpc));
             }
+        }
+    }
+    false
+}
+
+/// Per procedure: whether running it can create a thread (a creation in it, or in a procedure
+/// it calls or starts as a thread).
+fn creators(p: &Program) -> Vec<bool> {
+    let mut creates: Vec<bool> = p
+        .procs
+        .iter()
+        .map(|q| {
+            q.nodes
+                .iter()
+                .any(|n| matches!(n.stmt, Stmt::StartThread { .. } | Stmt::StartThreadGoto))
+        })
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (i, q) in p.procs.iter().enumerate() {
+            if creates[i] {
+                continue;
+            }
+            let calls_creator = q
+                .nodes
+                .iter()
+                .any(|n| matches!(n.stmt, Stmt::Call { callee, .. } if creates[callee as usize]));
+            if calls_creator {
+                creates[i] = true;
+                changed = true;
+            }
+        }
+    }
+    creates
+}
+
+/// Whether node `pc` of procedure `proc` lies on a cycle of that procedure's own control flow
+/// (a call node's successors are its return points).
+fn on_local_cycle(p: &Program, proc: usize, pc: Pc) -> bool {
+    let nodes = &p.procs[proc].nodes;
+    let mut seen = vec![false; nodes.len()];
+    let mut todo: Vec<Pc> = nodes[pc as usize].succ.to_vec();
+    while let Some(v) = todo.pop() {
+        if v == pc {
+            return true;
+        }
+        if !std::mem::replace(&mut seen[v as usize], true) {
+            todo.extend(nodes[v as usize].succ.iter().copied());
         }
     }
     false
@@ -96,6 +154,15 @@ mod tests {
         assert!(unbounded(&format!(
             "{W}void r() begin start_thread w(); if (*) then r(); fi end\n\
              void main() begin r(); end\n"
+        )));
+        // a procedure that starts a thread, called in a loop (directly or through another)
+        assert!(unbounded(&format!(
+            "{W}void s() begin start_thread w(); end\n\
+             void main() begin while (*) do s(); od end\n"
+        )));
+        assert!(unbounded(&format!(
+            "{W}void s() begin start_thread w(); end\nvoid t() begin s(); end\n\
+             void main() begin L: t(); goto L; end\n"
         )));
         // start_thread goto back to before itself
         assert!(unbounded(
