@@ -80,8 +80,8 @@ pub fn render_to(
 /// agree.
 mod json {
     use super::super::{Finding, Report, Stats, Trace, Verdict};
-    use crate::explore::Choice;
     use crate::runtime::Value;
+    use crate::search::Choice;
     use serde::Serialize;
     use std::io::Write;
 
@@ -774,10 +774,10 @@ mod tests {
         };
         for n in [0u32, 1, 3] {
             let mut r = Report::new("t.bp", "bdd", verdict.clone(), None);
-            r.path = Some(crate::explore::Path {
+            r.path = Some(crate::search::Path {
                 init: vec![crate::runtime::Value::Bool(true)],
                 choices: (0..n)
-                    .map(|i| crate::explore::Choice {
+                    .map(|i| crate::search::Choice {
                         thread: i % 2,
                         outcome: 10 * i,
                     })

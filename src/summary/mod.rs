@@ -21,10 +21,10 @@
 //! the interpreter like any other counterexample.
 
 use crate::canon::{encode_with_roots, fingerprint, Fingerprint};
-use crate::explore::{Choice, Finding, Options, Path, SearchResult, Watch};
 use crate::runtime::{
     Addr, Kind, Loc, Machine, Outcome, Record, Stack, State, Thread, Value, GLOBALS,
 };
+use crate::search::{Choice, Finding, Options, Path, SearchResult, Watch};
 use ahash::{AHashMap, AHashSet};
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -283,7 +283,7 @@ struct Counters {
 
 enum Stop {
     Found,
-    Limit(crate::explore::Limit),
+    Limit(crate::search::Limit),
 }
 
 /// `Match` (Figure 7) of an entry visible state and its pattern against a visible state: the
@@ -415,7 +415,7 @@ impl Transaction {
         m: &Machine,
         opts: &Options,
         visible: State,
-    ) -> Result<Transaction, crate::explore::Limit> {
+    ) -> Result<Transaction, crate::search::Limit> {
         let mut opts = opts.clone();
         opts.keep_going = false;
         let mut s = Summarizer::new(m, &opts);
