@@ -209,6 +209,7 @@ pub fn run(a: &CheckArgs) -> i32 {
             report::header(
                 &name,
                 &header_name(engine, &program, a.threads.is_some(), a.contexts.is_some()),
+                header_note(engine, &program),
             )
         );
         let _ = std::io::Write::flush(&mut std::io::stdout());
@@ -553,6 +554,13 @@ fn applicable_engines(program: &Program, thread_bound: bool, contexts: bool) -> 
         out.push(Engine::Coverability);
     }
     out
+}
+
+/// What the header adds after the engine's name: on a program it cannot run alone, the summary
+/// engine is the explicit search with the calls that run as one transaction summarized.
+fn header_note(engine: Engine, program: &Program) -> Option<&'static str> {
+    (engine == Engine::Summary && !crate::summary::applies_to(program))
+        .then_some("calls that run as one transaction summarized, threads interleaved")
 }
 
 /// The engine as the header names it: `all` lists the engines it runs.

@@ -493,15 +493,20 @@ pub struct Summarizer<'m, 'p> {
 /// statement that can block, where a blocked process is a deadlock); otherwise the caller
 /// falls back to the plain search.
 pub fn applies(m: &Machine) -> bool {
-    let blocking = m.program.procs.iter().any(|p| {
+    applies_to(m.program)
+}
+
+/// [`applies`], asked of the program alone (before a machine is built, e.g. to name what runs).
+pub fn applies_to(program: &zingrs_lang::ir::Program) -> bool {
+    let blocking = program.procs.iter().any(|p| {
         p.nodes
             .iter()
             .any(|n| matches!(n.stmt, Stmt::Select { .. } | Stmt::Yield))
     });
-    !m.program.is_concurrent()
-        && m.program.activations.len() == 1
+    !program.is_concurrent()
+        && program.activations.len() == 1
         && !blocking
-        && !m.program.beyond_summaries()
+        && !program.beyond_summaries()
 }
 
 impl<'m, 'p> Summarizer<'m, 'p> {
