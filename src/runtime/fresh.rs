@@ -17,51 +17,14 @@ use zingrs_lang::ir::{Expr, LValue, Operand, Proc, Stmt};
 /// (a call's results are written when it returns, after its arguments have left), sorted. A
 /// field access through one of them touches only the running thread's data.
 pub(super) fn fresh_locals(p: &Proc) -> Vec<Vec<u32>> {
-    let n = p.nodes.len();
-    let mut before: Vec<Option<Vec<u32>>> = vec![None; n];
-    let mut roots = vec![0usize];
-    roots.extend(
-        p.tries
-            .iter()
-            .flat_map(|t| t.handlers.iter().map(|h| h.1 as usize)),
+    let roots = super::dataflow::roots(p);
+    let start: Vec<(usize, Vec<u32>)> = roots.iter().map(|&r| (r, Vec::new())).collect();
+    let before = super::dataflow::must_forward(
+        p,
+        &start,
+        |pc, facts| after(&p.nodes[pc].stmt, facts),
+        |_, s| !roots.contains(&s),
     );
-    for node in &p.nodes {
-        if let Stmt::StartThreadGoto = node.stmt {
-            roots.extend(node.succ.get(1).map(|&s| s as usize));
-        }
-    }
-    let mut work = Vec::new();
-    for &r in &roots {
-        if r < n {
-            before[r] = Some(Vec::new());
-            work.push(r);
-        }
-    }
-    while let Some(pc) = work.pop() {
-        let node = &p.nodes[pc];
-        let mut facts = before[pc].clone().unwrap_or_default();
-        after(&node.stmt, &mut facts);
-        for &s in &node.succ {
-            let s = s as usize;
-            if s >= n || roots.contains(&s) {
-                continue;
-            }
-            let changed = match &mut before[s] {
-                slot @ None => {
-                    *slot = Some(facts.clone());
-                    true
-                }
-                Some(old) => {
-                    let len = old.len();
-                    old.retain(|x| facts.contains(x));
-                    old.len() != len
-                }
-            };
-            if changed {
-                work.push(s);
-            }
-        }
-    }
     before
         .into_iter()
         .zip(&p.nodes)

@@ -509,43 +509,13 @@ fn must_hold(
     releases: &[(usize, Key)],
     may_release: &[bool],
 ) -> Vec<Vec<Key>> {
-    let n = p.nodes.len();
-    let mut held: Vec<Option<Vec<Key>>> = vec![None; n];
-    let mut work: Vec<usize> = Vec::new();
-    let mut roots = vec![0usize];
-    roots.extend(
-        p.tries
-            .iter()
-            .flat_map(|t| t.handlers.iter().map(|h| h.1 as usize)),
-    );
-    for node in &p.nodes {
-        if let Stmt::StartThreadGoto = node.stmt {
-            roots.extend(node.succ.get(1).map(|&s| s as usize));
-        }
-    }
-    let meet = |slot: &mut Option<Vec<Key>>, facts: &[Key]| -> bool {
-        match slot {
-            None => {
-                *slot = Some(facts.to_vec());
-                true
-            }
-            Some(old) => {
-                let before = old.len();
-                old.retain(|k| facts.contains(k));
-                old.len() != before
-            }
-        }
-    };
-    for (i, &r) in roots.iter().enumerate() {
-        let facts = if i == 0 { at_entry } else { &[] };
-        if r < n && meet(&mut held[r], facts) {
-            work.push(r);
-        }
-    }
-    // a root holds nothing whatever else reaches it
-    let is_root = |pc: usize| roots.contains(&pc);
-    while let Some(pc) = work.pop() {
-        let mut facts = held[pc].clone().unwrap_or_default();
+    let roots = super::dataflow::roots(p);
+    let start: Vec<(usize, Vec<Key>)> = roots
+        .iter()
+        .enumerate()
+        .map(|(i, &r)| (r, if i == 0 { at_entry } else { &[][..] }.to_vec()))
+        .collect();
+    let transfer = |pc: usize, facts: &mut Vec<Key>| {
         let node = &p.nodes[pc];
         if let Some((_, key, _)) = acquires.iter().find(|a| a.0 == pc) {
             if !facts.contains(key) {
@@ -564,18 +534,15 @@ fn must_hold(
                 facts.retain(|k| k.1 != Some(*x));
             }
         });
-        for (k, &s) in node.succ.iter().enumerate() {
-            let s = s as usize;
-            let new_thread = matches!(node.stmt, Stmt::StartThreadGoto) && k == 1;
-            // the entry meets what its back edges bring; other roots hold nothing anyway
-            if s >= n || new_thread || (s != 0 && is_root(s)) {
-                continue;
-            }
-            if meet(&mut held[s], &facts) {
-                work.push(s);
-            }
-        }
-    }
+    };
+    // the entry meets what its back edges bring; the other roots (handlers, a new thread's
+    // first node) hold nothing whatever reaches them
+    let follows = |pc: usize, s: usize| {
+        let new_thread = matches!(p.nodes[pc].stmt, Stmt::StartThreadGoto)
+            && p.nodes[pc].succ.get(1) == Some(&(s as u32));
+        !new_thread && (s == 0 || !roots.contains(&s))
+    };
+    let held = super::dataflow::must_forward(p, &start, transfer, follows);
     held.into_iter().map(Option::unwrap_or_default).collect()
 }
 

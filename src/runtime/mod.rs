@@ -5,6 +5,7 @@
 //! can name a choice by its index and replay it). It also reports the step's transition record
 //! (reads, allocations, writes) to a [`Recorder`].
 
+mod dataflow;
 mod eval;
 mod fault;
 mod fresh;
