@@ -79,22 +79,7 @@ pub struct Table<'m, 'p> {
 impl<'m, 'p> Table<'m, 'p> {
     /// An empty table for `m`'s program, with `targets` as the labels to reach.
     pub fn new(m: &'m Machine<'p>, targets: &[String]) -> Self {
-        let target_at = m
-            .program
-            .procs
-            .iter()
-            .map(|p| {
-                p.nodes
-                    .iter()
-                    .map(|n| {
-                        targets
-                            .iter()
-                            .position(|t| n.labels.iter().any(|l| l == t))
-                            .map(|i| i as u32)
-                    })
-                    .collect()
-            })
-            .collect();
+        let target_at = crate::search::targets_at(m.program, targets);
         Table {
             m,
             globals: Vec::new(),

@@ -143,22 +143,7 @@ fn reaches(program: &zingrs_lang::ir::Program, p: impl Fn(&Stmt) -> bool) -> Vec
 
 /// Searches the state space of `m`'s program.
 pub fn search(m: &Machine, opts: &Options) -> SearchResult {
-    let target_at = m
-        .program
-        .procs
-        .iter()
-        .map(|p| {
-            p.nodes
-                .iter()
-                .map(|n| {
-                    opts.targets
-                        .iter()
-                        .position(|t| n.labels.iter().any(|l| l == t))
-                        .map(|i| i as u32)
-                })
-                .collect()
-        })
-        .collect();
+    let target_at = crate::search::targets_at(m.program, &opts.targets);
     let mut ex = Explorer {
         m,
         opts,

@@ -169,3 +169,23 @@ impl Reduction {
         matches!(self, Reduction::Por | Reduction::All)
     }
 }
+
+/// Per procedure and node, the index in `targets` of a label the node carries (the first
+/// one), so that a search asks "is this a target?" with one lookup.
+pub fn targets_at(program: &zingrs_lang::ir::Program, targets: &[String]) -> Vec<Vec<Option<u32>>> {
+    program
+        .procs
+        .iter()
+        .map(|p| {
+            p.nodes
+                .iter()
+                .map(|n| {
+                    targets
+                        .iter()
+                        .position(|t| n.labels.iter().any(|l| l == t))
+                        .map(|i| i as u32)
+                })
+                .collect()
+        })
+        .collect()
+}
