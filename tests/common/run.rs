@@ -50,3 +50,8 @@ pub fn out(o: &Output) -> String {
 pub fn err(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// The path of the Zing regression model `name` (in `regressions/zing/`).
+pub fn zing_model(name: &str) -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/regressions/zing/").to_string() + name
+}
