@@ -286,44 +286,11 @@ pub enum Expr {
 impl Drop for Expr {
     fn drop(&mut self) {
         fn take_children(e: &mut Expr, out: &mut Vec<Expr>) {
-            let mut take = |b: &mut Box<Expr>| {
-                if !b.is_leaf() {
-                    out.push(std::mem::replace(&mut **b, Expr::Nondet));
+            e.for_each_child_mut(|c| {
+                if !c.is_leaf() {
+                    out.push(std::mem::replace(c, Expr::Nondet));
                 }
-            };
-            match e {
-                Expr::Const(_)
-                | Expr::Local(_)
-                | Expr::Global(_)
-                | Expr::PrimedLocal(_)
-                | Expr::PrimedGlobal(_)
-                | Expr::PassiveLocal(_)
-                | Expr::PrimedPassiveLocal(_)
-                | Expr::Nondet
-                | Expr::SelfId => {}
-                Expr::Unary(_, a)
-                | Expr::Field(a, _)
-                | Expr::Neg(_, a)
-                | Expr::BitNot(_, a)
-                | Expr::Convert(_, a)
-                | Expr::Size(a, _)
-                | Expr::ClassIs(a, _) => take(a),
-                Expr::Binary(_, a, b)
-                | Expr::Schoose(a, b)
-                | Expr::Arith(_, _, a, b)
-                | Expr::Cmp(_, a, b)
-                | Expr::Elem(a, b, _)
-                | Expr::In(a, b) => {
-                    take(a);
-                    take(b);
-                }
-                Expr::Ite(c, a, b) => {
-                    take(c);
-                    take(a);
-                    take(b);
-                }
-                Expr::Call(_, args) => out.append(args),
-            }
+            });
         }
         let mut work = Vec::new();
         take_children(self, &mut work);
@@ -449,6 +416,12 @@ impl Expr {
 
     fn walk_here<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
         f(self);
+        self.for_each_child(|c| c.walk(f));
+    }
+
+    /// Calls `f` on each direct subexpression, in order: the one place, with
+    /// [`Expr::for_each_child_mut`], that lists the tree's shape.
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
         match self {
             Expr::Const(_)
             | Expr::Local(_)
@@ -465,22 +438,59 @@ impl Expr {
             | Expr::BitNot(_, a)
             | Expr::Convert(_, a)
             | Expr::Size(a, _)
-            | Expr::ClassIs(a, _) => a.walk(f),
+            | Expr::ClassIs(a, _) => f(a),
             Expr::Binary(_, a, b)
             | Expr::Schoose(a, b)
             | Expr::Arith(_, _, a, b)
             | Expr::Cmp(_, a, b)
             | Expr::Elem(a, b, _)
             | Expr::In(a, b) => {
-                a.walk(f);
-                b.walk(f);
+                f(a);
+                f(b);
             }
             Expr::Ite(c, a, b) => {
-                c.walk(f);
-                a.walk(f);
-                b.walk(f);
+                f(c);
+                f(a);
+                f(b);
             }
-            Expr::Call(_, args) => args.iter().for_each(|a| a.walk(f)),
+            Expr::Call(_, args) => args.iter().for_each(f),
+        }
+    }
+
+    /// [`Expr::for_each_child`] with each subexpression mutable.
+    pub fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
+        match self {
+            Expr::Const(_)
+            | Expr::Local(_)
+            | Expr::Global(_)
+            | Expr::PrimedLocal(_)
+            | Expr::PrimedGlobal(_)
+            | Expr::PassiveLocal(_)
+            | Expr::PrimedPassiveLocal(_)
+            | Expr::Nondet
+            | Expr::SelfId => {}
+            Expr::Unary(_, a)
+            | Expr::Field(a, _)
+            | Expr::Neg(_, a)
+            | Expr::BitNot(_, a)
+            | Expr::Convert(_, a)
+            | Expr::Size(a, _)
+            | Expr::ClassIs(a, _) => f(a),
+            Expr::Binary(_, a, b)
+            | Expr::Schoose(a, b)
+            | Expr::Arith(_, _, a, b)
+            | Expr::Cmp(_, a, b)
+            | Expr::Elem(a, b, _)
+            | Expr::In(a, b) => {
+                f(a);
+                f(b);
+            }
+            Expr::Ite(c, a, b) => {
+                f(c);
+                f(a);
+                f(b);
+            }
+            Expr::Call(_, args) => args.iter_mut().for_each(f),
         }
     }
 }

@@ -360,45 +360,14 @@ pub fn live_at_entry(p: &Proc) -> Vec<bool> {
 /// primed target is the new value). Returns false if the expression may read globals it does
 /// not name (a method call), so every global must count as read.
 pub(crate) fn global_uses(e: &Expr, targets: &[u32], out: &mut [bool]) -> bool {
-    crate::deep::grow(|| global_uses_here(e, targets, out))
-}
-
-fn global_uses_here(e: &Expr, targets: &[u32], out: &mut [bool]) -> bool {
-    match e {
+    let mut exact = true;
+    e.walk(&mut |e| match e {
         Expr::Global(i) => out[*i as usize] = true,
-        Expr::PrimedGlobal(i) => {
-            if !targets.contains(i) {
-                out[*i as usize] = true;
-            }
-        }
-        Expr::Const(_)
-        | Expr::Local(_)
-        | Expr::PrimedLocal(_)
-        | Expr::PassiveLocal(_)
-        | Expr::PrimedPassiveLocal(_)
-        | Expr::Nondet
-        | Expr::SelfId => {}
-        Expr::Call(..) => return false,
-        Expr::Unary(_, a)
-        | Expr::Field(a, _)
-        | Expr::Neg(_, a)
-        | Expr::BitNot(_, a)
-        | Expr::Convert(_, a)
-        | Expr::Size(a, _)
-        | Expr::ClassIs(a, _) => return global_uses(a, targets, out),
-        Expr::Binary(_, a, b)
-        | Expr::Schoose(a, b)
-        | Expr::Arith(_, _, a, b)
-        | Expr::Cmp(_, a, b)
-        | Expr::Elem(a, b, _)
-        | Expr::In(a, b) => return global_uses(a, targets, out) & global_uses(b, targets, out),
-        Expr::Ite(c, a, b) => {
-            return global_uses(c, targets, out)
-                & global_uses(a, targets, out)
-                & global_uses(b, targets, out)
-        }
-    }
-    true
+        Expr::PrimedGlobal(i) if !targets.contains(i) => out[*i as usize] = true,
+        Expr::Call(..) => exact = false,
+        _ => {}
+    });
+    exact
 }
 
 /// The globals a node of `p` reads (`used`) and those it certainly overwrites (`defs`). Calls
