@@ -277,7 +277,7 @@ pub(super) fn counterexample<B: Bdds>(
     let run = Run {
         e,
         m,
-        own: &x.own,
+        own: &x.own[..shape.own_globals as usize],
         orig: &shape.orig,
         sites: &shape.sites,
     };
@@ -345,7 +345,8 @@ fn value<B: Bdds>(e: &Engine<B>, t: &Trail, i: usize, vars: &[u32]) -> Option<u3
 struct Run<'a, 'm, 'p, B: Bdds> {
     e: &'a Engine<'a, 'a, B>,
     m: &'m Machine<'p>,
-    /// The augmented program's slot of each of the program's own globals (consecutive).
+    /// The augmented program's slot of each of the original program's globals (consecutive;
+    /// the globals the standard layout adds follow them).
     own: &'a [u32],
     /// The original procedure of each procedure of the augmented program.
     orig: &'a [ProcId],
