@@ -452,3 +452,23 @@ fn bdd_engine_stats_give_nodes_per_context_and_thread() {
     }
     assert_eq!(counter("bdd_nodes_thread_2"), None, "{json}");
 }
+
+#[test]
+fn bdd_engine_path_edges_of_fib_stay_small() {
+    // The variable order of the context copies (issue 15): in switch order (g_1, t_1, g_2,
+    // t_2, …, the program's globals last) a path edge is an automaton over the switches and
+    // fib-bp 4's path edges at context 6 (K = 6, the proof that the label needs K = 7) have
+    // 79,002 nodes; with each global beside its copies they had 135,340 and doubled per
+    // context. A size bound, not a time bound: it fails if the order regresses.
+    let model = generate(&["fib-bp", "4"]);
+    let (code, json) = bdd_json(&model, "6", &["--stats"]);
+    assert_eq!(code, 8, "{json}");
+    let n = json["stats"]["counters"]
+        .as_array()
+        .expect("counters")
+        .iter()
+        .find(|c| c["name"] == "bdd_nodes_context_6")
+        .and_then(|c| c["value"].as_u64())
+        .expect("nodes of context 6");
+    assert!(n <= 100_000, "{n} nodes in context 6");
+}

@@ -179,9 +179,16 @@ fn bits_for(n: u64) -> u32 {
 
 /// The augmented program: the added globals and the entry procedure: in the Getafix layout
 /// `init`, stopped at `endinit` (its states there start the threads); in the standard one
-/// slot 0's (`main`'s), which runs context 0 from the initial states. Each global is
-/// followed by its copies g_1..g_k in the variable order (the relations `globals = g_i` stay
-/// linear).
+/// slot 0's (`main`'s), which runs context 0 from the initial states.
+///
+/// The variable order is copy-major, in the order the switches happen: `phase`, `cs`, t_0,
+/// then per switch i the copy g_i and t_i, and the program's own globals last. A path edge
+/// holds the whole history of the switches so far; read in this order it is an automaton
+/// over the switches whose width is the number of distinct states at a switch, where an
+/// order with each global beside its copies had to keep every copy's partial value at once
+/// (fib-bp: the nodes doubled per context). The relations `globals = g_i` are never built
+/// whole (they would be exponential in the number of globals here): they are conjoined one
+/// bit at a time ([`Contexts::conj_eq`]).
 fn augment(shape: &Shape, k: u32) -> (Program, Extra) {
     let threads = shape.starts.len();
     let mut p = shape.pre.clone();
@@ -193,18 +200,48 @@ fn augment(shape: &Shape, k: u32) -> (Program, Extra) {
         thread_local: false,
         span: Default::default(),
     };
-    // global x moves to x * (k + 1); its copy for switch i to x * (k + 1) + i
-    let stride = k + 1;
-    let map: Vec<u32> = (0..g).map(|x| x * stride).collect();
     let own = std::mem::take(&mut p.globals);
-    for (x, v) in own.into_iter().enumerate() {
-        let name = v.name.clone();
-        p.globals.push(v);
-        for i in 1..=k {
-            p.globals.push(template(format!("%g{i}.{name}"), None));
+    let add = |p: &mut Program, name: String, fixed: Option<bool>| {
+        p.globals.push(template(name, fixed));
+        p.globals.len() as u32 - 1
+    };
+    // the standard layout starts in context 0 of thread 0 (the initial states are its seeds)
+    let standard = shape.init.is_none();
+    let phase = add(&mut p, "%phase".into(), Some(standard));
+    let cs = (0..bits_for(k as u64 + 1))
+        .map(|b| add(&mut p, format!("%cs{b}"), Some(false)))
+        .collect();
+    let tb = if threads > 1 {
+        bits_for(threads as u64)
+    } else {
+        0
+    };
+    let mut t: Vec<Vec<u32>> = Vec::new();
+    let mut gs: Vec<Vec<u32>> = Vec::new();
+    for i in 0..=k {
+        if i > 0 {
+            gs.push(
+                own.iter()
+                    .map(|v| add(&mut p, format!("%g{i}.{}", v.name), None))
+                    .collect(),
+            );
         }
-        debug_assert_eq!(p.globals.len() as u32, (x as u32 + 1) * stride);
+        t.push(
+            (0..tb)
+                .map(|b| {
+                    add(
+                        &mut p,
+                        format!("%t{i}.{b}"),
+                        (standard && i == 0).then_some(false),
+                    )
+                })
+                .collect(),
+        );
     }
+    // the program's own globals last: global x moves to base + x
+    let base = p.globals.len() as u32;
+    let map: Vec<u32> = (0..g).map(|x| base + x).collect();
+    p.globals.extend(own);
     // a stand-alone `constrain` gives every visible variable of the program new values, not
     // the added globals (creation flags, the lock, then the context copies)
     for q in &mut p.procs {
@@ -225,39 +262,6 @@ fn augment(shape: &Shape, k: u32) -> (Program, Extra) {
         }
     }
     remap::remap_program(&mut p, &map);
-    let gs: Vec<Vec<u32>> = (1..=k)
-        .map(|i| (0..g).map(|x| x * stride + i).collect())
-        .collect();
-    let mut next = g * stride;
-    let mut add = |p: &mut Program, name: String, fixed: Option<bool>| {
-        p.globals.push(template(name, fixed));
-        next += 1;
-        next - 1
-    };
-    // the standard layout starts in context 0 of thread 0 (the initial states are its seeds)
-    let standard = shape.init.is_none();
-    let phase = add(&mut p, "%phase".into(), Some(standard));
-    let cs = (0..bits_for(k as u64 + 1))
-        .map(|b| add(&mut p, format!("%cs{b}"), Some(false)))
-        .collect();
-    let tb = if threads > 1 {
-        bits_for(threads as u64)
-    } else {
-        0
-    };
-    let t = (0..=k)
-        .map(|i| {
-            (0..tb)
-                .map(|b| {
-                    add(
-                        &mut p,
-                        format!("%t{i}.{b}"),
-                        (standard && i == 0).then_some(false),
-                    )
-                })
-                .collect()
-        })
-        .collect();
     match shape.init {
         Some((init, endinit)) => {
             p.procs[init as usize].nodes[endinit as usize].stmt = Stmt::Assume {
@@ -464,11 +468,14 @@ struct Contexts<B: Bdds> {
     g_cube: B::F,
     /// `t_i = thread j`, per i and j.
     t_is: Vec<Vec<B::F>>,
-    /// The program's globals equal g_i (index i − 1).
-    g_eq: Vec<B::F>,
-    /// As `g_eq`, for a thread that ends: `atomic` is released (false in g_i, anything in
-    /// the globals); `g_eq` where nothing is released.
-    g_eq_end: Vec<B::F>,
+    /// The current copies of the program's globals, in order.
+    own_vars: Vec<u32>,
+    /// `copies[i - 1]`: the current copies of g_i, in the order of `own_vars`.
+    copies: Vec<Vec<u32>>,
+    /// Where a thread that ends releases `atomic`: its position in `own_vars`.
+    released: Option<usize>,
+    /// `to_copy[i - 1]`: the renaming of the globals' current copies to g_i's.
+    to_copy: Vec<B::Renaming>,
     phase: B::F,
     unlocked: B::F,
     /// The lock global (its slot in the augmented program), if the program has one.
@@ -532,21 +539,27 @@ impl<B: Bdds> Contexts<B> {
                 })
                 .collect();
         let atomic = shape.atomic.map(|g| x.own[g as usize]);
-        let released = atomic.filter(|_| shape.release_on_end);
-        let eq = |copy: &[u32], skip: Option<u32>| {
-            let mut f = b.constant(true);
-            for (&o, &s) in x.own.iter().zip(copy) {
-                let eq = if Some(o) == skip {
-                    b.not(&b.var(cv(s)))
-                } else {
-                    b.equiv(&b.var(cv(o)), &b.var(cv(s)))
-                };
-                f = b.and(&f, &eq);
-            }
-            f
-        };
-        let g_eq = x.gs.iter().map(|copy| eq(copy, None)).collect();
-        let g_eq_end = x.gs.iter().map(|copy| eq(copy, released)).collect();
+        let released = shape
+            .atomic
+            .filter(|_| shape.release_on_end)
+            .map(|g| g as usize);
+        let own_vars = x.own.iter().map(|&s| cv(s)).collect();
+        let copies: Vec<Vec<u32>> =
+            x.gs.iter()
+                .map(|copy| copy.iter().map(|&s| cv(s)).collect())
+                .collect();
+        let to_copy = copies
+            .iter()
+            .map(|copy| {
+                let pairs: Vec<(u32, u32)> = x
+                    .own
+                    .iter()
+                    .map(|&o| cv(o))
+                    .zip(copy.iter().copied())
+                    .collect();
+                b.renaming(&pairs)
+            })
+            .collect();
         let unlocked = match atomic {
             Some(i) => b.not(&b.var(cv(i))),
             None => b.constant(true),
@@ -590,8 +603,10 @@ impl<B: Bdds> Contexts<B> {
             cs_cube,
             g_cube,
             t_is,
-            g_eq,
-            g_eq_end,
+            own_vars,
+            copies,
+            released,
+            to_copy,
             phase: b.var(cv(x.phase)),
             unlocked,
             atomic,
@@ -690,18 +705,19 @@ impl<B: Bdds> Contexts<B> {
         let mut seeds = Vec::new();
         {
             let b = &e.bdd;
-            let gi = |i: u32| -> B::F {
-                // globals = g_i (i ≥ 1); for the dry run past the last copy, anything
-                self.g_eq
-                    .get(i as usize - 1)
-                    .cloned()
-                    .unwrap_or_else(|| b.constant(true))
-            };
-            // A_c(ḡ, t̄): a switch-out state of context c whose globals are g_{c+1}
-            let a = b.and_exists(&out, &gi(c + 1), &self.g_cube);
+            // A_c(ḡ, t̄): a switch-out state of context c whose globals are g_{c+1} (for
+            // the dry run past the last copy, any)
+            let a = self.exists_eq(b, &out, c + 1);
             if b.is_false(&a) {
                 return false;
             }
+            // context c + 1 starts with globals g_{c + 1} (conjoined once here rather than
+            // with each seed: it is the costly part of a switch)
+            let a = b.and(&a, &self.phase);
+            let a = match self.cs_is.get(c as usize + 1) {
+                Some(cs) => self.conj_eq(b, &b.and(&a, cs), c + 1, false),
+                None => a,
+            };
             let t_next = self.t_is.get(c as usize + 1);
             for j in 0..self.starts.len() {
                 let to_j = match t_next {
@@ -713,18 +729,13 @@ impl<B: Bdds> Contexts<B> {
                 if b.is_false(&cond) {
                     continue;
                 }
-                let into = b.and(&gi(c + 1), &self.phase);
-                let into = match self.cs_is.get(c as usize + 1) {
-                    Some(cs) => b.and(&into, cs),
-                    None => into,
-                };
                 // first context of thread j
                 let mut first = cond.clone();
                 for i in 0..=c as usize {
                     first = b.and(&first, &b.not(&self.t_is[i][j]));
                 }
                 if !b.is_false(&first) {
-                    let s = b.and(&b.and(&first, &into), &self.entry_init[j]);
+                    let s = b.and(&first, &self.entry_init[j]);
                     seeds.push((self.starts[j], s, true));
                 }
                 // back to thread j, last active in context c2
@@ -738,7 +749,7 @@ impl<B: Bdds> Contexts<B> {
                     }
                     // its switch-out states at cs = c2, whose globals were g_{c2+1}
                     for (v, s) in &self.resumable[c2] {
-                        let s = b.and(&b.and(s, &consec), &into);
+                        let s = b.and(s, &consec);
                         if !b.is_false(&s) {
                             seeds.push((*v, s, false));
                         }
@@ -757,22 +768,57 @@ impl<B: Bdds> Contexts<B> {
     fn resumable(&self, e: &Engine<B>, c2: usize) -> Vec<(u32, B::F)> {
         let b = &e.bdd;
         let left = b.and(&self.cs_is[c2], &self.phase);
-        let quant = b.and(&self.g_cube, &self.cs_cube);
         let mut out = Vec::new();
         for (v, r) in e.reached.iter().enumerate() {
             // a thread that ended is not resumed (it would only end again)
             if !self.switchable[v] || b.is_false(r) || (self.release_on_end && self.ending[v]) {
                 continue;
             }
-            let mut s = self.leave(b, v, &b.and(r, &left));
-            if let Some(g) = self.g_eq.get(c2) {
-                s = b.and(&s, g);
+            let s = self.leave(b, v, &b.and(r, &left));
+            if b.is_false(&s) {
+                continue;
             }
+            let s = b.exists(&self.exists_eq(b, &s, c2 as u32 + 1), &self.cs_cube);
             if !b.is_false(&s) {
-                out.push((v as u32, b.exists(&s, &quant)));
+                out.push((v as u32, s));
             }
         }
         out
+    }
+
+    /// `f ∧ (globals = g_i)`, i ≥ 1, conjoined one bit at a time: with the program's globals
+    /// below every copy in the order, the relation alone has a node per valuation of the
+    /// globals, where `f` ∧ it has one per valuation `f` allows. With `end`, for a thread
+    /// that ends: a released `atomic` is false in g_i and anything in the globals.
+    fn conj_eq(&self, b: &B, f: &B::F, i: u32, end: bool) -> B::F {
+        let copy = &self.copies[i as usize - 1];
+        let mut f = f.clone();
+        for (k, (&o, &g)) in self.own_vars.iter().zip(copy).enumerate().rev() {
+            let eq = if end && self.released == Some(k) {
+                b.not(&b.var(g))
+            } else {
+                b.equiv(&b.var(o), &b.var(g))
+            };
+            f = b.and(&f, &eq);
+            if b.is_false(&f) {
+                break;
+            }
+        }
+        f
+    }
+
+    /// `∃ globals. f ∧ (globals = g_i)` for an `f` of a context before i (which leaves g_i
+    /// unconstrained: only a switch into context i sets it): the globals renamed to g_i;
+    /// past the last copy, `∃ globals. f`.
+    fn exists_eq(&self, b: &B, f: &B::F, i: u32) -> B::F {
+        let Some(r) = self.to_copy.get(i as usize - 1) else {
+            return b.exists(f, &self.g_cube);
+        };
+        debug_assert!({
+            let copy = b.cube(&self.copies[i as usize - 1]);
+            b.exists(f, &copy) == *f
+        });
+        b.rename(f, r)
     }
 
     /// The BDD nodes of the path edges where each thread runs (`t_cs` is the thread, summed

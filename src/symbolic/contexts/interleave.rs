@@ -229,9 +229,12 @@ pub(super) fn counterexample<B: Bdds>(
                         continue;
                     }
                     let s = if ctx.ending[w] {
-                        b.and(&left, &ctx.g_eq_end[last])
+                        ctx.conj_eq(b, &left, last as u32 + 1, true)
                     } else {
-                        b.and(&b.and(&left, &ctx.g_eq[last]), &ctx.unlocked)
+                        b.and(
+                            &ctx.conj_eq(b, &left, last as u32 + 1, false),
+                            &ctx.unlocked,
+                        )
                     };
                     if let Some((st, meet)) = e.first_meet(w as u32, &s, NONE) {
                         if best.as_ref().is_none_or(|x| st < x.0) {
@@ -274,8 +277,7 @@ pub(super) fn counterexample<B: Bdds>(
     let run = Run {
         e,
         m,
-        own_limit: shape.own_globals * (x.gs.len() as u32 + 1),
-        stride: x.gs.len() as u32 + 1,
+        own: &x.own[..shape.own_globals as usize],
         orig: &shape.orig,
         sites: &shape.sites,
     };
@@ -343,10 +345,9 @@ fn value<B: Bdds>(e: &Engine<B>, t: &Trail, i: usize, vars: &[u32]) -> Option<u3
 struct Run<'a, 'm, 'p, B: Bdds> {
     e: &'a Engine<'a, 'a, B>,
     m: &'m Machine<'p>,
-    /// The augmented program's slots of the program's own globals are below this bound,
-    /// every `stride`-th (each global is followed by its copies).
-    own_limit: u32,
-    stride: u32,
+    /// The augmented program's slot of each of the original program's globals (consecutive;
+    /// the globals the standard layout adds follow them).
+    own: &'a [u32],
     /// The original procedure of each procedure of the augmented program.
     orig: &'a [ProcId],
     /// The creation sites (procedure and pc) and the thread slots each fills, in order.
@@ -372,10 +373,11 @@ impl<B: Bdds> Run<'_, '_, '_, B> {
                 return true;
             }
             let actual = if slot < e.g {
-                if !globals || slot >= self.own_limit || slot % self.stride != 0 {
+                let base = self.own.first().copied().unwrap_or(0);
+                if !globals || slot < base || slot >= base + self.own.len() as u32 {
                     return true;
                 }
-                gv[(slot / self.stride) as usize]
+                gv[(slot - base) as usize]
             } else {
                 match frame.locals.get((slot - e.g) as usize) {
                     Some(v) => *v,
@@ -433,7 +435,7 @@ impl<B: Bdds> Run<'_, '_, '_, B> {
         };
         let mut start: Vec<Value> = Vec::new();
         for (i, gv) in p.globals.iter().enumerate() {
-            start.push(value(e.layout.cv(i as u32 * self.stride), gv.init));
+            start.push(value(e.layout.cv(self.own[i]), gv.init));
         }
         for (j, lv) in p.procs[e.main as usize].locals.iter().enumerate() {
             start.push(value(e.layout.cv(e.g + j as u32), lv.init));
@@ -591,7 +593,7 @@ impl<B: Bdds> Run<'_, '_, '_, B> {
         };
         let mut start: Vec<Value> = Vec::new();
         for (i, gv) in p.globals.iter().enumerate() {
-            start.push(value(e.layout.cv(i as u32 * self.stride), gv.init));
+            start.push(value(e.layout.cv(self.own[i]), gv.init));
         }
         for (j, lv) in p.procs[p.activations[0] as usize].locals.iter().enumerate() {
             start.push(value(e.layout.cv(e.g + j as u32), lv.init));

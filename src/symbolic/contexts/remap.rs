@@ -1,4 +1,5 @@
-//! Renaming the globals of a program (the context copies are interleaved with them).
+//! Renaming the globals of a program (the context copies and the other added globals come
+//! before them in the variable order).
 
 use zingrs_lang::ir::{Expr, LValue, Program, Stmt};
 
