@@ -172,6 +172,16 @@ fn a_context_bound_keeps_symmetry() {
         assert_eq!(on.0, off.0, "--contexts {k}");
         assert!(on.1 < off.1, "--contexts {k}: {} !< {}", on.1, off.1);
     }
+    // cooperative scheduling names the thread that holds the processor: marked the same way
+    let coop = ["--engine", "explicit", "--cooperative"];
+    let on = run(&model, &coop);
+    let off = run(&model, &[&coop[..], &["--symmetry", "off"]].concat());
+    assert_eq!((on.0, off.0), (0, 0), "--cooperative");
+    assert!(on.1 < off.1, "--cooperative: {} !< {}", on.1, off.1);
+    // without yields each worker runs to its end once it starts, so the race cannot happen
+    for sym in ["on", "off"] {
+        assert_eq!(run(RACE, &[&coop[..], &["--symmetry", sym]].concat()).0, 0);
+    }
     // the race of three identical workers needs three switches: main starts them all, a
     // worker reads `a` (1), another runs to its end setting `a` and `b` (2), the first sets
     // `a` and fails (3); under fewer the pass is a bounded one (exit 8), with symmetry as without
