@@ -72,7 +72,8 @@ pub fn unbounded_creation(p: &Program) -> bool {
 /// and `init` from `endinit` on), or when the thread that created one can run it afterwards
 /// (after a creation, or after a call to a procedure that can create one, through calls). An
 /// over-approximation of a may-property: returns to callers are followed only through the
-/// call sites of procedures that create threads.
+/// call sites of procedures that create threads. Nodes that no thread can reach at all (code
+/// after a `return`, say) qualify too: they never run, so they deserve no error.
 pub fn thread_context(p: &Program) -> Vec<Vec<bool>> {
     let mut ctx: Vec<Vec<bool>> = p.procs.iter().map(|q| vec![false; q.nodes.len()]).collect();
     let mut todo: Vec<(usize, Pc)> = Vec::new();
@@ -102,20 +103,37 @@ pub fn thread_context(p: &Program) -> Vec<Vec<bool>> {
             }
         }
     }
+    reach(p, &mut ctx, todo);
+    // what the first thread can run at all, from the program's entry
+    let mut lone: Vec<Vec<bool>> = p.procs.iter().map(|q| vec![false; q.nodes.len()]).collect();
+    let roots = match &p.layout {
+        crate::ir::Layout::Getafix { init, .. } => vec![(*init as usize, 0)],
+        _ => p.activations.iter().map(|&a| (a as usize, 0)).collect(),
+    };
+    reach(p, &mut lone, roots);
+    for (c, l) in ctx.iter_mut().zip(&lone) {
+        for (c, &l) in c.iter_mut().zip(l) {
+            *c |= !l;
+        }
+    }
+    ctx
+}
+
+/// Marks in `seen` every node reachable from `todo` through control flow and call entries.
+fn reach(p: &Program, seen: &mut [Vec<bool>], mut todo: Vec<(usize, Pc)>) {
     while let Some((proc, pc)) = todo.pop() {
-        let Some(seen) = ctx.get_mut(proc).and_then(|c| c.get_mut(pc as usize)) else {
+        let Some(mark) = seen.get_mut(proc).and_then(|c| c.get_mut(pc as usize)) else {
             continue;
         };
-        if std::mem::replace(seen, true) {
+        if std::mem::replace(mark, true) {
             continue;
         }
         let n = &p.procs[proc].nodes[pc as usize];
         todo.extend(n.succ.iter().map(|&s| (proc, s)));
-        if let Stmt::Call { callee, .. } = n.stmt {
+        if let Stmt::Call { callee, .. } | Stmt::StartThread { callee, .. } = n.stmt {
             todo.push((callee as usize, 0));
         }
     }
-    ctx
 }
 
 /// Per procedure: whether running it can create a thread (a creation in it, or in a procedure
@@ -274,5 +292,8 @@ mod tests {
             contexts("decl g;\nvoid main() begin g := T; end\n")[0].1,
             [false]
         );
+        // code that never runs (after a return) is left alone
+        let got = contexts("decl g;\nvoid main() begin g := T; return; g := F; end\n");
+        assert_eq!(got[0].1, [false, true]);
     }
 }
