@@ -224,16 +224,42 @@ impl Encoder {
     /// is self-delimiting (its layout follows from its frames), and the number of threads is
     /// written before them, so the bytes stay unambiguous.
     pub fn encode_symmetric(&mut self, state: &State, dead: &DeadLocals, buf: &mut Vec<u8>) {
+        self.encode_symmetric_marked(state, dead, &[], buf);
+    }
+
+    /// [`Encoder::encode_symmetric`] with some threads kept distinguished: `marks` are thread
+    /// positions (a position past the last thread marks none), and each thread's part starts
+    /// with a byte whose bit j says whether the thread is at `marks[j]`. States then encode
+    /// equally exactly when a permutation of their threads maps the one onto the other and
+    /// each mark onto the same mark: the search's per-state bookkeeping that names threads
+    /// (the context bound's running thread, cooperative scheduling's held one) follows the
+    /// permutation. With no marks the bytes are those of [`Encoder::encode_symmetric`].
+    pub fn encode_symmetric_marked(
+        &mut self,
+        state: &State,
+        dead: &DeadLocals,
+        marks: &[u32],
+        buf: &mut Vec<u8>,
+    ) {
         debug_assert!(
             state.heap.is_empty(),
             "symmetry needs a state without a heap"
         );
+        debug_assert!(marks.len() <= 8, "one byte of marks");
         globals_part(state, buf, self);
         let mut parts: Vec<Vec<u8>> = state
             .threads
             .iter()
-            .map(|t| {
+            .enumerate()
+            .map(|(i, t)| {
                 let mut part = Vec::with_capacity(32);
+                if !marks.is_empty() {
+                    let bits = marks
+                        .iter()
+                        .enumerate()
+                        .fold(0u8, |b, (j, &m)| b | (((m as usize == i) as u8) << j));
+                    part.push(bits);
+                }
                 thread_part(t, &mut part, self, dead);
                 part
             })
@@ -893,6 +919,53 @@ mod tests {
                 thread(130, false)
             ]))
         );
+    }
+
+    #[test]
+    fn marked_threads_follow_the_permutation() {
+        let thread = |pc: u32| {
+            Rc::new(Thread {
+                stack: Stack::new(Frame {
+                    proc: 0,
+                    pc,
+                    locals: vec![Value::Bool(false)].into(),
+                }),
+                thread_locals: Vec::new().into(),
+                atomic: false,
+                atomic_steps: 0,
+            })
+        };
+        let with = |pcs: &[u32]| {
+            let mut s = state(true, false);
+            s.threads = pcs.iter().map(|&pc| thread(pc)).collect();
+            s
+        };
+        let enc = |s: &State, marks: &[u32]| {
+            let mut b = Vec::new();
+            Encoder::default().encode_symmetric_marked(s, &NO_DEAD, marks, &mut b);
+            b
+        };
+        let a = with(&[1, 2, 2]);
+        let b = with(&[2, 1, 2]);
+        // the marked thread at pc 1 in both: one state
+        assert_eq!(enc(&a, &[0]), enc(&b, &[1]));
+        // two threads at pc 2: either may be the marked one
+        assert_eq!(enc(&a, &[1]), enc(&b, &[2]));
+        assert_eq!(enc(&a, &[1]), enc(&a, &[2]));
+        // the marked thread at pc 1 against one at pc 2: apart
+        assert_ne!(enc(&a, &[0]), enc(&a, &[1]));
+        // no thread marked (a position past the last) against a marked one
+        assert_ne!(enc(&a, &[u32::MAX]), enc(&a, &[0]));
+        assert_ne!(enc(&a, &[u32::MAX]), enc(&a, &[1]));
+        // two marks: each follows its thread, and which mark is which counts
+        assert_eq!(enc(&a, &[0, 1]), enc(&b, &[1, 0]));
+        assert_ne!(enc(&a, &[0, 1]), enc(&a, &[1, 0]));
+        assert_eq!(enc(&a, &[1, 1]), enc(&b, &[2, 2]));
+        assert_ne!(enc(&a, &[1, 1]), enc(&a, &[1, 2]));
+        // no marks: the plain symmetric bytes
+        let mut plain = Vec::new();
+        Encoder::default().encode_symmetric(&a, &NO_DEAD, &mut plain);
+        assert_eq!(enc(&a, &[]), plain);
     }
 
     #[test]

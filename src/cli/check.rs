@@ -116,8 +116,9 @@ pub struct CheckArgs {
     pub reduction: Option<search::Reduction>,
     /// Symmetry reduction of the explicit engines: in a boolean program, states that differ
     /// only in the order of their threads are one state (threads running the same code are
-    /// interchangeable). Not under `--contexts`, not for Zing models. Counterexamples are
-    /// concrete interleavings as always. `off`: every order is a state of its own.
+    /// interchangeable; under `--contexts` the thread that ran last stays apart). Not for Zing
+    /// models. Counterexamples are concrete interleavings as always. `off`: every order is a
+    /// state of its own.
     #[arg(long, value_enum, value_name = "ON|OFF", default_value = "on")]
     pub symmetry: Symmetry,
     /// Store whole canonical states instead of 128-bit fingerprints.

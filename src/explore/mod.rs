@@ -42,7 +42,7 @@ struct Explorer<'m, 'p> {
     /// Top-frame locals the stored states leave out (`--reduction por`: dead variables).
     dead: std::rc::Rc<DeadLocals>,
     /// States are stored up to the order of their threads (`Options::symmetry`, where it
-    /// applies: plain keys, which name no thread, and interchangeable threads).
+    /// applies: interchangeable threads; the bookkeeping's named threads are marked).
     symmetric: bool,
     /// The heap objects the last [`Explorer::steps_of`] wrote (None: not known).
     touched: Option<Touched>,
@@ -211,8 +211,9 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         ex.dead = std::rc::Rc::new(DeadLocals::new(m));
         ex.hasher = SegmentHasher::with_dead(ex.dead.clone());
     }
-    // the context bound's and cooperative scheduling's bookkeeping names threads by position
-    ex.symmetric = opts.symmetry && ex.plain_keys && crate::canon::symmetric_threads(m.program);
+    // the context bound's and cooperative scheduling's bookkeeping names threads by position:
+    // `visit` marks those threads, so a permutation must map them onto each other
+    ex.symmetric = opts.symmetry && crate::canon::symmetric_threads(m.program);
     ex.hasher = std::mem::take(&mut ex.hasher).symmetric(ex.symmetric);
     // ZING's count picks states out of the stored ones: partial-order reduction stores others
     if m.program.keep_completed && !ex.tx.enabled && !ex.por {
@@ -336,17 +337,34 @@ impl Explorer<'_, '_> {
             return table.insert(self.hasher.full(s));
         }
         self.buf.clear();
-        if self.symmetric {
-            self.encoder.encode_symmetric(s, &self.dead, &mut self.buf);
+        // under symmetry a bookkeeping entry that names a thread is a mark on that thread's
+        // part, and the entry itself is written as 0 (a thread) or as its special value
+        let threads = s.threads.len();
+        let named = |t: u32| if (t as usize) < threads { 0 } else { t };
+        let (last, hold) = if self.symmetric {
+            let mut marks = [0u32; 2];
+            let mut n = 0;
+            if self.opts.contexts.is_some() {
+                marks[n] = ctx.last;
+                n += 1;
+            }
+            if self.opts.cooperative {
+                marks[n] = ctx.hold;
+                n += 1;
+            }
+            self.encoder
+                .encode_symmetric_marked(s, &self.dead, &marks[..n], &mut self.buf);
+            (named(ctx.last), named(ctx.hold))
         } else {
             self.encoder.encode_masked(s, &self.dead, &mut self.buf);
-        }
+            (ctx.last, ctx.hold)
+        };
         if self.opts.contexts.is_some() {
-            self.buf.extend_from_slice(&ctx.last.to_le_bytes());
+            self.buf.extend_from_slice(&last.to_le_bytes());
             self.buf.extend_from_slice(&ctx.used.to_le_bytes());
         }
         if self.opts.cooperative {
-            self.buf.extend_from_slice(&ctx.hold.to_le_bytes());
+            self.buf.extend_from_slice(&hold.to_le_bytes());
         }
         self.visited.insert(&self.buf)
     }

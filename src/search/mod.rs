@@ -52,10 +52,11 @@ pub struct Options {
     /// The reductions applied (`--reduction`; none under a context bound or in cooperative
     /// mode, whose bookkeeping counts every step).
     pub reduction: Reduction,
-    /// Symmetry reduction (`--symmetry`): for boolean programs searched without a context
-    /// bound, states whose thread lists are permutations of each other are one state (see
-    /// [`crate::canon::symmetric_threads`]). The search keeps concrete states, so paths
-    /// replay as they are.
+    /// Symmetry reduction (`--symmetry`): for boolean programs, states whose thread lists are
+    /// permutations of each other are one state (see [`crate::canon::symmetric_threads`]);
+    /// under a context bound or cooperative scheduling the permutation must also map the
+    /// thread that ran last (or holds the processor) onto its counterpart. The search keeps
+    /// concrete states, so paths replay as they are.
     pub symmetry: bool,
     /// For a program that can create threads without bound and no `--threads`: the explicit
     /// engines search under the live-thread bounds 2, 3, ... in turn, up to the first bound

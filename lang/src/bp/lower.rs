@@ -62,7 +62,8 @@ pub struct ProcLower<'a> {
     /// Whether the expression or target being lowered may name a passive variable `y$`
     /// (inside a broadcast assignment only).
     pub(super) passive_ok: bool,
-    /// Where passive variables are named (the program-wide thread check points at the first).
+    /// Where passive variables are named (the thread-context check, per statement, points at
+    /// them).
     pub(super) passive_uses: &'a mut Vec<Span>,
 }
 

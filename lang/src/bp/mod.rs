@@ -55,6 +55,8 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
     let tables = scope::collect(&source, &ast, &mut diags);
     let mut procs = Vec::with_capacity(ast.procs.len());
     let mut passive_uses = Vec::new();
+    // where each passive name is: its span and its procedure
+    let mut passive_at: Vec<(Span, usize)> = Vec::new();
     for (id, p) in ast.procs.into_iter().enumerate() {
         procs.push(lower::lower_proc(
             &tables,
@@ -64,6 +66,7 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
             &p,
             &mut passive_uses,
         ));
+        passive_at.extend(passive_uses.drain(..).map(|s| (s, id)));
     }
     let mut program = Program {
         classes: Vec::new(),
@@ -93,8 +96,10 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
             ),
         },
     }
-    if let Some(&first) = passive_uses.iter().min_by_key(|s| s.start) {
-        if !creates_threads(&program) {
+    if let Some(&(first, _)) = passive_at.iter().min_by_key(|(s, _)| s.start) {
+        if creates_threads(&program) {
+            passive_in_thread_context(&program, &passive_at, &mut diags);
+        } else {
             diags.push(
                 Diagnostic::error(first, "passive variable in a program without threads")
                     .with_code("E16")
@@ -113,6 +118,45 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
             program,
             warnings: diags,
         })
+    }
+}
+
+/// Reports every statement with passive names that no thread can run while a second thread
+/// exists (see [`crate::spawn::thread_context`]): in `main` before any thread is created, in
+/// `init` before `endinit`, or in a procedure that only such code calls. A statement is
+/// reported once, at its first passive name.
+fn passive_in_thread_context(
+    program: &Program,
+    passive_at: &[(Span, usize)],
+    diags: &mut Vec<Diagnostic>,
+) {
+    let ctx = crate::spawn::thread_context(program);
+    let mut reported: Vec<(usize, usize)> = Vec::new();
+    for &(span, proc) in passive_at {
+        let nodes = &program.procs[proc].nodes;
+        // the innermost statement whose text holds the name
+        let Some(pc) = (0..nodes.len())
+            .filter(|&i| nodes[i].span.start <= span.start && span.end <= nodes[i].span.end)
+            .min_by_key(|&i| nodes[i].span.end - nodes[i].span.start)
+        else {
+            continue;
+        };
+        if ctx[proc][pc] || reported.contains(&(proc, pc)) {
+            continue;
+        }
+        reported.push((proc, pc));
+        let name = &program.procs[proc].name;
+        diags.push(
+            Diagnostic::error(span, "passive variable where no other thread can exist")
+                .with_code("E16")
+                .with_label(format!(
+                    "no other thread exists when `{name}` runs this statement"
+                ))
+                .with_note(
+                    "`x$` names `x` in the other threads: it may be used only in code that a \
+                     created thread runs, or that runs after a thread has been created",
+                ),
+        );
     }
 }
 
