@@ -201,8 +201,9 @@ struct Explorer<'m, 'p> {
     expands_all: bool,
     /// The states the last [`Explorer::step_threads`] ran through in chained transactions.
     chained: u64,
-    /// The most outcomes of one thread's step that a path node lists at once ([`CHUNK`] in the
-    /// depth-first search, unbounded elsewhere): a wider step's outcomes come in chunks.
+    /// The most outcomes of one thread's step that a path node lists at once ([`CHUNK`], or
+    /// unbounded in a depth-first search with transaction summaries): a wider step's outcomes
+    /// come in chunks.
     chunk: usize,
     /// Where the outcomes of the last [`Explorer::step_threads`] go on, when it stopped at
     /// [`Explorer::chunk`] outcomes of one thread.
@@ -485,7 +486,7 @@ const MASK_BITS: usize = 64;
 /// The most outcomes of one thread's step that a depth-first path node lists at once. A
 /// wider step (a parallel assignment of 24 `*`: 2^24 outcomes) is taken chunk by chunk, each
 /// stored in the visited set when it is listed, so the node never holds the whole list.
-const CHUNK: usize = 1024;
+const CHUNK: usize = crate::runtime::OUTCOME_WINDOW;
 
 /// Where a wide node's outcomes go on ([`Explorer::step_threads`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -722,10 +723,12 @@ impl Explorer<'_, '_> {
         s.threads.iter().map(|t| t.stack.depth()).max().unwrap_or(0)
     }
 
-    /// The outcomes of every thread that may move in `s`, in the search's order.
-    fn successors(&mut self, s: &State, ctx: Ctx) -> Succs {
+    /// The outcomes of every thread that may move in `s`, in the search's order, built, from
+    /// `from` on (see [`Explorer::step_threads`]) and at most [`Explorer::chunk`] of one
+    /// thread's; [`Explorer::more`] then says where they go on.
+    fn successors_from(&mut self, s: &State, ctx: Ctx, from: Option<Resume>) -> Succs {
         let mut out = Vec::new();
-        self.step_threads(s, ctx, &mut out, None, |_, out, first| {
+        self.step_threads(s, ctx, &mut out, from, |_, out, first| {
             for (_, o) in &mut out[first..] {
                 o.materialize(s);
             }
@@ -1624,6 +1627,8 @@ impl Explorer<'_, '_> {
             Child(u32, Choice),
         }
         let m = self.m;
+        // no path node is re-executed here, so transaction summaries do not stop chunking
+        self.chunk = CHUNK;
         let mut inits: Vec<Vec<Value>> = Vec::new();
         let mut tree: Vec<Link> = Vec::new();
         let mut queue: Levels<(State, Ctx, u32, u64)> = Levels::default();
@@ -1671,62 +1676,73 @@ impl Explorer<'_, '_> {
                 return;
             }
             self.result.stats.max_path = self.result.stats.max_path.max(level);
-            let succs = self.successors(&s, ctx);
-            if self.result.limit.is_some() {
-                return;
-            }
-            let interior: Vec<bool> = succs
-                .iter()
-                .zip(Self::branching(&succs))
-                .map(|((c, o), b)| self.interior(&s, c.thread, o, b))
-                .collect();
-            for ((choice, outcome), interior) in succs.into_iter().zip(interior) {
-                match outcome {
-                    Outcome::Pruned => {}
-                    Outcome::Moved { .. } => unreachable!("successors() builds every state"),
-                    Outcome::Violation(v) => {
-                        if self.advance(&s, ctx, choice, Kind::Internal).is_none() {
-                            continue;
+            // a wide step's outcomes come a window at a time, each stored as it comes
+            let mut from = None;
+            let mut wide = false;
+            loop {
+                let succs = self.successors_from(&s, ctx, from);
+                let more = self.more.take();
+                wide |= more.is_some();
+                if self.result.limit.is_some() {
+                    return;
+                }
+                let interior: Vec<bool> = succs
+                    .iter()
+                    .zip(Self::branching(&succs))
+                    .map(|((c, o), b)| self.interior(&s, c.thread, o, b || wide))
+                    .collect();
+                for ((choice, outcome), interior) in succs.into_iter().zip(interior) {
+                    match outcome {
+                        Outcome::Pruned => {}
+                        Outcome::Moved { .. } => unreachable!("successors() builds every state"),
+                        Outcome::Violation(v) => {
+                            if self.advance(&s, ctx, choice, Kind::Internal).is_none() {
+                                continue;
+                            }
+                            let key = Self::assertion_key(&s, choice);
+                            let f = self.violation_finding(
+                                v,
+                                choice,
+                                path_to(&inits, &tree, node, Some(choice)),
+                            );
+                            if self.found(f, key) {
+                                return;
+                            }
                         }
-                        let key = Self::assertion_key(&s, choice);
-                        let f = self.violation_finding(
-                            v,
-                            choice,
-                            path_to(&inits, &tree, node, Some(choice)),
-                        );
-                        if self.found(f, key) {
-                            return;
-                        }
-                    }
-                    Outcome::Next { state, kind } => {
-                        self.result.stats.transitions += 1;
-                        let Some(ctx) = self.advance(&s, ctx, choice, kind) else {
-                            continue;
-                        };
-                        if interior {
-                            // inside a transaction: not stored, the search runs on
-                            self.interior_skipped += 1;
-                        } else if !self.visit(&state, ctx) {
-                            continue;
-                        } else {
-                            self.count_zing(&state, false);
-                        }
-                        if let Some(l) = self.watch.check(self.visited.len() as u64) {
-                            self.result.limit = Some(l);
-                            return;
-                        }
-                        tree.push(Link::Child(node, choice));
-                        let child = tree.len() as u32 - 1;
-                        match self.arrive(&state, || path_to(&inits, &tree, child, None)) {
-                            Arrive::Stop => return,
-                            Arrive::Skip => {}
-                            Arrive::Expand => {
-                                let cost = self.cost(&s, choice);
-                                let next = level + cost;
-                                queue.push(next, (state, ctx, child, next), cost == 0);
+                        Outcome::Next { state, kind } => {
+                            self.result.stats.transitions += 1;
+                            let Some(ctx) = self.advance(&s, ctx, choice, kind) else {
+                                continue;
+                            };
+                            if interior {
+                                // inside a transaction: not stored, the search runs on
+                                self.interior_skipped += 1;
+                            } else if !self.visit(&state, ctx) {
+                                continue;
+                            } else {
+                                self.count_zing(&state, false);
+                            }
+                            if let Some(l) = self.watch.check(self.visited.len() as u64) {
+                                self.result.limit = Some(l);
+                                return;
+                            }
+                            tree.push(Link::Child(node, choice));
+                            let child = tree.len() as u32 - 1;
+                            match self.arrive(&state, || path_to(&inits, &tree, child, None)) {
+                                Arrive::Stop => return,
+                                Arrive::Skip => {}
+                                Arrive::Expand => {
+                                    let cost = self.cost(&s, choice);
+                                    let next = level + cost;
+                                    queue.push(next, (state, ctx, child, next), cost == 0);
+                                }
                             }
                         }
                     }
+                }
+                match more {
+                    Some(r) => from = Some(r),
+                    None => break,
                 }
             }
         }
