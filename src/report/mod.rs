@@ -14,7 +14,7 @@ pub use render::{header, render, render_to, Format, TraceDetail};
 pub use trace::build_trace;
 pub use verify::{verify, Claim};
 
-use crate::explore::Limit;
+use crate::search::Limit;
 use serde::Serialize;
 
 /// Exit codes (Zinger's convention, cli.md).
@@ -374,7 +374,7 @@ pub struct Report {
     pub more: Vec<Finding>,
     pub stats: Stats,
     /// The counterexample as the interpreter re-executes it (`zingrs replay` reads this).
-    pub path: Option<crate::explore::Path>,
+    pub path: Option<crate::search::Path>,
     /// Whether assertions were checked (they change which outcomes a step has).
     pub assertions: bool,
 }

@@ -41,10 +41,12 @@ pub fn render(r: &Report, format: Format, detail: TraceDetail, stats: bool, quie
 }
 
 /// The first line of the text format, which `check` prints before it starts searching (so a
-/// user sees at once what runs), and then renders the rest without it.
-pub fn header(model: &str, engine: &str) -> String {
+/// user sees at once what runs), and then renders the rest without it. `note` says how the
+/// engine runs when that is not what its name alone suggests.
+pub fn header(model: &str, engine: &str, note: Option<&str>) -> String {
+    let note = note.map(|n| format!(" ({n})")).unwrap_or_default();
     format!(
-        "zingrs {}: checking {model} with the {engine} engine\n",
+        "zingrs {}: checking {model} with the {engine} engine{note}\n",
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -80,8 +82,8 @@ pub fn render_to(
 /// agree.
 mod json {
     use super::super::{Finding, Report, Stats, Trace, Verdict};
-    use crate::explore::Choice;
     use crate::runtime::Value;
+    use crate::search::Choice;
     use serde::Serialize;
     use std::io::Write;
 
@@ -522,7 +524,7 @@ fn text(r: &Report, detail: TraceDetail, stats: bool, quiet: bool, with_header: 
         return out;
     }
     if with_header {
-        out.push_str(&header(&r.model, &r.engine));
+        out.push_str(&header(&r.model, &r.engine, None));
     }
     let file = r.model.rsplit('/').next().unwrap_or(&r.model);
     let _ = writeln!(out, "{}", r.verdict.headline());
@@ -774,10 +776,10 @@ mod tests {
         };
         for n in [0u32, 1, 3] {
             let mut r = Report::new("t.bp", "bdd", verdict.clone(), None);
-            r.path = Some(crate::explore::Path {
+            r.path = Some(crate::search::Path {
                 init: vec![crate::runtime::Value::Bool(true)],
                 choices: (0..n)
-                    .map(|i| crate::explore::Choice {
+                    .map(|i| crate::search::Choice {
                         thread: i % 2,
                         outcome: 10 * i,
                     })
