@@ -440,6 +440,9 @@ fn a_loop_that_havocs_14_globals() {
     holds(&read, &["--engine", "summary", "--bfs"], &[]);
 }
 
+/// `new` of an array too large for the memory limit is an exit 9 with the statistics so far
+/// (the allocator asks the watchdog before any allocation of 32 MB or more), never an
+/// allocation attempt; so is a heap that grows by a large array per step.
 #[test]
 fn zing_arrays_too_large_for_the_memory_limit() {
     let dynamic = model(
@@ -450,9 +453,23 @@ fn zing_arrays_too_large_for_the_memory_limit() {
         "bigstatic.zing",
         "array A[1000000000] int;\nclass Main {\n    activate static void main() {\n        A a;\n        a = new A;\n        a[5] = 1;\n        assert(a[5] == 1);\n    }\n};\n",
     );
-    for p in [&dynamic, &fixed] {
-        for e in ["explicit", "summary"] {
-            holds(p, &["--engine", e], &[]);
+    // 10^8 elements, the low end of the sizes that met the kernel's limits
+    let small = model(
+        "bigarray8.zing",
+        "array A[] int;\nclass Main {\n    activate static void main() {\n        A a;\n        a = new A[100000000];\n        a[5] = 1;\n        assert(a[5] == 1);\n    }\n};\n",
+    );
+    // an array of a million elements per iteration, each kept: the heap grows without end
+    let growing = model(
+        "arrayloop.zing",
+        "array A[] int;\nclass Node { A a; Node next; };\nclass Main {\n    activate static void main() {\n        Node head;\n        Node n;\n        head = null;\n        while (true) {\n            n = new Node;\n            n.a = new A[1000000];\n            n.next = head;\n            head = n;\n        }\n    }\n};\n",
+    );
+    for p in [&dynamic, &fixed, &small, &growing] {
+        for e in [
+            &["--engine", "explicit"][..],
+            &["--engine", "explicit", "--bfs"][..],
+            &["--engine", "summary"][..],
+        ] {
+            holds(p, e, &[]);
         }
     }
 }
