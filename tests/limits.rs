@@ -284,6 +284,65 @@ fn a_parallel_assignment_of_24_live_stars_is_taken_in_chunks() {
     }
 }
 
+/// The stored states a run reports ("N distinct states").
+fn distinct_states(stdout: &str) -> u64 {
+    let line = stdout
+        .lines()
+        .find(|l| l.contains(" distinct states"))
+        .unwrap_or_else(|| panic!("no statistics in {stdout}"));
+    let n = line.split(" distinct states").next().unwrap();
+    let n = n.rsplit(' ').next().unwrap().replace(',', "");
+    n.parse()
+        .unwrap_or_else(|_| panic!("a count of states in {line}"))
+}
+
+/// The breadth-first searches (`--bfs`, ZING's order) and the summary engine take a wide
+/// step's outcomes in windows as well, so what grows is the search: at the limit they have
+/// stored many states. They listed all 2^24 outcomes first and reached a limit having stored
+/// one state.
+#[test]
+fn every_search_takes_a_wide_step_in_windows() {
+    let p = model("havoc24-read-all.bp", &parallel_havoc_read(24));
+    for engine in [
+        &["--engine", "explicit", "--bfs"][..],
+        &["--engine", "explicit", "--search", "zing"][..],
+        &["--engine", "explicit", "--bfs", "--reduction", "none"][..],
+        &["--engine", "summary"][..],
+    ] {
+        let m = run_held(&p, engine);
+        let what = format!("{engine:?}: exit {:?}\n{}{}", m.code, m.stdout, m.stderr);
+        assert!(m.code == Some(9) || m.code == Some(0), "{what}");
+        assert!(distinct_states(&m.stdout) >= 10_000, "{what}");
+    }
+}
+
+/// Initial valuations come one at a time on every engine: 24 globals read by the assertion
+/// are 2^24 initial states, and the searches store them as they come (the summary engine
+/// more slowly: it matches each initial state against every root made so far).
+#[test]
+fn initial_valuations_are_taken_one_at_a_time() {
+    let gs: Vec<String> = (0..24).map(|i| format!("g{i}")).collect();
+    let p = model(
+        "init24.bp",
+        &format!(
+            "decl {};\nmain() begin\n  assert({} | !g0);\nend\n",
+            gs.join(", "),
+            gs.join(" | ")
+        ),
+    );
+    for engine in [
+        &["--engine", "explicit"][..],
+        &["--engine", "explicit", "--bfs"][..],
+        &["--engine", "summary"][..],
+    ] {
+        let m = run_held(&p, engine);
+        let what = format!("{engine:?}: exit {:?}\n{}{}", m.code, m.stdout, m.stderr);
+        assert!(m.code == Some(9) || m.code == Some(0), "{what}");
+        // listed whole, 2^24 valuations of 24 values are gigabytes: no state stored
+        assert!(distinct_states(&m.stdout) >= 1_000, "{what}");
+    }
+}
+
 /// A step whose first 2^20 outcomes are pruned and whose next one fails: the search reaches
 /// it chunk by chunk, and its counterexample names outcome 1,048,576, which the search's own
 /// encoding of chained steps used to read as a chain.
@@ -381,6 +440,9 @@ fn a_loop_that_havocs_14_globals() {
     holds(&read, &["--engine", "summary", "--bfs"], &[]);
 }
 
+/// `new` of an array too large for the memory limit is an exit 9 with the statistics so far
+/// (the allocator asks the watchdog before any allocation of 32 MB or more), never an
+/// allocation attempt; so is a heap that grows by a large array per step.
 #[test]
 fn zing_arrays_too_large_for_the_memory_limit() {
     let dynamic = model(
@@ -391,9 +453,23 @@ fn zing_arrays_too_large_for_the_memory_limit() {
         "bigstatic.zing",
         "array A[1000000000] int;\nclass Main {\n    activate static void main() {\n        A a;\n        a = new A;\n        a[5] = 1;\n        assert(a[5] == 1);\n    }\n};\n",
     );
-    for p in [&dynamic, &fixed] {
-        for e in ["explicit", "summary"] {
-            holds(p, &["--engine", e], &[]);
+    // 10^8 elements, the low end of the sizes that met the kernel's limits
+    let small = model(
+        "bigarray8.zing",
+        "array A[] int;\nclass Main {\n    activate static void main() {\n        A a;\n        a = new A[100000000];\n        a[5] = 1;\n        assert(a[5] == 1);\n    }\n};\n",
+    );
+    // an array of a million elements per iteration, each kept: the heap grows without end
+    let growing = model(
+        "arrayloop.zing",
+        "array A[] int;\nclass Node { A a; Node next; };\nclass Main {\n    activate static void main() {\n        Node head;\n        Node n;\n        head = null;\n        while (true) {\n            n = new Node;\n            n.a = new A[1000000];\n            n.next = head;\n            head = n;\n        }\n    }\n};\n",
+    );
+    for p in [&dynamic, &fixed, &small, &growing] {
+        for e in [
+            &["--engine", "explicit"][..],
+            &["--engine", "explicit", "--bfs"][..],
+            &["--engine", "summary"][..],
+        ] {
+            holds(p, e, &[]);
         }
     }
 }

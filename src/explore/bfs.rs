@@ -10,6 +10,8 @@ impl Explorer<'_, '_> {
             Child(u32, Choice),
         }
         let m = self.m;
+        // no path node is re-executed here, so transaction summaries do not stop chunking
+        self.chunk = crate::runtime::OUTCOME_WINDOW;
         let mut inits: Vec<Vec<Value>> = Vec::new();
         let mut tree: Vec<Link> = Vec::new();
         let mut queue: Levels<(State, Ctx, u32, u64)> = Levels::default();
@@ -57,62 +59,74 @@ impl Explorer<'_, '_> {
                 return;
             }
             self.result.stats.max_path = self.result.stats.max_path.max(level);
-            let succs = self.successors(&s, ctx);
-            if self.result.limit.is_some() {
-                return;
-            }
-            let interior: Vec<bool> = succs
-                .iter()
-                .zip(Self::branching(&succs))
-                .map(|((c, o), b)| self.interior(&s, c.thread, o, b))
-                .collect();
-            for ((choice, outcome), interior) in succs.into_iter().zip(interior) {
-                match outcome {
-                    Outcome::Pruned => {}
-                    Outcome::Moved { .. } => unreachable!("successors() builds every state"),
-                    Outcome::Violation(v) => {
-                        if self.advance(&s, ctx, choice, Kind::Internal).is_none() {
-                            continue;
+            // a wide step's outcomes come a window at a time, each stored as it comes
+            let mut from = None;
+            let mut wide = false;
+            loop {
+                let succs = self.successors_from(&s, ctx, from);
+                let more = self.more.take();
+                wide |= more.is_some();
+                if self.result.limit.is_some() {
+                    return;
+                }
+                // a wide step is a choice, whatever a chunk of it holds
+                let interior: Vec<bool> = succs
+                    .iter()
+                    .zip(Self::branching(&succs))
+                    .map(|((c, o), b)| self.interior(&s, c.thread, o, b || wide))
+                    .collect();
+                for ((choice, outcome), interior) in succs.into_iter().zip(interior) {
+                    match outcome {
+                        Outcome::Pruned => {}
+                        Outcome::Moved { .. } => unreachable!("successors() builds every state"),
+                        Outcome::Violation(v) => {
+                            if self.advance(&s, ctx, choice, Kind::Internal).is_none() {
+                                continue;
+                            }
+                            let key = Self::assertion_key(&s, choice);
+                            let f = self.violation_finding(
+                                v,
+                                choice,
+                                path_to(&inits, &tree, node, Some(choice)),
+                            );
+                            if self.found(f, key) {
+                                return;
+                            }
                         }
-                        let key = Self::assertion_key(&s, choice);
-                        let f = self.violation_finding(
-                            v,
-                            choice,
-                            path_to(&inits, &tree, node, Some(choice)),
-                        );
-                        if self.found(f, key) {
-                            return;
-                        }
-                    }
-                    Outcome::Next { state, kind } => {
-                        self.result.stats.transitions += 1;
-                        let Some(ctx) = self.advance(&s, ctx, choice, kind) else {
-                            continue;
-                        };
-                        if interior {
-                            // inside a transaction: not stored, the search runs on
-                            self.interior_skipped += 1;
-                        } else if !self.visit(&state, ctx) {
-                            continue;
-                        } else {
-                            self.count_zing(&state, false);
-                        }
-                        if let Some(l) = self.watch.check(self.visited.len() as u64) {
-                            self.result.limit = Some(l);
-                            return;
-                        }
-                        tree.push(Link::Child(node, choice));
-                        let child = tree.len() as u32 - 1;
-                        match self.arrive(&state, || path_to(&inits, &tree, child, None)) {
-                            Arrive::Stop => return,
-                            Arrive::Skip => {}
-                            Arrive::Expand => {
-                                let cost = self.cost(&s, choice);
-                                let next = level + cost;
-                                queue.push(next, (state, ctx, child, next), cost == 0);
+                        Outcome::Next { state, kind } => {
+                            self.result.stats.transitions += 1;
+                            let Some(ctx) = self.advance(&s, ctx, choice, kind) else {
+                                continue;
+                            };
+                            if interior {
+                                // inside a transaction: not stored, the search runs on
+                                self.interior_skipped += 1;
+                            } else if !self.visit(&state, ctx) {
+                                continue;
+                            } else {
+                                self.count_zing(&state, false);
+                            }
+                            if let Some(l) = self.watch.check(self.visited.len() as u64) {
+                                self.result.limit = Some(l);
+                                return;
+                            }
+                            tree.push(Link::Child(node, choice));
+                            let child = tree.len() as u32 - 1;
+                            match self.arrive(&state, || path_to(&inits, &tree, child, None)) {
+                                Arrive::Stop => return,
+                                Arrive::Skip => {}
+                                Arrive::Expand => {
+                                    let cost = self.cost(&s, choice);
+                                    let next = level + cost;
+                                    queue.push(next, (state, ctx, child, next), cost == 0);
+                                }
                             }
                         }
                     }
+                }
+                match more {
+                    Some(r) => from = Some(r),
+                    None => break,
                 }
             }
         }

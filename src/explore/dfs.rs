@@ -44,7 +44,7 @@ const MASK_BITS: usize = 64;
 /// The most outcomes of one thread's step that a depth-first path node lists at once. A
 /// wider step (a parallel assignment of 24 `*`: 2^24 outcomes) is taken chunk by chunk, each
 /// stored in the visited set when it is listed, so the node never holds the whole list.
-const CHUNK: usize = 1024;
+const CHUNK: usize = crate::runtime::OUTCOME_WINDOW;
 
 /// No choice: the bottom of the path.
 const NO_CHOICE: Choice = Choice {

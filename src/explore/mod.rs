@@ -68,8 +68,9 @@ struct Explorer<'m, 'p> {
     expands_all: bool,
     /// The states the last [`Explorer::step_threads`] ran through in chained transactions.
     chained: u64,
-    /// The most outcomes of one thread's step that a path node lists at once ([`CHUNK`] in the
-    /// depth-first search, unbounded elsewhere): a wider step's outcomes come in chunks.
+    /// The most outcomes of one thread's step that a path node lists at once
+    /// ([`crate::runtime::OUTCOME_WINDOW`], or unbounded in a depth-first search with
+    /// transaction summaries): a wider step's outcomes come in chunks.
     chunk: usize,
     /// Where the outcomes of the last [`Explorer::step_threads`] go on, when it stopped at
     /// [`Explorer::chunk`] outcomes of one thread.

@@ -5,10 +5,12 @@
 use super::*;
 
 impl Explorer<'_, '_> {
-    /// The outcomes of every thread that may move in `s`, in the search's order.
-    pub(super) fn successors(&mut self, s: &State, ctx: Ctx) -> Succs {
+    /// The outcomes of every thread that may move in `s`, in the search's order, built, from
+    /// `from` on (see [`Explorer::step_threads`]) and at most [`Explorer::chunk`] of one
+    /// thread's; [`Explorer::more`] then says where they go on.
+    pub(super) fn successors_from(&mut self, s: &State, ctx: Ctx, from: Option<Resume>) -> Succs {
         let mut out = Vec::new();
-        self.step_threads(s, ctx, &mut out, None, |_, out, first| {
+        self.step_threads(s, ctx, &mut out, from, |_, out, first| {
             for (_, o) in &mut out[first..] {
                 o.materialize(s);
             }

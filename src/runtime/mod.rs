@@ -26,7 +26,7 @@ pub use locks::Mover;
 pub use moved::Move;
 pub use record::{Record, Recorder, Touched};
 pub use state::{Frame, Heap, Object, Stack, StackDigest, State, Thread};
-pub use step::{const_value, Kind, Outcome, Violation};
+pub use step::{const_value, Kind, Outcome, Violation, OUTCOME_WINDOW};
 pub use value::{Addr, Loc, Value, GLOBALS};
 
 use zingrs_lang::ir::{Program, Type};

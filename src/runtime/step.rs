@@ -284,6 +284,11 @@ fn for_each_product_in(alts: &[Vec<Value>], win: &mut Window, mut f: impl FnMut(
     }
 }
 
+/// How many outcomes of one step a search lists at once: a wider step (a parallel assignment
+/// of 24 `*`: 2^24 outcomes) is taken a window of this many at a time through
+/// [`Machine::step_window`], so that what grows is the search, not one step's list.
+pub const OUTCOME_WINDOW: usize = 1024;
+
 /// The largest array length the language allows (`int`'s largest value, zing-language.md
 /// §2.10, §5.4).
 pub const MAX_ARRAY_LEN: i64 = i32::MAX as i64;

@@ -256,10 +256,30 @@ struct Succ {
     via: Via,
 }
 
-/// A node on the local DFS stack with its successors.
+/// A node on the local DFS stack with its successors: a window of at most
+/// [`crate::runtime::OUTCOME_WINDOW`] of them, and where the node's step goes on when it has more
+/// (a parallel assignment of 24 `*` is 2^24 successors, listed a window at a time).
 struct Frontier {
     succs: Vec<Succ>,
     next: usize,
+    more: Option<Box<More>>,
+}
+
+/// Where a wide step's next window of outcomes begins.
+struct More {
+    state: State,
+    wmap: Wmap,
+    skip: u64,
+}
+
+impl Frontier {
+    fn of(succs: Vec<Succ>) -> Frontier {
+        Frontier {
+            succs,
+            next: 0,
+            more: None,
+        }
+    }
 }
 
 /// An edge of the dependency graph: a caller's call node uses a root, whose first `num`
@@ -805,9 +825,17 @@ impl Summarizer<'_, '_> {
         let r = w.root;
         let first = self.expand(r, w.node, &w.state, &w.wmap, w.kind)?;
         let mut stack = vec![(w.node, first)];
-        while let Some((_, top)) = stack.last_mut() {
+        while let Some((id, top)) = stack.last_mut() {
             if top.next >= top.succs.len() {
-                stack.pop();
+                match top.more.take() {
+                    Some(more) => {
+                        let id = *id;
+                        *top = self.expand_execute(r, id, &more.state, &more.wmap, more.skip)?;
+                    }
+                    None => {
+                        stack.pop();
+                    }
+                }
                 continue;
             }
             let i = top.next;
@@ -853,18 +881,20 @@ impl Summarizer<'_, '_> {
         kind: NodeKind,
     ) -> Result<Frontier, Stop> {
         match kind {
-            NodeKind::Execute => self.expand_execute(r, id, s, wmap),
+            NodeKind::Execute => self.expand_execute(r, id, s, wmap, 0),
             NodeKind::Call => self.expand_call(r, id, s, wmap),
         }
     }
 
-    /// `GetNextSuccessorExecute` (Figure 9), plus the RETURN nodes that add effects.
+    /// `GetNextSuccessorExecute` (Figure 9), plus the RETURN nodes that add effects: the
+    /// successors from outcome `skip` on, a window of them ([`Frontier`]).
     fn expand_execute(
         &mut self,
         r: RootId,
         id: NodeId,
         s: &State,
         wmap: &Wmap,
+        skip: u64,
     ) -> Result<Frontier, Stop> {
         let m = self.m;
         let f = s.threads[0]
@@ -887,10 +917,7 @@ impl Summarizer<'_, '_> {
                     };
                     let path = self.path_to(r, id, Some(choice));
                     self.found(Finding::Runtime { error: e, path }, (2, f.proc, f.pc))?;
-                    return Ok(Frontier {
-                        succs: Vec::new(),
-                        next: 0,
-                    });
+                    return Ok(Frontier::of(Vec::new()));
                 }
             };
             for (k, rets) in results.into_iter().enumerate() {
@@ -901,21 +928,27 @@ impl Summarizer<'_, '_> {
                     root.updated = true;
                 }
             }
-            return Ok(Frontier {
-                succs: Vec::new(),
-                next: 0,
-            });
+            return Ok(Frontier::of(Vec::new()));
         }
         let mut outs = std::mem::take(&mut self.outs);
         outs.clear();
-        m.step(s, 0, &mut rec, &mut outs);
+        let window = crate::runtime::OUTCOME_WINDOW;
+        m.step_window(s, 0, &mut rec, &mut outs, skip, window as u64 + 1);
+        let wide = outs.len() > window;
+        outs.truncate(window);
         self.learn(r, s, wmap, &rec.reads);
+        if skip + outs.len() as u64 > u64::from(u32::MAX) {
+            // a path cannot name these outcomes
+            self.outs = outs;
+            self.rec = rec;
+            return Err(Stop::Limit(crate::search::Limit::States));
+        }
         let mut succs = Vec::new();
         let mut stop = None;
         for (k, o) in outs.drain(..).enumerate() {
             let choice = Choice {
                 thread: 0,
-                outcome: k as u32,
+                outcome: (skip + k as u64) as u32,
             };
             match o {
                 Outcome::Pruned => {}
@@ -960,10 +993,18 @@ impl Summarizer<'_, '_> {
         outs.clear();
         self.rec = rec;
         self.outs = outs;
-        match stop {
-            Some(e) => Err(e),
-            None => Ok(Frontier { succs, next: 0 }),
+        if let Some(e) = stop {
+            return Err(e);
         }
+        let mut f = Frontier::of(succs);
+        if wide {
+            f.more = Some(Box::new(More {
+                state: s.clone(),
+                wmap: wmap.clone(),
+                skip: skip + window as u64,
+            }));
+        }
+        Ok(f)
     }
 
     /// `GetNextSuccessorCall` (Figure 6): match or create the callee's root, learn its pattern,
@@ -975,10 +1016,7 @@ impl Summarizer<'_, '_> {
         s: &State,
         wmap: &Wmap,
     ) -> Result<Frontier, Stop> {
-        let empty = Frontier {
-            succs: Vec::new(),
-            next: 0,
-        };
+        let empty = Frontier::of(Vec::new());
         let key = self.key(s, wmap);
         let (target, cached) = match self.graph.get(&(r, key)) {
             Some(e) => (e.target, e.map.clone()),
@@ -1064,7 +1102,7 @@ impl Summarizer<'_, '_> {
             e.num = count as u32;
             e.map = Some((map, pattern_len));
         }
-        Ok(Frontier { succs, next: 0 })
+        Ok(Frontier::of(succs))
     }
 
     /// `Apply` (Figure 8): allocates fresh objects for the effect's allocations, extends the
