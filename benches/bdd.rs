@@ -5,8 +5,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
-use zingrs::explore::Options;
 use zingrs::runtime::{Machine, Semantics};
+use zingrs::search::Options;
 use zingrs::symbolic::bdd::{Bdds, Oxidd};
 use zingrs::symbolic::{search, SymbolicOptions};
 

@@ -5,8 +5,9 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use zingrs::canon::{encode, fingerprint, fingerprint64, Encoder};
-use zingrs::explore::{search, Options};
+use zingrs::explore::search;
 use zingrs::runtime::{InitialStates, Machine, Semantics};
+use zingrs::search::Options;
 
 /// A program whose main counts through all 2^k values of k locals (a ripple-carry increment in
 /// a loop), then returns: 2^k reachable states and no error.

@@ -3,9 +3,9 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
-use zingrs::explore::Options;
 use zingrs::gen::families;
 use zingrs::runtime::{InitialStates, Kind, Machine, Outcome, Semantics, State};
+use zingrs::search::Options;
 use zingrs::summary::{self, visible_of, Transaction};
 
 fn compile(name: &str, text: &str) -> zingrs_lang::ir::Program {

@@ -12,5 +12,6 @@ pub mod explore;
 pub mod gen;
 pub mod report;
 pub mod runtime;
+pub mod search;
 pub mod summary;
 pub mod symbolic;

@@ -307,8 +307,8 @@ fn long_parity_broken_anywhere_fails() {
 fn reductions_do_not_change_verdicts() {
     // the engine's result must not depend on the live-variable and MOD/REF reductions; run the
     // library directly with every combination
-    use zingrs::explore::Options;
     use zingrs::runtime::{Machine, Semantics};
+    use zingrs::search::Options;
     use zingrs::symbolic::{search, SymbolicOptions};
     let cases = [
         (bebop_t(6), vec!["reach".to_string()], true),
@@ -338,7 +338,7 @@ fn reductions_do_not_change_verdicts() {
                     "live {live} modref {mod_ref}"
                 );
                 for (f, own) in r.findings.iter().zip(&replays) {
-                    let again = zingrs::explore::replay(&m, f.path()).expect("the path replays");
+                    let again = zingrs::search::replay(&m, f.path()).expect("the path replays");
                     // the engine's own replay is the same execution
                     let own = own.as_ref().expect("the engine replayed it");
                     assert_eq!(own.states.len(), again.states.len());

@@ -951,6 +951,29 @@ fn the_header_comes_before_the_search() {
 }
 
 #[test]
+fn the_header_says_how_the_summary_engine_runs_a_concurrent_model() {
+    // on threads the summary engine is the explicit search with transactional calls
+    // summarized; "with the summary engine" alone would claim the sequential algorithm ran
+    let o = zingrs(&[
+        "check",
+        "examples/philosophers-3.zing",
+        "--engine",
+        "summary",
+    ]);
+    let first = out(&o).lines().next().unwrap_or_default().to_string();
+    assert!(
+        first.ends_with(
+            "with the summary engine (calls that run as one transaction summarized, threads \
+             interleaved)"
+        ),
+        "{first}"
+    );
+    let o = zingrs(&["check", FIG1, "--engine", "summary"]);
+    let first = out(&o).lines().next().unwrap_or_default().to_string();
+    assert!(first.ends_with("with the summary engine"), "{first}");
+}
+
+#[test]
 fn quiet_keeps_the_statistics_asked_for() {
     let o = zingrs(&["check", FIG1, "-q", "--stats"]);
     let s = out(&o);

@@ -5,9 +5,10 @@
 //! random boolean programs and Zing models.
 
 use std::path::Path;
-use zingrs::explore::{search, Limits, Options, Reduction};
+use zingrs::explore::search;
 use zingrs::gen::{random_bp, random_zing};
 use zingrs::runtime::{Machine, Semantics};
+use zingrs::search::{Limits, Options, Reduction};
 use zingrs_lang::Lang;
 
 /// Searches `text` with incremental fingerprints (checked against the whole walk) and with

@@ -1,8 +1,10 @@
 //! `zingrs check MODEL`.
 
-use crate::explore::{self, Finding, Limits, Options};
+use crate::explore;
 use crate::report::{self, exit, Format, Report, TraceDetail, Verdict};
 use crate::runtime::{Machine, Semantics};
+use crate::search;
+use crate::search::{Finding, Limits, Options};
 use std::path::PathBuf;
 use std::time::Duration;
 use zingrs_lang::ir::{Layout, Program};
@@ -91,7 +93,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub cooperative: bool,
     /// Bound on the call-stack depth of any thread; deeper states are cut (exit 8).
-    #[arg(long, value_name = "N", default_value_t = explore::DEFAULT_MAX_DEPTH,
+    #[arg(long, value_name = "N", default_value_t = search::DEFAULT_MAX_DEPTH,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_depth: u32,
     /// Stop after storing N states (exit 9).
@@ -111,7 +113,7 @@ pub struct CheckArgs {
     /// or `--format zing` (whose "distinct states" count is ZING's); `none` with `--bfs`
     /// (shortest counterexamples).
     #[arg(long, value_enum, value_name = "R")]
-    pub reduction: Option<explore::Reduction>,
+    pub reduction: Option<search::Reduction>,
     /// Symmetry reduction of the explicit engines: in a boolean program, states that differ
     /// only in the order of their threads are one state (threads running the same code are
     /// interchangeable). Not under `--contexts`, not for Zing models. Counterexamples are
@@ -207,6 +209,7 @@ pub fn run(a: &CheckArgs) -> i32 {
             report::header(
                 &name,
                 &header_name(engine, &program, a.threads.is_some(), a.contexts.is_some()),
+                header_note(engine, &program),
             )
         );
         let _ = std::io::Write::flush(&mut std::io::stdout());
@@ -285,9 +288,9 @@ pub fn run(a: &CheckArgs) -> i32 {
             return exit::INVALID;
         }
     }
-    if !explore::watchdog::report() {
+    if !search::watchdog::report() {
         // the watchdog forced a limit and prints its own report
-        explore::watchdog::wait_for_exit();
+        search::watchdog::wait_for_exit();
     }
     let stdout = std::io::stdout();
     if let Err(e) = report::render_to(
@@ -342,7 +345,7 @@ fn save(file: &std::path::Path, r: &Report) -> std::io::Result<()> {
 fn memory_limit(a: &CheckArgs) -> Option<u64> {
     a.memory
         .map(|mb| mb.saturating_mul(1 << 20))
-        .or_else(explore::default_memory_limit)
+        .or_else(search::default_memory_limit)
 }
 
 /// Starts the process's watchdog for these arguments, before the model is read, so that
@@ -353,7 +356,7 @@ fn arm_watchdog(a: &CheckArgs) {
     let name = a.model.display().to_string();
     let engine = a.engine.name();
     let (format, trace, stats, quiet) = (a.format, a.trace, a.stats, a.quiet);
-    let force = move |f: explore::watchdog::Forced| {
+    let force = move |f: search::watchdog::Forced| {
         let mut r = Report::new(
             &name,
             engine,
@@ -362,19 +365,19 @@ fn arm_watchdog(a: &CheckArgs) {
         );
         r.stats.states = f.states;
         r.stats.seconds = f.elapsed.as_secs_f64();
-        r.stats.peak_memory_bytes = explore::peak_bytes();
+        r.stats.peak_memory_bytes = search::peak_bytes();
         let stdout = std::io::stdout();
         let _ = report::render_to(&mut stdout.lock(), &r, format, trace, stats, quiet, false);
     };
-    explore::watchdog::arm(a.timeout, memory_limit(a), exit::LIMIT, Box::new(force));
+    search::watchdog::arm(a.timeout, memory_limit(a), exit::LIMIT, Box::new(force));
 }
 
 /// A search that ended without a finding after the watchdog requested a limit did not notice
 /// the limit in time (it was between two checks): it is reported as the limit, never as
 /// "passed" or "bounded", since the limit was reached before the search ended.
-fn limit_reached_during(result: &mut explore::SearchResult) {
+fn limit_reached_during(result: &mut search::SearchResult) {
     if result.findings.is_empty() && result.limit.is_none() {
-        result.limit = explore::watchdog::stopped();
+        result.limit = search::watchdog::stopped();
     }
 }
 
@@ -406,9 +409,9 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         // partial-order reduction reorders steps: off by default where the order is the point
         // (shortest counterexamples, ZING's order and count)
         reduction: a.reduction.unwrap_or(match search {
-            Search::Dfs if a.format != Format::Zing => explore::Reduction::All,
-            Search::Dfs | Search::Zing => explore::Reduction::Transactions,
-            Search::Bfs => explore::Reduction::None,
+            Search::Dfs if a.format != Format::Zing => search::Reduction::All,
+            Search::Dfs | Search::Zing => search::Reduction::Transactions,
+            Search::Bfs => search::Reduction::None,
         }),
         // threads created without bound in a boolean program: a depth-first search would create
         // threads forever before scheduling one
@@ -555,6 +558,13 @@ fn applicable_engines(program: &Program, thread_bound: bool, contexts: bool) -> 
     out
 }
 
+/// What the header adds after the engine's name: on a program it cannot run alone, the summary
+/// engine is the explicit search with the calls that run as one transaction summarized.
+fn header_note(engine: Engine, program: &Program) -> Option<&'static str> {
+    (engine == Engine::Summary && !crate::summary::applies_to(program))
+        .then_some("calls that run as one transaction summarized, threads interleaved")
+}
+
 /// The engine as the header names it: `all` lists the engines it runs.
 fn header_name(engine: Engine, program: &Program, thread_bound: bool, contexts: bool) -> String {
     match engine {
@@ -576,13 +586,13 @@ pub fn run_engine(
     program: &Program,
     semantics: Semantics,
     opts: &Options,
-) -> Result<explore::SearchResult, String> {
+) -> Result<search::SearchResult, String> {
     run_engine_on(engine, &Machine::new(program, semantics), opts).map(|r| r.0)
 }
 
 /// The replays of a search's findings that the engine made itself (in order; `None` or
 /// missing: the report replays the path).
-type Replays = Vec<Option<explore::Replayed>>;
+type Replays = Vec<Option<search::Replayed>>;
 
 /// [`run_engine`] on a machine built once for the search and the report (building one
 /// computes every procedure's live locals, a visible share of the time on large programs),
@@ -591,7 +601,7 @@ fn run_engine_on(
     engine: Engine,
     m: &Machine,
     opts: &Options,
-) -> Result<(explore::SearchResult, Replays), String> {
+) -> Result<(search::SearchResult, Replays), String> {
     let program = m.program;
     match engine {
         Engine::Explicit | Engine::Summary
@@ -651,7 +661,7 @@ fn deepen_threads(
     engine: Engine,
     m: &Machine,
     opts: &Options,
-) -> Result<explore::SearchResult, String> {
+) -> Result<search::SearchResult, String> {
     let start = std::time::Instant::now();
     let mut k = m.program.activations.len() as u32 + 1;
     loop {
@@ -677,7 +687,7 @@ fn deepen_threads(
         let done = !result.findings.is_empty()
             || result.limit.is_some()
             || !result.thread_cut
-            || explore::watchdog::stopped().is_some();
+            || search::watchdog::stopped().is_some();
         if done {
             result.stats.elapsed = start.elapsed();
             result.stats.counters.push(("thread bound", k.into()));
@@ -796,7 +806,7 @@ pub fn report_of<'m>(
     m: &'m Machine<'m>,
     name: &str,
     engine: &str,
-    result: &explore::SearchResult,
+    result: &search::SearchResult,
     opts: &Options,
 ) -> Report<'m> {
     report_with(m, name, engine, result, Vec::new(), opts)
@@ -808,7 +818,7 @@ fn report_with<'m>(
     m: &'m Machine<'m>,
     name: &str,
     engine: &str,
-    result: &explore::SearchResult,
+    result: &search::SearchResult,
     replays: Replays,
     opts: &Options,
 ) -> Report<'m> {
@@ -862,7 +872,7 @@ fn report_with<'m>(
         max_stack_depth: s.max_stack,
         max_search_depth: s.max_path,
         seconds: s.elapsed.as_secs_f64(),
-        peak_memory_bytes: explore::peak_bytes(),
+        peak_memory_bytes: search::peak_bytes(),
         omission_probability: if opts.exact {
             0.0
         } else {
@@ -895,14 +905,14 @@ fn report_with<'m>(
 fn explain<'m>(
     m: &'m Machine<'m>,
     f: &Finding,
-    replayed: Option<explore::Replayed>,
+    replayed: Option<search::Replayed>,
     opts: &Options,
 ) -> (Verdict, Option<report::Trace<'m>>) {
     let internal = |message: String| (Verdict::InternalError { message }, None);
     let path = f.path();
     // only the state the path ends in is kept: the trace replays the path again as it is
     // written
-    let replayed = match replayed.map_or_else(|| explore::replay_keeping(m, path, false), Ok) {
+    let replayed = match replayed.map_or_else(|| search::replay_keeping(m, path, false), Ok) {
         Ok(r) => r,
         Err(e) => return internal(format!("the counterexample does not replay: {e}")),
     };

@@ -137,9 +137,9 @@ pub const MAX_MEGABYTES: u64 = 1 << 30;
 /// limit and Ctrl-C end it with a message on stderr and exit 9 instead of the kernel's OOM
 /// killer or a silent death.
 pub(crate) fn arm_default_watchdog(command: &'static str) {
-    let force = move |f: crate::explore::watchdog::Forced| {
+    let force = move |f: crate::search::watchdog::Forced| {
         let what = match f.limit {
-            crate::explore::Limit::Interrupted => "interrupted".to_string(),
+            crate::search::Limit::Interrupted => "interrupted".to_string(),
             l => format!("{} reached", l.describe()),
         };
         eprintln!(
@@ -147,9 +147,9 @@ pub(crate) fn arm_default_watchdog(command: &'static str) {
             f.elapsed.as_secs_f64()
         );
     };
-    crate::explore::watchdog::arm(
+    crate::search::watchdog::arm(
         None,
-        crate::explore::default_memory_limit(),
+        crate::search::default_memory_limit(),
         crate::report::exit::LIMIT,
         Box::new(force),
     );

@@ -14,9 +14,9 @@
 //! test (tests/differential.rs).
 
 use super::check::{report_of, run_engine, CheckArgs, Engine};
-use crate::explore::{Options, Reduction};
 use crate::report::{exit, Report};
 use crate::runtime::{Machine, Semantics};
+use crate::search::{Options, Reduction};
 use clap::Parser;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashSet};
@@ -920,7 +920,7 @@ fn run_case(case: &Case, configs: &[Config], budget: Duration) -> Row {
     let start = Instant::now();
     // the budget is CPU time of this worker thread (wall time on a busy machine is not the
     // model's doing)
-    let cpu = crate::explore::Clock::new(true);
+    let cpu = crate::search::Clock::new(true);
     let mut row = Row {
         model: case.model.display().to_string(),
         source: case.source.into(),

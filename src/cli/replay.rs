@@ -6,9 +6,10 @@
 //! report is gigabytes of JSON; only the path is needed), and the replay keeps every state only
 //! when the trace is printed.
 
-use crate::explore::{self, Path};
 use crate::report::{self, exit, Claim, Format, Report, TraceDetail, Verdict};
 use crate::runtime::{Machine, RtError, Semantics};
+use crate::search;
+use crate::search::Path;
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -190,7 +191,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
     };
     // one state is kept: the trace replays the path again as it is printed
     let with_trace = a.detail != TraceDetail::None;
-    let replayed = match explore::replay_keeping(&m, &path, false) {
+    let replayed = match search::replay_keeping(&m, &path, false) {
         Ok(r) => r,
         Err(e) => return wrong(format!("it does not replay: {e}")),
     };

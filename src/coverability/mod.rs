@@ -29,8 +29,9 @@ pub mod local;
 pub mod tree;
 pub mod witness;
 
-use crate::explore::{self, SearchResult, SearchStats, Watch};
 use crate::runtime::{InitialStates, Machine};
+use crate::search;
+use crate::search::{SearchResult, SearchStats, Watch};
 use std::time::Instant;
 use zingrs_lang::ir::{Layout, Program, Stmt};
 
@@ -225,7 +226,7 @@ const WITNESS_BUDGET: u64 = 4096;
 /// Checks `m`'s program for any number of threads. A finding's path replays on `m` (the
 /// report replays and verifies it like every other engine's). Only the first error is
 /// reported (`--keep-going` has no effect).
-pub fn search(m: &Machine, opts: &explore::Options) -> Result<SearchResult, Refusal> {
+pub fn search(m: &Machine, opts: &search::Options) -> Result<SearchResult, Refusal> {
     if let Some(r) = refusal(m.program) {
         return Err(r);
     }
@@ -295,8 +296,8 @@ pub fn search(m: &Machine, opts: &explore::Options) -> Result<SearchResult, Refu
                     "internal error: the coverability tree reached an error that no \
                      interleaving from its initial state reaches"
                 );
-                result.findings.push(explore::Finding::Assertion {
-                    path: explore::Path {
+                result.findings.push(search::Finding::Assertion {
+                    path: search::Path {
                         init: Vec::new(),
                         choices: Vec::new(),
                     },

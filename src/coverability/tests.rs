@@ -2,8 +2,8 @@
 //! answers are derived by hand in each test.
 
 use super::*;
-use crate::explore::{replay, Finding, Options};
 use crate::runtime::{Semantics, Violation};
+use crate::search::{replay, Finding, Options};
 
 fn program(text: &str) -> Program {
     zingrs_lang::compile("t.bp", text, zingrs_lang::Lang::Bp)
@@ -34,7 +34,7 @@ fn check(text: &str, targets: &[&str]) -> SearchResult {
 }
 
 /// Threads started along a path (the choices whose thread is new afterwards).
-fn threads_started(text: &str, path: &crate::explore::Path) -> usize {
+fn threads_started(text: &str, path: &crate::search::Path) -> usize {
     let p = program(text);
     let m = Machine::new(&p, Semantics::default());
     let replayed = replay(&m, path).expect("replays");

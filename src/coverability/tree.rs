@@ -13,8 +13,8 @@
 //! step enabled at a node is coverable, and one enabled at no node is not.
 
 use super::local::{Effect, GId, LId, Table, Trans};
-use crate::explore::{Limit, Watch};
 use crate::runtime::{State, Value, Violation};
+use crate::search::{Limit, Watch};
 use ahash::AHashMap;
 use std::collections::VecDeque;
 

@@ -11,8 +11,8 @@
 
 use super::local::{LId, Table};
 use super::tree::{Reached, What};
-use crate::explore::{Choice, Finding, Limit, Path, Replayer, Watch};
 use crate::runtime::{InitialStates, Machine, Outcome, State};
+use crate::search::{Choice, Finding, Limit, Path, Replayer, Watch};
 use ahash::AHashSet;
 
 /// The most steps a pumped branch may have before pumping is given up for the search.

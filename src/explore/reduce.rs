@@ -7,33 +7,6 @@ use crate::runtime::{Kind, Mover, Outcome, State, Touched};
 use std::collections::VecDeque;
 use zingrs_lang::ir::Stmt;
 
-/// Which reductions the explicit search applies (`--reduction`). Both keep every verdict:
-/// deadlocks, assertion violations, runtime errors and reached labels.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Reduction {
-    /// Every interleaving of every step; every state is stored.
-    #[default]
-    None,
-    /// An atomic region is one transition: the states strictly inside it are not stored
-    /// (except at its loop heads and its choices, so that the search ends and meets again).
-    Transactions,
-    /// Partial-order reduction: a thread whose next step touches only its own variables (or
-    /// shared data that only it can touch then: under a lock it holds, or an object it just
-    /// allocated) runs alone (a persistent set of one thread, with the cycle proviso).
-    Por,
-    /// Both.
-    All,
-}
-
-impl Reduction {
-    pub(super) fn transactions(self) -> bool {
-        matches!(self, Reduction::Transactions | Reduction::All)
-    }
-    pub(super) fn por(self) -> bool {
-        matches!(self, Reduction::Por | Reduction::All)
-    }
-}
-
 /// In a [`Choice::outcome`] of the search (not of a reported path), this bit marks a chained
 /// transaction ([`Explorer::chain`]): its first step takes its only outcome (0), and the bits
 /// below count the steps run on after it, each taking its step's only outcome. Plain outcomes

@@ -16,7 +16,7 @@ pub use trace::build_trace;
 pub use verify::{verify, Claim};
 pub use walk::Shows;
 
-use crate::explore::Limit;
+use crate::search::Limit;
 use serde::Serialize;
 
 /// Exit codes (Zinger's convention, cli.md).
@@ -475,7 +475,7 @@ pub struct Report<'m> {
     pub more: Vec<Finding<'m>>,
     pub stats: Stats,
     /// The counterexample as the interpreter re-executes it (`zingrs replay` reads this).
-    pub path: Option<crate::explore::Path>,
+    pub path: Option<crate::search::Path>,
     /// Whether assertions were checked (they change which outcomes a step has).
     pub assertions: bool,
 }

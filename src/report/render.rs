@@ -41,10 +41,12 @@ pub fn render(r: &Report, format: Format, detail: TraceDetail, stats: bool, quie
 }
 
 /// The first line of the text format, which `check` prints before it starts searching (so a
-/// user sees at once what runs), and then renders the rest without it.
-pub fn header(model: &str, engine: &str) -> String {
+/// user sees at once what runs), and then renders the rest without it. `note` says how the
+/// engine runs when that is not what its name alone suggests.
+pub fn header(model: &str, engine: &str, note: Option<&str>) -> String {
+    let note = note.map(|n| format!(" ({n})")).unwrap_or_default();
     format!(
-        "zingrs {}: checking {model} with the {engine} engine\n",
+        "zingrs {}: checking {model} with the {engine} engine{note}\n",
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -80,7 +82,7 @@ pub fn render_to(
 /// checks that the two agree.
 mod json {
     use super::super::{Finding, Report, Shows, Trace};
-    use crate::explore::{Choice, Path};
+    use crate::search::{Choice, Path};
     use serde::Serialize;
     use std::io::Write;
 
@@ -631,7 +633,7 @@ fn text(
         return w.write_all(out.as_bytes());
     }
     if with_header {
-        out.push_str(&header(&r.model, &r.engine));
+        out.push_str(&header(&r.model, &r.engine, None));
     }
     let file = r.model.rsplit('/').next().unwrap_or(&r.model);
     let _ = writeln!(out, "{}", r.verdict.headline());
@@ -933,10 +935,10 @@ mod tests {
                     trace: (k != 1).then(|| trace(k + 1)),
                 })
                 .collect();
-            r.path = Some(crate::explore::Path {
+            r.path = Some(crate::search::Path {
                 init: vec![crate::runtime::Value::Bool(true)],
                 choices: (0..n)
-                    .map(|i| crate::explore::Choice {
+                    .map(|i| crate::search::Choice {
                         thread: i % 2,
                         outcome: 10 * i,
                     })

@@ -2,8 +2,8 @@
 //! ZING's state-by-state view.
 
 use super::{Binding, Shown, Trace, TraceStep, ZingTrace};
-use crate::explore::{Path, Replayed};
 use crate::runtime::{Addr, Machine, Object, State, Thread, Value, Violation};
+use crate::search::{Path, Replayed};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use zingrs_lang::ir::Type;

@@ -5,8 +5,9 @@
 
 use super::ErrorDetail;
 use super::{Verdict, Waiting};
-use crate::explore::{self, Path, Replayed};
 use crate::runtime::{Fault, Machine, RtError, Violation};
+use crate::search;
+use crate::search::{Path, Replayed};
 
 /// What a counterexample claims its last state shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,12 +20,12 @@ pub enum Claim {
 
 impl Claim {
     /// What a search finding claims.
-    pub fn of_finding(f: &explore::Finding) -> Claim {
+    pub fn of_finding(f: &search::Finding) -> Claim {
         match f {
-            explore::Finding::Assertion { .. } => Claim::Assertion,
-            explore::Finding::Runtime { error, .. } => Claim::Runtime(*error),
-            explore::Finding::Deadlock { .. } => Claim::Deadlock,
-            explore::Finding::Target { label, .. } => Claim::Target(label.clone()),
+            search::Finding::Assertion { .. } => Claim::Assertion,
+            search::Finding::Runtime { error, .. } => Claim::Runtime(*error),
+            search::Finding::Deadlock { .. } => Claim::Deadlock,
+            search::Finding::Target { label, .. } => Claim::Target(label.clone()),
         }
     }
 
@@ -140,7 +141,7 @@ pub fn verify(
                     expected()
                 ));
             }
-            if !explore::deadlocked(m, last) {
+            if !m.deadlocked(last) {
                 return Err(
                     "the last state of the path is not a deadlock: some process can still move"
                         .into(),

@@ -6,8 +6,8 @@
 
 use super::trace::{changed, dump, initial_names, next_names, step_at, ProcName};
 use super::{TraceStep, ZingState};
-use crate::explore::{Path, Replayer};
 use crate::runtime::{InitialStates, Machine, State, Violation};
+use crate::search::{Path, Replayer};
 
 /// A counterexample's path, with what its walks need to know of how it ends.
 #[derive(Clone)]

@@ -1526,6 +1526,25 @@ impl Machine<'_> {
             .any(|g| self.value(g, &env, &mut ()).map_or(true, |v| v.as_bool()));
         (!any).then_some(*end)
     }
+
+    /// Whether `s` is a deadlock: every thread is blocked at a `select` and at least one of those
+    /// selects is not marked `end` (completed Zing processes do not count).
+    pub fn deadlocked(&self, s: &State) -> bool {
+        if s.threads.is_empty() {
+            return false;
+        }
+        let mut invalid = false;
+        for t in 0..s.threads.len() {
+            if s.threads[t].stack.is_empty() {
+                continue;
+            }
+            match self.blocked(s, t) {
+                None => return false,
+                Some(end) => invalid |= !end,
+            }
+        }
+        invalid
+    }
 }
 
 /// The runtime value of an IR constant.

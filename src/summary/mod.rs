@@ -21,10 +21,10 @@
 //! the interpreter like any other counterexample.
 
 use crate::canon::{encode_with_roots, fingerprint, Fingerprint};
-use crate::explore::{Choice, Finding, Options, Path, SearchResult, Watch};
 use crate::runtime::{
     Addr, Kind, Loc, Machine, Outcome, Record, Stack, State, Thread, Value, GLOBALS,
 };
+use crate::search::{Choice, Finding, Options, Path, SearchResult, Watch};
 use ahash::{AHashMap, AHashSet};
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -283,7 +283,7 @@ struct Counters {
 
 enum Stop {
     Found,
-    Limit(crate::explore::Limit),
+    Limit(crate::search::Limit),
 }
 
 /// `Match` (Figure 7) of an entry visible state and its pattern against a visible state: the
@@ -415,7 +415,7 @@ impl Transaction {
         m: &Machine,
         opts: &Options,
         visible: State,
-    ) -> Result<Transaction, crate::explore::Limit> {
+    ) -> Result<Transaction, crate::search::Limit> {
         let mut opts = opts.clone();
         opts.keep_going = false;
         let mut s = Summarizer::new(m, &opts);
@@ -493,15 +493,20 @@ pub struct Summarizer<'m, 'p> {
 /// statement that can block, where a blocked process is a deadlock); otherwise the caller
 /// falls back to the plain search.
 pub fn applies(m: &Machine) -> bool {
-    let blocking = m.program.procs.iter().any(|p| {
+    applies_to(m.program)
+}
+
+/// [`applies`], asked of the program alone (before a machine is built, e.g. to name what runs).
+pub fn applies_to(program: &zingrs_lang::ir::Program) -> bool {
+    let blocking = program.procs.iter().any(|p| {
         p.nodes
             .iter()
             .any(|n| matches!(n.stmt, Stmt::Select { .. } | Stmt::Yield))
     });
-    !m.program.is_concurrent()
-        && m.program.activations.len() == 1
+    !program.is_concurrent()
+        && program.activations.len() == 1
         && !blocking
-        && !m.program.beyond_summaries()
+        && !program.beyond_summaries()
 }
 
 impl<'m, 'p> Summarizer<'m, 'p> {

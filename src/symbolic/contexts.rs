@@ -30,8 +30,9 @@ mod standard;
 use super::bdd::Bdds;
 use super::reach::Engine;
 use super::SymbolicOptions;
-use crate::explore::{self, SearchResult, SearchStats};
 use crate::runtime::Machine;
+use crate::search;
+use crate::search::{SearchResult, SearchStats};
 use std::time::Instant;
 use zingrs_lang::ir::{Const, Expr, Init, LValue, Layout, Pc, ProcId, Program, Stmt, Type, Var};
 
@@ -282,10 +283,10 @@ fn augment(shape: &Shape, k: u32) -> (Program, Extra) {
 /// The context-bounded search with bound `k`.
 pub fn search(
     m: &Machine,
-    opts: &explore::Options,
+    opts: &search::Options,
     sym: &SymbolicOptions,
     k: u32,
-) -> Result<(SearchResult, Vec<Option<explore::Replayed>>), String> {
+) -> Result<(SearchResult, Vec<Option<search::Replayed>>), String> {
     let shape = shape(m.program)?;
     if let Some(n) = m.semantics.thread_bound {
         return Err(format!(
@@ -311,7 +312,7 @@ pub fn search(
     };
     let mut e = Engine::new(&am, bdd, sym, &opts.targets);
     // the counterexample walk needs every path edge as it was logged
-    let opts = &explore::Options {
+    let opts = &search::Options {
         keep_going: false,
         ..opts.clone()
     };
@@ -382,8 +383,8 @@ pub fn search(
                     "internal error: the bdd engine could not build a counterexample under \
                      --contexts {k}: {why}"
                 );
-                result.findings.push(explore::Finding::Assertion {
-                    path: explore::Path {
+                result.findings.push(search::Finding::Assertion {
+                    path: search::Path {
                         init: Vec::new(),
                         choices: Vec::new(),
                     },

@@ -8,7 +8,7 @@
 //! * [`contexts`]: bounded context switching for the Getafix layout (seed 002 §5) on top of
 //!   [`reach`], with the switch rules between fixpoints of its worklist.
 //! * [`trace`]: shortest-first hierarchical counterexamples (§3.2), expanded through summaries
-//!   into interpreter choices that [`crate::explore::replay`] re-executes.
+//!   into interpreter choices that [`crate::search::replay`] re-executes.
 //!
 //! The engine decides recursion exactly: there is no depth bound, and a program whose only
 //! executions recurse forever passes.
@@ -19,8 +19,9 @@ pub mod model;
 pub mod reach;
 mod trace;
 
-use crate::explore::{self, SearchResult, SearchStats};
 use crate::runtime::Machine;
+use crate::search;
+use crate::search::{SearchResult, SearchStats};
 use std::time::Instant;
 use zingrs_lang::ir::{Program, Type};
 
@@ -107,9 +108,9 @@ pub(crate) fn sequential_parts_apply(program: &Program) -> Result<(), String> {
 /// built from the path as it is written).
 pub fn search(
     m: &Machine,
-    opts: &explore::Options,
+    opts: &search::Options,
     sym: &SymbolicOptions,
-) -> (SearchResult, Vec<Option<explore::Replayed>>) {
+) -> (SearchResult, Vec<Option<search::Replayed>>) {
     let start = Instant::now();
     let p = m.program;
     let nodes: usize = p.procs.iter().map(|q| q.nodes.len()).sum();
@@ -140,8 +141,8 @@ pub fn search(
             Err(why) => {
                 // a bug of ours: report a finding that will fail to replay (exit 5)
                 eprintln!("internal error: the bdd engine could not build a counterexample: {why}");
-                result.findings.push(explore::Finding::Assertion {
-                    path: explore::Path {
+                result.findings.push(search::Finding::Assertion {
+                    path: search::Path {
                         init: Vec::new(),
                         choices: Vec::new(),
                     },

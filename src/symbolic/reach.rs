@@ -9,8 +9,9 @@
 use super::bdd::Bdds;
 use super::model::{self, Bits, Encoder, Layout};
 use super::SymbolicOptions;
-use crate::explore::{self, Limit};
 use crate::runtime::Machine;
+use crate::search;
+use crate::search::Limit;
 use std::collections::VecDeque;
 use zingrs_lang::ir::{Expr, LValue, Pc, ProcId, Stmt};
 
@@ -463,8 +464,8 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
 
     /// Runs the worklist to its fixpoint, or to the first error (without `keep_going`), or to
     /// a limit.
-    pub fn run(&mut self, opts: &explore::Options) -> Option<Limit> {
-        let clock = explore::Clock::start(&opts.limits);
+    pub fn run(&mut self, opts: &search::Options) -> Option<Limit> {
+        let clock = search::Clock::start(&opts.limits);
         let init = self.initial();
         self.propagate(self.entry(self.main), init, true);
         let mut tick = 0u32;
@@ -488,7 +489,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
                 if self.bdd.out_of_memory() {
                     return Some(Limit::Memory);
                 }
-                if let Some(l) = explore::watchdog::stopped() {
+                if let Some(l) = search::watchdog::stopped() {
                     return Some(l);
                 }
                 if tick & 4095 == 0 {
@@ -496,7 +497,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
                         return Some(Limit::Time);
                     }
                     if let Some(mem) = opts.limits.memory {
-                        if explore::resident_bytes().is_some_and(|r| r > mem) {
+                        if search::resident_bytes().is_some_and(|r| r > mem) {
                             return Some(Limit::Memory);
                         }
                     }

@@ -16,9 +16,9 @@
 //! prints has been executed once already.
 
 use super::{Contexts, Extra, Shape};
-use crate::explore::{Finding, Path, Replayed, Replayer};
 use crate::runtime::Kind;
 use crate::runtime::{Machine, Outcome, State, Value};
+use crate::search::{Finding, Path, Replayed, Replayer};
 use crate::symbolic::bdd::Bdds;
 use crate::symbolic::reach::{Engine, Found, Xfer, NONE};
 use crate::symbolic::trace::{Stamped, Switches, Trail, Vals};

@@ -2,8 +2,8 @@
 //! interpreter choices, matched step by step against the outcomes of `runtime::step`.
 
 use super::{Trail, Xfer, NONE};
-use crate::explore::{Finding, Path, Replayed, Replayer};
 use crate::runtime::{Outcome, State, Value};
+use crate::search::{Finding, Path, Replayed, Replayer};
 use crate::symbolic::bdd::Bdds;
 use crate::symbolic::reach::{Engine, Found};
 

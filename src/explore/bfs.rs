@@ -1,0 +1,120 @@
+//! The breadth-first searches: shortest counterexamples (`--bfs`) and ZING's order
+//! (`--search zing`), level by level over a queue of states.
+
+use super::*;
+
+impl Explorer<'_, '_> {
+    pub(super) fn bfs(&mut self) {
+        enum Link {
+            Root(u32),
+            Child(u32, Choice),
+        }
+        let m = self.m;
+        let mut inits: Vec<Vec<Value>> = Vec::new();
+        let mut tree: Vec<Link> = Vec::new();
+        let mut queue: Levels<(State, Ctx, u32, u64)> = Levels::default();
+        let path_to = |inits: &[Vec<Value>], tree: &[Link], mut node: u32, last: Option<Choice>| {
+            let mut choices: Vec<Choice> = last.into_iter().collect();
+            loop {
+                match tree[node as usize] {
+                    Link::Root(i) => {
+                        choices.reverse();
+                        return Path {
+                            init: inits[i as usize].clone(),
+                            choices,
+                        };
+                    }
+                    Link::Child(p, c) => {
+                        choices.push(c);
+                        node = p;
+                    }
+                }
+            }
+        };
+        for (init, s0) in InitialStates::new(m) {
+            if !self.visit(&s0, Ctx::START) {
+                continue;
+            }
+            self.count_zing(&s0, true);
+            self.result.stats.initial_states += 1;
+            inits.push(init);
+            tree.push(Link::Root(inits.len() as u32 - 1));
+            let node = tree.len() as u32 - 1;
+            match self.arrive(&s0, || path_to(&inits, &tree, node, None)) {
+                Arrive::Stop => return,
+                Arrive::Skip => {}
+                Arrive::Expand => queue.push(0, (s0, Ctx::START, node, 0), false),
+            }
+            if let Some(l) = self.watch.check(self.visited.len() as u64) {
+                self.result.limit = Some(l);
+                return;
+            }
+        }
+        while let Some((s, ctx, node, level)) = queue.pop() {
+            // a level whose successors are all known stores nothing: look at the watchdog here
+            if let Some(l) = watchdog::stopped() {
+                self.result.limit = Some(l);
+                return;
+            }
+            self.result.stats.max_path = self.result.stats.max_path.max(level);
+            let succs = self.successors(&s, ctx);
+            if self.result.limit.is_some() {
+                return;
+            }
+            let interior: Vec<bool> = succs
+                .iter()
+                .zip(Self::branching(&succs))
+                .map(|((c, o), b)| self.interior(&s, c.thread, o, b))
+                .collect();
+            for ((choice, outcome), interior) in succs.into_iter().zip(interior) {
+                match outcome {
+                    Outcome::Pruned => {}
+                    Outcome::Moved { .. } => unreachable!("successors() builds every state"),
+                    Outcome::Violation(v) => {
+                        if self.advance(&s, ctx, choice, Kind::Internal).is_none() {
+                            continue;
+                        }
+                        let key = Self::assertion_key(&s, choice);
+                        let f = self.violation_finding(
+                            v,
+                            choice,
+                            path_to(&inits, &tree, node, Some(choice)),
+                        );
+                        if self.found(f, key) {
+                            return;
+                        }
+                    }
+                    Outcome::Next { state, kind } => {
+                        self.result.stats.transitions += 1;
+                        let Some(ctx) = self.advance(&s, ctx, choice, kind) else {
+                            continue;
+                        };
+                        if interior {
+                            // inside a transaction: not stored, the search runs on
+                            self.interior_skipped += 1;
+                        } else if !self.visit(&state, ctx) {
+                            continue;
+                        } else {
+                            self.count_zing(&state, false);
+                        }
+                        if let Some(l) = self.watch.check(self.visited.len() as u64) {
+                            self.result.limit = Some(l);
+                            return;
+                        }
+                        tree.push(Link::Child(node, choice));
+                        let child = tree.len() as u32 - 1;
+                        match self.arrive(&state, || path_to(&inits, &tree, child, None)) {
+                            Arrive::Stop => return,
+                            Arrive::Skip => {}
+                            Arrive::Expand => {
+                                let cost = self.cost(&s, choice);
+                                let next = level + cost;
+                                queue.push(next, (state, ctx, child, next), cost == 0);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,802 @@
+//! The depth-first search: a path of 32-byte entries whose states are rebuilt from
+//! checkpoints, successors stored in the visited set a whole node at a time, wide steps
+//! taken chunk by chunk.
+
+use super::*;
+
+/// A node of the depth-first path. Its state and its pending outcomes are kept (`live`) near
+/// the top of the stack and at every [`CHECKPOINT`]-th depth; deeper down they are dropped, and
+/// re-executed from the checkpoint below (by the choices `via`) when the search backs up to
+/// them. So a deep search costs a few dozen bytes per path node, not a state's.
+///
+/// A node's successors are all stored in the visited set when the node is first expanded,
+/// not one by one as the search descends into them: their table slots are then fetched
+/// together, and on large tables, where nearly every lookup misses the cache and the TLB,
+/// the misses overlap instead of costing one full memory round trip per transition. A
+/// successor stored this way and met again inside an earlier sibling's subtree is not
+/// explored there: it is explored once, from the node that stored it.
+///
+/// An entry is 32 bytes: searches millions of steps deep keep one per step.
+struct Entry {
+    /// The choice that led here ([`NO_CHOICE`] at the bottom).
+    via: Choice,
+    /// While the node's outcomes are not in `live`: which of them (by position in the node's
+    /// list of outcomes) are still to be taken, a bit each below [`MASK_BITS`]; with `spilled`,
+    /// the positions are in [`Pending::spill`] instead.
+    pending: u64,
+    live: Option<Box<Live>>,
+    /// The node's successors have not been stored yet (it was never expanded).
+    fresh: bool,
+    spilled: bool,
+    /// The node's outcomes are a new chunk of a wide step ([`CHUNK`]): its successors are to
+    /// be stored as a fresh node's are (the node's own checks were made with its first chunk).
+    next_chunk: bool,
+    /// The node's own state is not stored yet: it is stored once its successors have been
+    /// computed (see [`Explorer::settle`]), and the node is dropped if it was known.
+    unchecked: bool,
+}
+
+const _: () = assert!(std::mem::size_of::<Entry>() == 32);
+
+/// How many outcome positions [`Entry::pending`] holds.
+const MASK_BITS: usize = 64;
+
+/// The most outcomes of one thread's step that a depth-first path node lists at once. A
+/// wider step (a parallel assignment of 24 `*`: 2^24 outcomes) is taken chunk by chunk, each
+/// stored in the visited set when it is listed, so the node never holds the whole list.
+const CHUNK: usize = 1024;
+
+/// No choice: the bottom of the path.
+const NO_CHOICE: Choice = Choice {
+    thread: u32::MAX,
+    outcome: u32::MAX,
+};
+
+/// What the search knows of a pending outcome besides the outcome itself.
+#[derive(Clone, Copy)]
+struct Key {
+    /// With plain hash compaction, the fingerprint of the outcome's state (if `keyed`).
+    fp: u64,
+    /// Whether `fp` is the state's fingerprint (plain hash compaction, and a successor state).
+    keyed: bool,
+    /// Whether `fp` came from the parent's canon (so the state shares its numbering).
+    shared: bool,
+    /// The state is not stored yet: the search goes on to it unchecked.
+    deferred: bool,
+    /// For a move, its fingerprint as [`SegmentHasher::successor_move`] gave it.
+    moved: Option<MoveFp>,
+    /// The context bookkeeping of the outcome's state.
+    ctx: Ctx,
+    /// The state is strictly inside an atomic region and is not stored at all.
+    interior: bool,
+}
+
+const NO_KEY: Key = Key {
+    fp: 0,
+    keyed: false,
+    shared: false,
+    deferred: false,
+    moved: None,
+    ctx: Ctx::START,
+    interior: false,
+};
+
+/// The part of a path node that can be rebuilt.
+struct Live {
+    state: State,
+    /// The node's outcomes, once `ready`; those before `next` were taken, and taken,
+    /// already visited or cut ones are [`Outcome::Pruned`].
+    outs: Succs,
+    /// Per outcome, its key.
+    keys: Vec<Key>,
+    next: usize,
+    /// `outs` holds the node's outcomes (otherwise they are to be computed: stored in the
+    /// visited set if the entry is fresh, else rebuilt from the entry's pending positions).
+    ready: bool,
+    /// With plain hash compaction, the state's fingerprint and numbering.
+    canon: Option<Canon>,
+    ctx: Ctx,
+    /// For a wide node ([`CHUNK`]) only, where its chunks stand (boxed: nearly every node
+    /// has none, and this keeps the path node small).
+    chunks: Option<Box<Chunks>>,
+}
+
+/// Where a wide node's current chunk of outcomes began (`None`: at the start) and where the
+/// next begins. A wide node keeps its state and outcomes (it is never dropped), so these are
+/// never lost.
+#[derive(Default)]
+struct Chunks {
+    from: Option<Resume>,
+    more: Option<Resume>,
+}
+
+impl Live {
+    /// Whether the node's outcomes come in chunks.
+    fn wide(&self) -> bool {
+        self.chunks.is_some()
+    }
+}
+
+/// A popped path node's lists, kept for reuse.
+type Spare = Vec<(Succs, Vec<Key>)>;
+
+/// The pending positions of path nodes with more outcomes than [`MASK_BITS`], by depth.
+#[derive(Default)]
+struct Pending {
+    spill: ahash::AHashMap<usize, Vec<u32>>,
+}
+
+impl Pending {
+    /// Whether a node whose outcomes were dropped has any still to take.
+    fn has_any(&self, e: &Entry, depth: usize) -> bool {
+        if e.spilled {
+            self.spill.get(&depth).is_some_and(|p| !p.is_empty())
+        } else {
+            e.pending != 0
+        }
+    }
+}
+
+/// Path nodes whose depth is a multiple of this keep their state.
+const CHECKPOINT: usize = 64;
+/// The top path nodes that keep their state.
+const WINDOW: usize = 64;
+
+impl Explorer<'_, '_> {
+    /// Computes a live node's outcomes: every one, stored in the visited set (a fresh node),
+    /// or only those at the entry's pending positions (a node rebuilt after its outcomes were
+    /// dropped).
+    ///
+    /// A fresh node's successors are only fingerprinted here, and their table slots asked
+    /// for; [`Explorer::settle`] stores them. The node's own checks run in between, while the
+    /// slots arrive.
+    fn fill(&mut self, e: &mut Entry, depth: usize, pending: &mut Pending) {
+        let live = e.live.as_deref_mut().expect("a filled node is live");
+        debug_assert!(!live.ready);
+        live.outs.clear();
+        live.keys.clear();
+        live.next = 0;
+        live.ready = true;
+        let keep = if e.fresh || e.next_chunk {
+            None
+        } else if e.spilled {
+            e.spilled = false;
+            let spilled = pending
+                .spill
+                .remove(&depth)
+                .expect("spilled positions are kept");
+            Some(Keep::Positions(spilled))
+        } else {
+            Some(Keep::Mask(e.pending))
+        };
+        let state = &live.state;
+        let outs = &mut live.outs;
+        let keys = &mut live.keys;
+        let canon = live.canon.as_ref();
+        let from = live.chunks.as_ref().and_then(|c| c.from);
+        self.step_threads(state, live.ctx, outs, from, |ex, outs, first| {
+            if let Some(keep) = &keep {
+                for (i, (_, o)) in outs.iter_mut().enumerate().skip(first) {
+                    if !keep.has(i) {
+                        *o = Outcome::Pruned;
+                    }
+                }
+            }
+            ex.fingerprints(state, canon, &mut outs[first..], keys);
+        });
+        match (self.more.take(), &mut live.chunks) {
+            (None, None) => {}
+            (more, Some(c)) => c.more = more,
+            (more, chunks) => *chunks = Some(Box::new(Chunks { from: None, more })),
+        }
+        if e.fresh {
+            self.expanded_alone += self.ran_alone as u64;
+            self.interior_skipped += self.chained;
+        }
+        if e.fresh || e.next_chunk {
+            // every successor's table slot is asked for before any is looked up
+            if let Visited::Fingerprints(table) = &self.visited {
+                for k in keys.iter().filter(|k| k.keyed) {
+                    table.prefetch(k.fp);
+                }
+            }
+        }
+    }
+
+    /// Completes [`Explorer::fill`]: the context bookkeeping of each outcome (cutting those
+    /// beyond the bound), and for a fresh node, storing its successors (those already
+    /// visited become [`Outcome::Pruned`]).
+    fn settle(&mut self, e: &mut Entry) {
+        let live = e.live.as_deref_mut().expect("a settled node is live");
+        let wide = live.wide();
+        let (state, outs, keys) = (&live.state, &mut live.outs, &mut live.keys);
+        let storing = e.fresh || e.next_chunk;
+        for ((c, o), k) in outs.iter_mut().zip(keys.iter_mut()) {
+            let kind = match o {
+                Outcome::Pruned => continue,
+                Outcome::Violation(_) => Kind::Internal,
+                Outcome::Next { kind, .. } | Outcome::Moved { kind, .. } => {
+                    if storing {
+                        self.result.stats.transitions += 1;
+                    }
+                    *kind
+                }
+            };
+            match self.advance(state, live.ctx, *c, kind) {
+                Some(ctx) => k.ctx = ctx,
+                None => *o = Outcome::Pruned,
+            }
+        }
+        if !storing {
+            return;
+        }
+        e.fresh = false;
+        e.next_chunk = false;
+        if self.atomic_interior || self.por {
+            // states inside a transaction are not stored: the search runs on through them (a
+            // wide step is a choice, whatever a chunk of it holds)
+            for (((c, o), k), b) in outs.iter().zip(keys.iter_mut()).zip(Self::branching(outs)) {
+                if self.interior(state, c.thread, o, b || wide) {
+                    k.interior = true;
+                    self.interior_skipped += 1;
+                }
+            }
+        }
+        // A lone successor that stays inside an atomic region is nearly always new (only a
+        // step that forgets a value can lead two states to it). It is not looked up now: the
+        // search goes on to it and stores it once its own successors are computed, so that
+        // the lookup's memory latency overlaps that work; if it was known after all, that
+        // work is dropped.
+        let mut left = outs
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, o))| !matches!(o, Outcome::Pruned));
+        if let (Some((i, (_, Outcome::Moved { mv, .. }))), None) = (left.next(), left.next()) {
+            if mv.atomic && keys[i].keyed && !keys[i].interior {
+                keys[i].deferred = true;
+                return;
+            }
+        }
+        for ((_, o), k) in outs.iter_mut().zip(keys.iter()) {
+            if k.interior {
+                continue;
+            }
+            let new = match (&*o, &mut self.visited) {
+                (Outcome::Pruned | Outcome::Violation(_), _) => continue,
+                (_, Visited::Fingerprints(table)) if k.keyed => table.insert(k.fp),
+                (Outcome::Next { state, .. }, _) => self.visit(state, k.ctx),
+                (Outcome::Moved { .. }, _) => unreachable!("unkeyed successors are built"),
+            };
+            if !new {
+                *o = Outcome::Pruned;
+                continue;
+            }
+            if let Some(l) = self.watch.check(self.visited.len() as u64) {
+                self.result.limit = Some(l);
+                return;
+            }
+        }
+    }
+
+    /// Appends the keys of `outs` (outcomes of `parent`, whose canon is `canon`) to `keys`:
+    /// with plain hash compaction, their states' fingerprints, from the parent's when the
+    /// step allows.
+    fn fingerprints(
+        &mut self,
+        parent: &State,
+        canon: Option<&Canon>,
+        outs: &mut [(Choice, Outcome)],
+        keys: &mut Vec<Key>,
+    ) {
+        let segmented = self.segmented();
+        for (_, o) in outs {
+            if let Outcome::Moved { mv, .. } = o {
+                // a move is fingerprinted as it is, if it can be
+                let inc = canon
+                    .filter(|_| segmented)
+                    .and_then(|c| self.hasher.successor_move(parent, c, mv));
+                if let Some(m) = inc {
+                    if self.opts.check_fingerprints {
+                        let whole = self.hasher.full(&mv.clone().apply(parent));
+                        assert_eq!(m.fp, whole, "fingerprint of a move");
+                    }
+                    keys.push(Key {
+                        fp: m.fp,
+                        keyed: true,
+                        shared: true,
+                        deferred: false,
+                        moved: Some(m),
+                        ctx: Ctx::START,
+                        interior: false,
+                    });
+                    continue;
+                }
+                o.materialize(parent);
+            }
+            let key = match o {
+                Outcome::Next { state, .. } if segmented => {
+                    let touched = self.touched.as_ref().map(|t| &t.addrs[..]);
+                    let inc = canon.and_then(|c| self.hasher.successor(parent, c, state, touched));
+                    let fp = inc.unwrap_or_else(|| self.hasher.full(state));
+                    if self.opts.check_fingerprints && inc.is_some() {
+                        assert_eq!(fp, self.hasher.full(state), "incremental fingerprint");
+                    }
+                    Key {
+                        fp,
+                        keyed: true,
+                        shared: inc.is_some(),
+                        deferred: false,
+                        moved: None,
+                        ctx: Ctx::START,
+                        interior: false,
+                    }
+                }
+                _ => NO_KEY,
+            };
+            keys.push(key);
+        }
+    }
+
+    /// Rebuilds the path nodes above the last live one, up to the top, by re-executing their
+    /// choices; their outcomes are rebuilt when each becomes the top.
+    fn restore(&mut self, stack: &mut Chunked<Entry>, spare: &mut Spare) {
+        let top = stack.len() - 1;
+        let base = (0..top)
+            .rev()
+            .find(|&i| stack[i].live.is_some())
+            .expect("the bottom of the stack is live");
+        for k in base + 1..=top {
+            let c = stack[k].via;
+            let parent = &stack[k - 1].live.as_ref().expect("restored in order").state;
+            let mut touched = Touched::default();
+            let (state, kind) = self.rerun(parent, c, &mut touched);
+            let parent = stack[k - 1].live.as_ref().expect("restored in order");
+            let ctx = self
+                .advance(&parent.state, parent.ctx, c, kind)
+                .expect("a choice on the stack stays within the context bound");
+            // the state's numbering is its parent's unless the step moved a reference
+            let canon = match &parent.canon {
+                Some(c) => {
+                    match self
+                        .hasher
+                        .successor(&parent.state, c, &state, Some(&touched.addrs))
+                    {
+                        Some(fp) => {
+                            if self.opts.check_fingerprints {
+                                assert_eq!(fp, self.hasher.full(&state), "restored fingerprint");
+                            }
+                            Some(c.successor(fp))
+                        }
+                        None => self.canon_of(&state),
+                    }
+                }
+                None => None,
+            };
+            stack[k].live = Some(Self::live(spare, state, canon, ctx));
+        }
+    }
+
+    /// A path node's live part for `state`, with reused lists if there are some.
+    fn live(spare: &mut Spare, state: State, canon: Option<Canon>, ctx: Ctx) -> Box<Live> {
+        let (outs, keys) = spare.pop().unwrap_or_default();
+        Box::new(Live {
+            state,
+            outs,
+            keys,
+            next: 0,
+            ready: false,
+            canon,
+            ctx,
+            chunks: None,
+        })
+    }
+
+    /// Drops a path node's outcomes (and, unless `keep_state`, its state), remembering which
+    /// are still pending and keeping the lists for reuse. The outcomes are whole states,
+    /// several times the node's own memory; [`Explorer::fill`] rebuilds them when the search
+    /// comes back to the node.
+    fn drop_outcomes(
+        spare: &mut Spare,
+        pending: &mut Pending,
+        e: &mut Entry,
+        depth: usize,
+        keep_state: bool,
+    ) {
+        let Some(live) = e.live.as_deref_mut() else {
+            return;
+        };
+        if live.wide() {
+            // its outcomes are one chunk, and where it stands in its step is kept with them
+            return;
+        }
+        if live.ready {
+            // a fresh node has none yet; a node that is not ready has dropped them already
+            let left = live
+                .outs
+                .iter()
+                .enumerate()
+                .skip(live.next)
+                .filter(|(_, (_, o))| !matches!(o, Outcome::Pruned))
+                .map(|(i, _)| i as u32);
+            if live.outs.len() <= MASK_BITS {
+                e.pending = left.fold(0, |m, i| m | 1 << i);
+            } else {
+                e.spilled = true;
+                pending.spill.insert(depth, left.collect());
+            }
+            live.ready = false;
+            let outs = std::mem::take(&mut live.outs);
+            let keys = std::mem::take(&mut live.keys);
+            Self::keep_lists(spare, outs, keys);
+        }
+        if !keep_state {
+            e.live = None;
+        }
+    }
+
+    /// Keeps a popped node's lists for reuse.
+    fn recycle(spare: &mut Spare, live: Live) {
+        Self::keep_lists(spare, live.outs, live.keys);
+    }
+
+    /// Pops the top path node, keeping its lists for reuse.
+    fn pop(stack: &mut Chunked<Entry>, spare: &mut Spare) {
+        if let Some(Entry {
+            live: Some(live), ..
+        }) = stack.pop()
+        {
+            Self::recycle(spare, *live);
+        }
+    }
+
+    fn keep_lists(spare: &mut Spare, mut outs: Succs, mut keys: Vec<Key>) {
+        if spare.len() < 64 {
+            outs.clear();
+            keys.clear();
+            spare.push((outs, keys));
+        }
+    }
+
+    /// Depth-first search (see [`Entry`] for what the stack keeps).
+    pub(super) fn dfs(&mut self) {
+        let m = self.m;
+        // transaction summaries are applied by macro steps that do not re-execute by index
+        let window = if self.tx.enabled { usize::MAX } else { WINDOW };
+        // and nodes take a wide step's outcomes chunk by chunk
+        self.chunk = if self.tx.enabled { usize::MAX } else { CHUNK };
+        // the lists of popped or dropped path nodes, reused
+        let mut spare: Spare = Vec::new();
+        let mut pending = Pending::default();
+        for (init, s0) in InitialStates::new(m) {
+            if !self.visit(&s0, Ctx::START) {
+                continue;
+            }
+            self.result.stats.initial_states += 1;
+            let path_of = |stack: &Chunked<Entry>, last: Option<Choice>| Path {
+                init: init.clone(),
+                choices: stack
+                    .iter()
+                    .map(|e| e.via)
+                    .filter(|&c| c != NO_CHOICE)
+                    .chain(last)
+                    .collect(),
+            };
+            let canon = self.canon_of(&s0);
+            let mut stack = Chunked::default();
+            stack.push(Entry {
+                via: NO_CHOICE,
+                pending: 0,
+                live: Some(Self::live(&mut spare, s0, canon, Ctx::START)),
+                fresh: true,
+                spilled: false,
+                next_chunk: false,
+                unchecked: false,
+            });
+            while let Some(depth) = stack.len().checked_sub(1) {
+                let e = &stack[depth];
+                if !e.fresh
+                    && !e.next_chunk
+                    && !e.live.as_deref().is_some_and(|l| l.ready)
+                    && !pending.has_any(e, depth)
+                {
+                    // a dropped node with nothing left to take: popped without rebuilding
+                    if e.spilled {
+                        pending.spill.remove(&depth);
+                    }
+                    Self::pop(&mut stack, &mut spare);
+                    continue;
+                }
+                if stack[depth].live.is_none() {
+                    self.restore(&mut stack, &mut spare);
+                }
+                if !stack[depth].live.as_deref().is_some_and(|l| l.ready) {
+                    self.fill(&mut stack[depth], depth, &mut pending);
+                    if stack[depth].unchecked {
+                        // the state itself is stored now that its successors are computed
+                        stack[depth].unchecked = false;
+                        let Visited::Fingerprints(table) = &mut self.visited else {
+                            unreachable!("only fingerprinted states are deferred");
+                        };
+                        let fp = stack[depth]
+                            .live
+                            .as_deref()
+                            .and_then(|l| l.canon.as_ref())
+                            .expect("a deferred state has its canon")
+                            .fp;
+                        if !table.insert(fp) {
+                            Self::pop(&mut stack, &mut spare);
+                            continue;
+                        }
+                        if let Some(l) = self.watch.check(self.visited.len() as u64) {
+                            self.result.limit = Some(l);
+                            return;
+                        }
+                    }
+                    if stack[depth].fresh {
+                        // the state's own checks, while its successors' slots arrive
+                        let state = &stack[depth].live.as_deref().expect("filled").state;
+                        self.count_zing(state, depth == 0);
+                        let arrived = self.arrive(state, || path_of(&stack, None));
+                        match arrived {
+                            Arrive::Stop => return,
+                            Arrive::Skip => {
+                                Self::pop(&mut stack, &mut spare);
+                                continue;
+                            }
+                            Arrive::Expand => {
+                                let path = &mut self.result.stats.max_path;
+                                *path = (*path).max(depth as u64 + 1);
+                            }
+                        }
+                    }
+                    self.settle(&mut stack[depth]);
+                    if self.result.limit.is_some() {
+                        return;
+                    }
+                }
+                let top = &mut stack[depth];
+                let live = top
+                    .live
+                    .as_deref_mut()
+                    .expect("the top of the stack is live");
+                while live
+                    .outs
+                    .get(live.next)
+                    .is_some_and(|(_, o)| matches!(o, Outcome::Pruned))
+                {
+                    live.next += 1;
+                }
+                let i = live.next;
+                if i >= live.outs.len() {
+                    if let Some(c) = live.chunks.as_deref_mut().filter(|c| c.more.is_some()) {
+                        // a wide step's next chunk of outcomes
+                        c.from = c.more.take();
+                        live.ready = false;
+                        stack[depth].next_chunk = true;
+                        continue;
+                    }
+                    Self::pop(&mut stack, &mut spare);
+                    continue;
+                }
+                live.next += 1;
+                let (choice, outcome) = std::mem::replace(
+                    &mut live.outs[i],
+                    (
+                        Choice {
+                            thread: 0,
+                            outcome: 0,
+                        },
+                        Outcome::Pruned,
+                    ),
+                );
+                let key = live.keys[i];
+                let parent = &live.state;
+                let state = match outcome {
+                    Outcome::Pruned => unreachable!("pruned outcomes are skipped"),
+                    Outcome::Violation(v) => {
+                        let key = Self::assertion_key(parent, choice);
+                        let f = self.violation_finding(v, choice, path_of(&stack, Some(choice)));
+                        if self.found(f, key) {
+                            return;
+                        }
+                        continue;
+                    }
+                    Outcome::Next { state, .. } => state,
+                    Outcome::Moved { mv, .. } => mv.apply(parent),
+                };
+                let shared = match (key.shared, &live.canon, key.moved) {
+                    (true, Some(c), Some(m)) => Some(c.moved(m)),
+                    (true, Some(c), None) => Some(c.successor(key.fp)),
+                    _ => None,
+                };
+                let canon = shared.or_else(|| self.canon_of(&state));
+                stack.push(Entry {
+                    via: choice,
+                    pending: 0,
+                    live: Some(Self::live(&mut spare, state, canon, key.ctx)),
+                    fresh: true,
+                    spilled: false,
+                    next_chunk: false,
+                    unchecked: key.deferred,
+                });
+                let len = stack.len();
+                if len > window {
+                    let d = len - 1 - window;
+                    let keep_state = d % CHECKPOINT == 0;
+                    let e = &mut stack[d];
+                    Self::drop_outcomes(&mut spare, &mut pending, e, d, keep_state);
+                }
+            }
+        }
+    }
+}
+
+/// Which outcome positions of a rebuilt path node are still pending.
+enum Keep {
+    Mask(u64),
+    Positions(Vec<u32>),
+}
+
+impl Keep {
+    fn has(&self, i: usize) -> bool {
+        match self {
+            Keep::Mask(m) => i < MASK_BITS && m >> i & 1 == 1,
+            Keep::Positions(p) => p.binary_search(&(i as u32)).is_ok(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::Semantics;
+    use crate::search::replay;
+
+    fn program(text: &str) -> zingrs_lang::ir::Program {
+        zingrs_lang::compile("t.zing", text, zingrs_lang::Lang::Zing)
+            .expect("the generated model compiles")
+            .program
+    }
+
+    /// The default (depth-first) search and the breadth-first one.
+    fn dfs_and_bfs(m: &Machine) -> (SearchResult, SearchResult) {
+        let bfs = Options {
+            bfs: true,
+            ..Default::default()
+        };
+        (search(m, &Options::default()), search(m, &bfs))
+    }
+
+    /// Paths far deeper than the window of live path nodes: depth-first search rebuilds the
+    /// dropped states from checkpoints and must find what breadth-first search finds.
+    #[test]
+    fn deep_searches_rebuild_dropped_states_exactly() {
+        let p = program(&crate::gen::families::philosophers(5, true));
+        let m = Machine::new(&p, Semantics::default());
+        let (dfs, bfs) = dfs_and_bfs(&m);
+        assert!(dfs.findings.is_empty() && bfs.findings.is_empty());
+        assert!(dfs.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64);
+        assert_eq!(dfs.stats.states, bfs.stats.states);
+        assert_eq!(dfs.stats.transitions, bfs.stats.transitions);
+        // whole canonical forms, and keys with the context bookkeeping: no fingerprints are
+        // computed ahead
+        let exact = search(
+            &m,
+            &Options {
+                exact: true,
+                ..Default::default()
+            },
+        );
+        assert!(exact.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64);
+        assert_eq!(exact.stats.states, bfs.stats.states);
+        let bounded = |bfs| Options {
+            bfs,
+            contexts: Some(3),
+            ..Default::default()
+        };
+        let dfs = search(&m, &bounded(false));
+        let bfs = search(&m, &bounded(true));
+        assert_eq!(dfs.stats.states, bfs.stats.states);
+        let cooperative = |bfs| Options {
+            bfs,
+            cooperative: true,
+            ..Default::default()
+        };
+        // a process that yields often, for long cooperative paths
+        let p = program(
+            "class Main {
+                static int x;
+                activate static void a() {
+                    int i = 0;
+                    while (i < 3000) { i = i + 1; yield; }
+                }
+                activate static void b() {
+                    while (x < 3) { x = x + 1; yield; }
+                }
+            };",
+        );
+        let m = Machine::new(&p, Semantics::default());
+        let dfs = search(&m, &cooperative(false));
+        let bfs = search(&m, &cooperative(true));
+        assert!(
+            dfs.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64,
+            "{}",
+            dfs.stats.max_path
+        );
+        assert_eq!(dfs.stats.states, bfs.stats.states);
+    }
+
+    /// A node with more outcomes than [`Entry::pending`] has bits, dropped while some are
+    /// still pending (each outcome starts a path far deeper than the window): the positions
+    /// spill to the side map and every outcome is still explored once.
+    #[test]
+    fn wide_nodes_dropped_deep_down_keep_their_pending_outcomes() {
+        let p = program(
+            "range R 0 .. 99;
+            class Main {
+                static int x;
+                activate static void main() {
+                    int i = 0;
+                    x = choose(R);
+                    while (i < 200) { i = i + 1; }
+                    x = choose(R);
+                    while (i < 400) { i = i + 1; }
+                }
+            };",
+        );
+        let m = Machine::new(&p, Semantics::default());
+        let (dfs, bfs) = dfs_and_bfs(&m);
+        assert!(dfs.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64);
+        assert!(dfs.stats.states > 100 * 400, "{}", dfs.stats.states);
+        assert_eq!(dfs.stats.states, bfs.stats.states);
+        assert_eq!(dfs.stats.transitions, bfs.stats.transitions);
+    }
+
+    /// Lone successors inside atomic regions are stored only after their own successors are
+    /// computed; one that was known already (two choices met again) must be dropped with
+    /// that work, and the search must store what breadth-first search stores.
+    #[test]
+    fn deferred_successors_that_were_known_are_dropped() {
+        let p = program(
+            "class Main {
+                static int x;
+                static bool b;
+                activate static void a() {
+                    while (x < 3) {
+                        atomic { b = choose(bool); b = false; x = x + 1; }
+                    }
+                }
+                activate static void c() {
+                    while (x < 3) {
+                        atomic { b = choose(bool); b = false; x = x + 1; }
+                    }
+                }
+            };",
+        );
+        let m = Machine::new(&p, Semantics::default());
+        let (dfs, bfs) = dfs_and_bfs(&m);
+        assert!(dfs.findings.is_empty() && bfs.findings.is_empty());
+        assert_eq!(dfs.stats.states, bfs.stats.states);
+        assert_eq!(dfs.stats.transitions, bfs.stats.transitions);
+        assert_eq!(dfs.stats.zing_states, bfs.stats.zing_states);
+    }
+
+    #[test]
+    fn a_deep_deadlock_path_replays() {
+        let p = program(&crate::gen::families::philosophers(5, false));
+        let m = Machine::new(&p, Semantics::default());
+        let r = search(
+            &m,
+            &Options {
+                keep_going: true,
+                ..Default::default()
+            },
+        );
+        let Some(Finding::Deadlock { path }) = r.findings.first() else {
+            panic!("philosophers deadlock: {:?}", r.findings);
+        };
+        assert!(path.choices.len() > WINDOW + CHECKPOINT);
+        let end = replay(&m, path).expect("the path replays");
+        assert!(m.deadlocked(end.states.last().expect("a state")));
+    }
+}

@@ -1,0 +1,171 @@
+//! What every search shares, below the engines: the options of a search, the paths it
+//! reports and the findings at their ends, its result and counters, the limits and the
+//! watchdog that end it, and the replay that re-executes a path before anything is reported.
+//!
+//! The explicit search ([`crate::explore`]), the summary engine ([`crate::summary`]), the
+//! BDD engine ([`crate::symbolic`]) and the coverability engine all speak these types, so
+//! none of them imports another for them.
+
+mod limits;
+mod replay;
+
+pub use limits::{
+    default_memory_limit, peak_bytes, resident_bytes, thread_cpu_time, watchdog, Clock, Limit,
+    Limits, Watch, DEFAULT_MAX_DEPTH,
+};
+pub use replay::{replay, replay_keeping, Replayed, Replayer};
+
+use crate::runtime::{RtError, Value, Violation};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// What to search for and how.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub bfs: bool,
+    /// With `bfs`: ZING's order (zing-language.md §6.6), level by level in ZING steps (a
+    /// process step, a whole atomic region being one, and a choice among two or more
+    /// alternatives each cost one), processes and choices in ascending order.
+    pub zing_order: bool,
+    pub exact: bool,
+    /// Labels whose reaching is an error (`--target`).
+    pub targets: Vec<String>,
+    pub limits: Limits,
+    /// Go on after the first error and report every distinct one.
+    pub keep_going: bool,
+    /// Bound on the number of context switches along a path (`--contexts K`).
+    pub contexts: Option<u32>,
+    /// Zing's cooperative scheduling: a process runs until it yields, blocks or ends.
+    pub cooperative: bool,
+    /// BDD engine: do not quantify dead locals out (`--no-live-ranges`, to measure their effect).
+    pub no_live_ranges: bool,
+    /// BDD engine: keep every global in every procedure (`--no-mod-ref`).
+    pub no_mod_ref: bool,
+    /// Only the verdict will be shown: counterexamples are still replayed, but not turned into
+    /// source-level traces (which costs more than the search on long traces).
+    pub verdict_only: bool,
+    /// Summarize calls that run as one transaction (the summary engine on concurrent models).
+    pub transactions: bool,
+    /// For tests: fingerprint every successor by the whole walk too, and panic if the
+    /// incremental fingerprint differs.
+    pub check_fingerprints: bool,
+    /// The reductions applied (`--reduction`; none under a context bound or in cooperative
+    /// mode, whose bookkeeping counts every step).
+    pub reduction: Reduction,
+    /// Symmetry reduction (`--symmetry`): for boolean programs searched without a context
+    /// bound, states whose thread lists are permutations of each other are one state (see
+    /// [`crate::canon::symmetric_threads`]). The search keeps concrete states, so paths
+    /// replay as they are.
+    pub symmetry: bool,
+    /// For a program that can create threads without bound and no `--threads`: the explicit
+    /// engines search under the live-thread bounds 2, 3, ... in turn, up to the first bound
+    /// that finds an error or cuts no creation (see `cli::check`).
+    pub deepen_threads: bool,
+}
+
+/// One step of a path: which thread moved and which of its outcomes was taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Choice {
+    pub thread: u32,
+    pub outcome: u32,
+}
+
+/// A path from an initial state: enough to re-execute it exactly.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Path {
+    /// The initial valuation, in [`crate::runtime::InitialStates`] slot order.
+    pub init: Vec<Value>,
+    pub choices: Vec<Choice>,
+}
+
+/// An error the search found.
+#[derive(Clone, Debug)]
+pub enum Finding {
+    /// The last choice of the path is an assertion violation.
+    Assertion { path: Path },
+    /// The last choice of the path is a runtime error.
+    Runtime { error: RtError, path: Path },
+    /// The path ends in a state where some thread is at `label`.
+    Target { label: String, path: Path },
+    /// The path ends in a deadlock: no thread can move and one is blocked at a select that is
+    /// not marked `end`.
+    Deadlock { path: Path },
+}
+
+impl Finding {
+    pub fn path(&self) -> &Path {
+        match self {
+            Finding::Assertion { path }
+            | Finding::Runtime { path, .. }
+            | Finding::Target { path, .. }
+            | Finding::Deadlock { path } => path,
+        }
+    }
+
+    /// The finding for a violating outcome at the end of `path`.
+    pub fn of_violation(v: Violation, path: Path) -> Finding {
+        match v {
+            Violation::Assertion => Finding::Assertion { path },
+            Violation::Runtime(error) => Finding::Runtime { error, path },
+        }
+    }
+}
+
+/// Counters of one search.
+#[derive(Clone, Debug, Default)]
+pub struct SearchStats {
+    pub states: u64,
+    pub transitions: u64,
+    pub initial_states: u64,
+    pub max_stack: u32,
+    pub max_path: u64,
+    pub elapsed: Duration,
+    /// Engine-specific counters (summaries computed, BDD nodes, ...), reported as they are.
+    pub counters: Vec<(&'static str, u64)>,
+    /// Summary engine: per procedure, the roots (patterns) and effects computed.
+    pub summaries: Vec<(String, u64, u64)>,
+    /// Zing models: ZING's own "distinct states explored" (zing-language.md §6.7).
+    pub zing_states: Option<u64>,
+}
+
+/// The result of a search.
+#[derive(Clone, Debug, Default)]
+pub struct SearchResult {
+    pub findings: Vec<Finding>,
+    /// States were cut by the stack-depth bound.
+    pub cut: bool,
+    /// Steps were cut by the context-switch bound.
+    pub context_cut: bool,
+    /// A thread creation was not enabled because of the live-thread bound (`--threads`).
+    pub thread_cut: bool,
+    /// A limit stopped the search before it was complete.
+    pub limit: Option<Limit>,
+    pub stats: SearchStats,
+}
+
+/// Which reductions the explicit search applies (`--reduction`). Both keep every verdict:
+/// deadlocks, assertion violations, runtime errors and reached labels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Reduction {
+    /// Every interleaving of every step; every state is stored.
+    #[default]
+    None,
+    /// An atomic region is one transition: the states strictly inside it are not stored
+    /// (except at its loop heads and its choices, so that the search ends and meets again).
+    Transactions,
+    /// Partial-order reduction: a thread whose next step touches only its own variables (or
+    /// shared data that only it can touch then: under a lock it holds, or an object it just
+    /// allocated) runs alone (a persistent set of one thread, with the cycle proviso).
+    Por,
+    /// Both.
+    All,
+}
+
+impl Reduction {
+    pub fn transactions(self) -> bool {
+        matches!(self, Reduction::Transactions | Reduction::All)
+    }
+    pub fn por(self) -> bool {
+        matches!(self, Reduction::Por | Reduction::All)
+    }
+}
