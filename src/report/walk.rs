@@ -295,3 +295,55 @@ impl Iterator for ZingStates<'_, '_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Shows;
+    use crate::report::{build_trace, verify, Claim, TraceStep};
+    use crate::runtime::{Machine, Semantics};
+    use crate::search::{replay_keeping, Finding, Options};
+
+    /// Two processes, one of which loops 150 times before the assertion fails: a trace of
+    /// several hundred steps, so that the reversed walk goes through many stretches.
+    const MODEL: &str = "class Main {\n    static int g;\n    activate static void main() {\n        int i;\n        i = 0;\n        while (i < 150) {\n            i = i + 1;\n            g = i;\n        }\n        assert(g == 0);\n    }\n    activate static void other() {\n        g = 7;\n    }\n};\n";
+
+    #[test]
+    fn the_reversed_walk_and_the_zing_states_agree_with_the_forward_walk() {
+        let p = zingrs_lang::compile("t.zing", MODEL, zingrs_lang::Lang::Zing)
+            .expect("the model compiles")
+            .program;
+        let m = Machine::new(&p, Semantics::default());
+        let result = crate::explore::search(&m, &Options::default());
+        let f: &Finding = result.findings.first().expect("the assertion fails");
+        let replayed = replay_keeping(&m, f.path(), false).expect("the path replays");
+        assert_eq!(replayed.states.len(), 1, "one state kept");
+        let (_, end) = verify(&m, f.path(), &replayed, &Claim::of_finding(f)).unwrap();
+        let t = build_trace(&m, f.path(), &replayed, end);
+        let forward: Vec<TraceStep> = t.steps(Shows::ALL).collect();
+        assert!(forward.len() > 300, "{}", forward.len());
+        assert_eq!(forward.len(), t.len());
+        assert_eq!(t.threads, 2);
+        assert!(forward.iter().enumerate().all(|(i, s)| s.step == i));
+        // the assignments to g show what they changed
+        assert!(forward
+            .iter()
+            .any(|s| s.changed.iter().any(|b| b.name.ends_with('g'))));
+        let mut backward: Vec<TraceStep> = t.steps_rev(Shows::ALL).collect();
+        backward.reverse();
+        assert_eq!(backward, forward);
+        // without values and changes, the same places
+        let places: Vec<(usize, u32, u32)> = t
+            .steps(Shows::WHERE)
+            .map(|s| (s.step, s.thread, s.line))
+            .collect();
+        let want: Vec<(usize, u32, u32)> =
+            forward.iter().map(|s| (s.step, s.thread, s.line)).collect();
+        assert_eq!(places, want);
+        let states: Vec<_> = t.zing_states(true).collect();
+        assert_eq!(states.len(), t.zing_len());
+        assert_eq!(states.len(), f.path().choices.len() + 1);
+        assert!(states[0].ran.is_none() && states[1..].iter().all(|s| s.ran.is_some()));
+        // the failing step has no successor: the error state repeats the state before it
+        assert_eq!(states[states.len() - 1].dump, states[states.len() - 2].dump);
+    }
+}
