@@ -215,28 +215,30 @@ pub fn run(a: &CheckArgs) -> i32 {
         );
         let _ = std::io::Write::flush(&mut std::io::stdout());
     }
-    let check = |opts: &Options| match engine {
-        Engine::All => {
-            check_all(&program, &name, semantics, opts, dumps).map_err(|why| usage_error(&why))
+    // the machines outlive the report, whose traces are built from them as they are printed
+    let m = Machine::new(&program, semantics);
+    // the coverability engine checks every number of threads: under `all` it runs, and its
+    // counterexamples replay, without the --threads bound the others run under
+    let m_unbounded = (engine == Engine::All).then(|| {
+        Machine::new(
+            &program,
+            Semantics {
+                thread_bound: None,
+                ..semantics
+            },
+        )
+    });
+    let check = |opts: &Options| match (engine, &m_unbounded) {
+        (Engine::All, Some(unbounded)) => {
+            check_all(&m, unbounded, &name, opts).map_err(|why| usage_error(&why))
         }
-        e => {
-            let m = Machine::new(&program, semantics);
-            match run_engine_on(e, &m, opts) {
-                Ok((mut result, replays)) => {
-                    limit_reached_during(&mut result);
-                    Ok(report_with(
-                        &m,
-                        &name,
-                        e.name(),
-                        &result,
-                        replays,
-                        opts,
-                        dumps,
-                    ))
-                }
-                Err(why) => Err(usage_error(&why)),
+        (e, _) => match run_engine_on(e, &m, opts) {
+            Ok((mut result, replays)) => {
+                limit_reached_during(&mut result);
+                Ok(report_with(&m, &name, e.name(), &result, replays, opts))
             }
-        }
+            Err(why) => Err(usage_error(&why)),
+        },
     };
     // a larger bound can only add executions: go on only while the bound cut the search
     let mut report = None;
@@ -698,21 +700,15 @@ fn deepen_threads(
 
 /// Runs every applicable engine and compares their conclusive verdicts; a disagreement is an
 /// internal error (exit 5) naming the model and the engines.
-fn check_all(
-    program: &Program,
+fn check_all<'m>(
+    m: &'m Machine<'m>,
+    m_unbounded: &'m Machine<'m>,
     name: &str,
-    semantics: Semantics,
     opts: &Options,
-    dumps: bool,
-) -> Result<Report, String> {
-    let m = Machine::new(program, semantics);
-    // the coverability engine checks every number of threads: it runs, and its
-    // counterexamples replay, without the --threads bound the others run under
-    let unbounded = Semantics {
-        thread_bound: None,
-        ..semantics
-    };
-    let m_unbounded = Machine::new(program, unbounded);
+) -> Result<Report<'m>, String> {
+    let program = m.program;
+    let semantics = m.semantics;
+    let unbounded = m_unbounded.semantics;
     let mut reports: Vec<Report> = Vec::new();
     let mut refusals: Vec<String> = Vec::new();
     for e in applicable_engines(
@@ -721,8 +717,8 @@ fn check_all(
         opts.contexts.is_some(),
     ) {
         let (semantics, m) = match e {
-            Engine::Coverability => (unbounded, &m_unbounded),
-            _ => (semantics, &m),
+            Engine::Coverability => (unbounded, m_unbounded),
+            _ => (semantics, m),
         };
         // an engine that panics is a bug to report (exit 5), not a crash of the comparison
         let run = match unpanicked(|| run_engine(e, program, semantics, opts)) {
@@ -742,15 +738,7 @@ fn check_all(
         }
         if let Ok(mut result) = run {
             limit_reached_during(&mut result);
-            reports.push(report_with(
-                m,
-                name,
-                e.name(),
-                &result,
-                Vec::new(),
-                opts,
-                dumps,
-            ));
+            reports.push(report_with(m, name, e.name(), &result, Vec::new(), opts));
         }
     }
     let conclusive: Vec<&Report> = reports
@@ -815,33 +803,31 @@ fn unpanicked<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 }
 
 /// Turns any engine's result into a replayed, reported verdict.
-pub fn report_of(
-    m: &Machine,
+pub fn report_of<'m>(
+    m: &'m Machine<'m>,
     name: &str,
     engine: &str,
     result: &search::SearchResult,
     opts: &Options,
-) -> Report {
-    report_with(m, name, engine, result, Vec::new(), opts, false)
+) -> Report<'m> {
+    report_with(m, name, engine, result, Vec::new(), opts)
 }
 
-/// [`report_of`], with every state of the counterexamples dumped when `dumps` (`--format zing`),
-/// and the findings' replays that the engine made (`replays`, in order; the others are
-/// replayed here).
-fn report_with(
-    m: &Machine,
+/// [`report_of`], with the findings' replays that the engine made (`replays`, in order; the
+/// others are replayed here).
+fn report_with<'m>(
+    m: &'m Machine<'m>,
     name: &str,
     engine: &str,
     result: &search::SearchResult,
     replays: Replays,
     opts: &Options,
-    dumps: bool,
-) -> Report {
+) -> Report<'m> {
     let mut replays = replays.into_iter();
     let mut found = result
         .findings
         .iter()
-        .map(|f| explain(m, f, replays.next().flatten(), opts, dumps));
+        .map(|f| explain(m, f, replays.next().flatten(), opts));
     let (verdict, trace) = match found.next() {
         Some(first) => first,
         None => {
@@ -917,31 +903,26 @@ fn report_with(
 /// Replays a finding (unless the engine did: `replayed`) and describes it; a finding that does
 /// not replay, or whose last state does not show what the finding says ([`report::verify`]),
 /// is an internal error.
-fn explain(
-    m: &Machine,
+fn explain<'m>(
+    m: &'m Machine<'m>,
     f: &Finding,
     replayed: Option<search::Replayed>,
     opts: &Options,
-    dumps: bool,
-) -> (Verdict, Option<report::Trace>) {
+) -> (Verdict, Option<report::Trace<'m>>) {
     let internal = |message: String| (Verdict::InternalError { message }, None);
     let path = f.path();
-    // without a trace, only the state the path ends in is looked at
-    let replayed =
-        match replayed.map_or_else(|| search::replay_keeping(m, path, !opts.verdict_only), Ok) {
-            Ok(r) => r,
-            Err(e) => return internal(format!("the counterexample does not replay: {e}")),
-        };
+    // only the state the path ends in is kept: the trace replays the path again as it is
+    // written
+    let replayed = match replayed.map_or_else(|| search::replay_keeping(m, path, false), Ok) {
+        Ok(r) => r,
+        Err(e) => return internal(format!("the counterexample does not replay: {e}")),
+    };
     match report::verify(m, path, &replayed, &report::Claim::of_finding(f)) {
         Ok((verdict, end)) => {
             let trace = if opts.verdict_only {
-                report::Trace {
-                    threads: 1,
-                    steps: Vec::new(),
-                    zing: None,
-                }
+                report::Trace::listed(1, Vec::new(), Vec::new(), None)
             } else {
-                report::build_trace(m, path, &replayed, end, dumps)
+                report::build_trace(m, path, &replayed, end)
             };
             (verdict, Some(trace))
         }

@@ -274,12 +274,13 @@ fn run_config(
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         run_engine(c.engine, program, semantics, &opts).map(|result| {
             let m = Machine::new(program, semantics);
-            report_of(&m, "model", c.engine.name(), &result, &opts)
+            let report = report_of(&m, "model", c.engine.name(), &result, &opts);
+            run_of(&c.name, &report, 0.0)
         })
     }));
     let seconds = start.elapsed().as_secs_f64();
     match outcome {
-        Ok(Ok(report)) => Ok(run_of(&c.name, &report, seconds)),
+        Ok(Ok(run)) => Ok(Run { seconds, ..run }),
         Ok(Err(why)) => Err(why),
         Err(panic) => {
             let msg = panic
@@ -311,7 +312,7 @@ fn run_of(engine: &str, r: &Report, seconds: f64) -> Run {
         exit_code: Some(r.exit_code),
         seconds,
         detail: r.verdict.headline(),
-        has_trace: r.trace.as_ref().is_some_and(|t| !t.steps.is_empty()),
+        has_trace: r.trace.as_ref().is_some_and(|t| !t.is_empty()),
         zing_states: r.stats.zing_states,
     }
 }

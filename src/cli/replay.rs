@@ -189,9 +189,9 @@ pub fn run(a: &ReplayArgs) -> i32 {
         eprintln!("error: the report's counterexample is wrong for {name}: {e}");
         exit::INTERNAL
     };
-    // every state is kept only for a printed trace
+    // one state is kept: the trace replays the path again as it is printed
     let with_trace = a.detail != TraceDetail::None;
-    let replayed = match search::replay_keeping(&m, &path, with_trace) {
+    let replayed = match search::replay_keeping(&m, &path, false) {
         Ok(r) => r,
         Err(e) => return wrong(format!("it does not replay: {e}")),
     };
@@ -206,7 +206,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
             saved.verdict
         ));
     }
-    let trace = with_trace.then(|| report::build_trace(&m, &path, &replayed, end, false));
+    let trace = with_trace.then(|| report::build_trace(&m, &path, &replayed, end));
     println!(
         "Replaying {} steps of {shown} on {name}: the path ends in the reported verdict",
         path.choices.len(),

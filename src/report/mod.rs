@@ -8,11 +8,13 @@ mod invalid;
 mod render;
 mod trace;
 mod verify;
+mod walk;
 
 pub use invalid::invalid_json;
 pub use render::{header, render, render_to, Format, TraceDetail};
 pub use trace::build_trace;
 pub use verify::{verify, Claim};
+pub use walk::Shows;
 
 use crate::search::Limit;
 use serde::Serialize;
@@ -247,26 +249,122 @@ pub struct TraceStep {
     pub changed: Vec<Binding>,
 }
 
-/// A counterexample, replayed on the interpreter.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Trace {
+/// A counterexample, replayed on the interpreter. A trace made by [`build_trace`] keeps its
+/// path, not its steps: each writing of it builds them again from the path, one state at a
+/// time ([`Trace::steps`]), so that a counterexample of millions of steps is written without
+/// holding millions of states or steps. A trace can also be a list of steps given whole
+/// ([`Trace::listed`]).
+#[derive(Clone, Debug)]
+pub struct Trace<'m> {
+    /// The most threads alive at once along the path.
     pub threads: u32,
-    pub steps: Vec<TraceStep>,
+    source: Source<'m>,
     /// ZING's view of the path, for `--format zing` (not part of the JSON report).
-    #[serde(skip)]
     pub zing: Option<ZingTrace>,
 }
 
+/// Where a trace's steps come from.
+#[derive(Clone, Debug)]
+enum Source<'m> {
+    Listed {
+        steps: Vec<TraceStep>,
+        states: Vec<ZingState>,
+    },
+    Path(walk::PathTrace<'m>),
+}
+
+impl<'m> Trace<'m> {
+    /// A trace of the steps and ZING states given.
+    pub fn listed(
+        threads: u32,
+        steps: Vec<TraceStep>,
+        states: Vec<ZingState>,
+        zing: Option<ZingTrace>,
+    ) -> Trace<'m> {
+        Trace {
+            threads,
+            source: Source::Listed { steps, states },
+            zing,
+        }
+    }
+
+    fn replayed(path: walk::PathTrace<'m>, threads: u32, zing: ZingTrace) -> Trace<'m> {
+        Trace {
+            threads,
+            source: Source::Path(path),
+            zing: Some(zing),
+        }
+    }
+
+    /// The number of steps.
+    pub fn len(&self) -> usize {
+        match &self.source {
+            Source::Listed { steps, .. } => steps.len(),
+            Source::Path(p) => p.len(),
+        }
+    }
+
+    /// Whether the trace has no step.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The steps in order, with what `shows` asks for (a listed trace has what it was given).
+    pub fn steps(&self, shows: Shows) -> Box<dyn Iterator<Item = TraceStep> + '_> {
+        match &self.source {
+            Source::Listed { steps, .. } => Box::new(steps.iter().cloned()),
+            Source::Path(p) => Box::new(p.steps(shows)),
+        }
+    }
+
+    /// The steps last to first.
+    pub fn steps_rev(&self, shows: Shows) -> Box<dyn Iterator<Item = TraceStep> + '_> {
+        match &self.source {
+            Source::Listed { steps, .. } => Box::new(steps.iter().rev().cloned()),
+            Source::Path(p) => Box::new(p.steps_rev(shows)),
+        }
+    }
+
+    /// The number of ZING's states along the counterexample.
+    pub fn zing_len(&self) -> usize {
+        match &self.source {
+            Source::Listed { states, .. } => states.len(),
+            Source::Path(p) => p.zing_len(),
+        }
+    }
+
+    /// ZING's states in order, each with its dump when `dumps`.
+    pub fn zing_states(&self, dumps: bool) -> Box<dyn Iterator<Item = ZingState> + '_> {
+        match &self.source {
+            Source::Listed { states, .. } => Box::new(states.iter().cloned()),
+            Source::Path(p) => Box::new(p.zing_states(dumps)),
+        }
+    }
+}
+
+/// The JSON form, `{"threads": N, "steps": [...]}`, its steps serialized as they are built.
+impl Serialize for Trace<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        struct Steps<'a, 'm>(&'a Trace<'m>);
+        impl Serialize for Steps<'_, '_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.steps(Shows::ALL))
+            }
+        }
+        let mut t = s.serialize_struct("Trace", 2)?;
+        t.serialize_field("threads", &self.threads)?;
+        t.serialize_field("steps", &Steps(self))?;
+        t.end()
+    }
+}
+
 /// A counterexample as ZING's `-entireZingTrace` shows it (zing-language.md §8): every state
-/// along the path, and where the error happened. Plain text, built by [`build_trace`].
+/// along the path ([`Trace::zing_states`]), and where the error happened.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ZingTrace {
     /// The model's file name, for the stack trace.
     pub file: String,
-    /// `states[0]` is the initial state, `states[j]` the state after step `j - 1`. A path that
-    /// ends in a failing step ends with the state the error stopped in: the state before that
-    /// step, its process at the failing statement.
-    pub states: Vec<ZingState>,
     /// The erring process's frames, innermost first: procedure and line (the failing statement,
     /// then the call sites). Empty for a deadlock.
     pub stack: Vec<(String, u32)>,
@@ -275,13 +373,15 @@ pub struct ZingTrace {
     pub assertion: Option<(String, String)>,
 }
 
-/// One state of a [`ZingTrace`].
+/// One state of a counterexample in ZING's view. `states[0]` is the initial state, `states[j]`
+/// the state after step `j - 1`; a path that ends in a failing step ends with the state the
+/// error stopped in: the state before that step, its process at the failing statement.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ZingState {
     /// The id of the process whose step led here (none for the initial state).
     pub ran: Option<u32>,
     /// The state's dump, one line each (static fields, heap objects, processes and frames);
-    /// empty unless the trace was built with dumps.
+    /// empty unless asked for.
     pub dump: Vec<String>,
 }
 
@@ -333,10 +433,10 @@ pub struct Counter {
 }
 
 /// One error found (with `--keep-going` there may be several).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Finding {
+#[derive(Clone, Debug, Serialize)]
+pub struct Finding<'m> {
     pub verdict: Verdict,
-    pub trace: Option<Trace>,
+    pub trace: Option<Trace<'m>>,
 }
 
 /// The version of the JSON report's layout (`docs/json-schema.json`); it changes whenever a
@@ -357,9 +457,10 @@ pub fn source_hash(text: &str) -> String {
     )
 }
 
-/// Everything a check found.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Report {
+/// Everything a check found. Its traces are built from the model's machine as they are
+/// written, so a report lives no longer than the machine (`'m`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Report<'m> {
     /// [`SCHEMA`].
     pub schema: u32,
     pub tool: String,
@@ -369,9 +470,9 @@ pub struct Report {
     pub engine: String,
     pub verdict: Verdict,
     pub exit_code: i32,
-    pub trace: Option<Trace>,
+    pub trace: Option<Trace<'m>>,
     /// Further distinct errors (`--keep-going`).
-    pub more: Vec<Finding>,
+    pub more: Vec<Finding<'m>>,
     pub stats: Stats,
     /// The counterexample as the interpreter re-executes it (`zingrs replay` reads this).
     pub path: Option<crate::search::Path>,
@@ -379,8 +480,8 @@ pub struct Report {
     pub assertions: bool,
 }
 
-impl Report {
-    pub fn new(model: &str, engine: &str, verdict: Verdict, trace: Option<Trace>) -> Report {
+impl<'m> Report<'m> {
+    pub fn new(model: &str, engine: &str, verdict: Verdict, trace: Option<Trace<'m>>) -> Self {
         Report {
             schema: SCHEMA,
             tool: format!("zingrs {}", env!("CARGO_PKG_VERSION")),

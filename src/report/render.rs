@@ -1,8 +1,8 @@
 //! The output formats.
 
-use super::{ErrorDetail, Report, Trace, Verdict, ZingTrace};
+use super::{ErrorDetail, Report, Shows, Trace, Verdict, ZingTrace};
 use crate::runtime::RtError;
-use std::fmt::Write;
+use std::fmt::Write as _;
 
 /// How to print a report (`--format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -51,9 +51,10 @@ pub fn header(model: &str, engine: &str, note: Option<&str>) -> String {
     )
 }
 
-/// [`render`] onto `out` (a counterexample of millions of steps renders to hundreds of
-/// megabytes, which need not be held in memory first); the text format starts with
-/// [`header`] only when `with_header`.
+/// [`render`] onto `out`, written as it is built: a counterexample's steps are built one at a
+/// time from its path and written at once (a trace of millions of steps renders to hundreds
+/// of megabytes, which are never held in memory); the text format starts with [`header`] only
+/// when `with_header`.
 pub fn render_to(
     out: &mut dyn std::io::Write,
     r: &Report,
@@ -64,53 +65,70 @@ pub fn render_to(
     with_header: bool,
 ) -> std::io::Result<()> {
     use std::io::Write as _;
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
     match format {
-        Format::Json => {
-            let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
-            json::write(&mut w, r)?;
-            w.flush()
-        }
-        Format::Bebop => out.write_all(bebop(r, detail, stats).as_bytes()),
-        Format::Zing => out.write_all(zing(r, detail, stats).as_bytes()),
-        Format::Text => out.write_all(text(r, detail, stats, quiet, with_header).as_bytes()),
+        Format::Json => json::write(&mut w, r)?,
+        Format::Bebop => bebop(&mut w, r, detail, stats)?,
+        Format::Zing => zing(&mut w, r, detail, stats)?,
+        Format::Text => text(&mut w, r, detail, stats, quiet, with_header)?,
     }
+    w.flush()
 }
 
-/// The JSON report: [`Report`]'s serialization, except that the path's choices (one per step,
-/// millions for long counterexamples, where serde_json's pretty printer took most of the time
-/// of the whole report) are written by hand in the same layout. A test checks that the two
-/// agree.
+/// The JSON report: [`Report`]'s serialization (serde_json's pretty layout), written field by
+/// field so that the traces' steps are serialized one at a time as they are built, and the
+/// path's choices (one per step, millions for long counterexamples, where serde_json's pretty
+/// printer took most of the time of the whole report) by hand in the same layout. A test
+/// checks that the two agree.
 mod json {
-    use super::super::{Finding, Report, Stats, Trace, Verdict};
-    use crate::runtime::Value;
-    use crate::search::Choice;
+    use super::super::{Finding, Report, Shows, Trace};
+    use crate::search::{Choice, Path};
     use serde::Serialize;
     use std::io::Write;
 
-    /// Stands for the choices in the serialized report.
-    const MARK: &str = "@the choices, written by hand@";
-
-    /// [`Report`], field for field, with the path's choices replaced by [`MARK`].
-    #[derive(Serialize)]
-    struct ReportJson<'a> {
-        schema: u32,
-        tool: &'a str,
-        model: &'a str,
-        source_hash: &'a str,
-        engine: &'a str,
-        verdict: &'a Verdict,
-        exit_code: i32,
-        trace: &'a Option<Trace>,
-        more: &'a [Finding],
-        stats: &'a Stats,
-        path: Option<PathJson<'a>>,
-        assertions: bool,
+    /// `value` in serde_json's pretty layout, its lines after the first indented by `level`
+    /// levels (two spaces each), as it appears nested that deep. `buf` is scratch space.
+    fn value(
+        w: &mut dyn Write,
+        v: &impl Serialize,
+        level: usize,
+        buf: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
+        buf.clear();
+        serde_json::to_writer_pretty(&mut *buf, v).map_err(std::io::Error::other)?;
+        // serialized strings escape their line breaks: every byte `\n` is the layout's
+        let mut rest = &buf[..];
+        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
+            w.write_all(&rest[..=at])?;
+            indent(w, level)?;
+            rest = &rest[at + 1..];
+        }
+        w.write_all(rest)
     }
 
-    #[derive(Serialize)]
-    struct PathJson<'a> {
-        init: &'a [Value],
-        choices: &'static str,
+    fn indent(w: &mut dyn Write, level: usize) -> std::io::Result<()> {
+        const SPACES: &[u8] = &[b' '; 64];
+        let mut n = 2 * level;
+        while n > 0 {
+            let k = n.min(SPACES.len());
+            w.write_all(&SPACES[..k])?;
+            n -= k;
+        }
+        Ok(())
+    }
+
+    /// An object's field at `level`: the key, then what `body` writes as its value.
+    fn field(
+        w: &mut dyn Write,
+        level: usize,
+        key: &str,
+        first: bool,
+        body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        indent(w, level)?;
+        write!(w, "\"{key}\": ")?;
+        body(w)
     }
 
     pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
@@ -128,42 +146,96 @@ mod json {
             path,
             assertions,
         } = r;
-        let shell = ReportJson {
-            schema: *schema,
-            tool,
-            model,
-            source_hash,
-            engine,
-            verdict,
-            exit_code: *exit_code,
-            trace,
-            more,
-            stats,
-            path: path.as_ref().map(|p| PathJson {
-                init: &p.init,
-                choices: MARK,
-            }),
-            assertions: *assertions,
+        let buf = &mut Vec::with_capacity(1 << 12);
+        w.write_all(b"{")?;
+        field(w, 1, "schema", true, |w| value(w, schema, 1, buf))?;
+        field(w, 1, "tool", false, |w| value(w, tool, 1, buf))?;
+        field(w, 1, "model", false, |w| value(w, model, 1, buf))?;
+        field(w, 1, "source_hash", false, |w| {
+            value(w, source_hash, 1, buf)
+        })?;
+        field(w, 1, "engine", false, |w| value(w, engine, 1, buf))?;
+        field(w, 1, "verdict", false, |w| value(w, verdict, 1, buf))?;
+        field(w, 1, "exit_code", false, |w| value(w, exit_code, 1, buf))?;
+        field(w, 1, "trace", false, |w| optional_trace(w, trace, 1, buf))?;
+        field(w, 1, "more", false, |w| findings(w, more, 1, buf))?;
+        field(w, 1, "stats", false, |w| value(w, stats, 1, buf))?;
+        field(w, 1, "path", false, |w| match path {
+            Some(p) => path_value(w, p, buf),
+            None => w.write_all(b"null"),
+        })?;
+        field(w, 1, "assertions", false, |w| value(w, assertions, 1, buf))?;
+        w.write_all(b"\n}\n")
+    }
+
+    fn optional_trace(
+        w: &mut dyn Write,
+        t: &Option<Trace>,
+        level: usize,
+        buf: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
+        let Some(t) = t else {
+            return w.write_all(b"null");
         };
-        let mut text = match serde_json::to_vec_pretty(&shell) {
-            Ok(t) => t,
-            Err(e) => format!("{{\"error\": \"cannot serialize the report: {e}\"}}").into_bytes(),
-        };
-        text.push(b'\n');
-        let mark = format!("\"{MARK}\"");
-        // the mark's place: its last occurrence (a model's name or a label could hold the
-        // same text, escaped, but only `assertions`, a boolean, follows the path)
-        let at = path
-            .as_ref()
-            .and_then(|_| text.windows(mark.len()).rposition(|x| x == mark.as_bytes()));
-        match (at, path) {
-            (Some(at), Some(p)) => {
-                w.write_all(&text[..at])?;
-                choices(w, &p.choices)?;
-                w.write_all(&text[at + mark.len()..])
+        w.write_all(b"{")?;
+        field(w, level + 1, "threads", true, |w| {
+            value(w, &t.threads, level + 1, buf)
+        })?;
+        field(w, level + 1, "steps", false, |w| {
+            let mut steps = t.steps(Shows::ALL).peekable();
+            if steps.peek().is_none() {
+                return w.write_all(b"[]");
             }
-            _ => w.write_all(&text),
+            w.write_all(b"[")?;
+            for (i, s) in steps.enumerate() {
+                w.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+                indent(w, level + 2)?;
+                value(w, &s, level + 2, buf)?;
+            }
+            w.write_all(b"\n")?;
+            indent(w, level + 1)?;
+            w.write_all(b"]")
+        })?;
+        w.write_all(b"\n")?;
+        indent(w, level)?;
+        w.write_all(b"}")
+    }
+
+    fn findings(
+        w: &mut dyn Write,
+        fs: &[Finding],
+        level: usize,
+        buf: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
+        if fs.is_empty() {
+            return w.write_all(b"[]");
         }
+        w.write_all(b"[")?;
+        for (i, f) in fs.iter().enumerate() {
+            w.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+            indent(w, level + 1)?;
+            w.write_all(b"{")?;
+            field(w, level + 2, "verdict", true, |w| {
+                value(w, &f.verdict, level + 2, buf)
+            })?;
+            field(w, level + 2, "trace", false, |w| {
+                optional_trace(w, &f.trace, level + 2, buf)
+            })?;
+            w.write_all(b"\n")?;
+            indent(w, level + 1)?;
+            w.write_all(b"}")?;
+        }
+        w.write_all(b"\n")?;
+        indent(w, level)?;
+        w.write_all(b"]")
+    }
+
+    /// The report's `path` field's value (at level 1).
+    fn path_value(w: &mut dyn Write, p: &Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
+        w.write_all(b"{")?;
+        field(w, 2, "init", true, |w| value(w, &p.init, 2, buf))?;
+        field(w, 2, "choices", false, |w| choices(w, &p.choices))?;
+        w.write_all(b"\n  }")
     }
 
     /// The choices as the pretty printer lays them out at their depth (the report's `path`
@@ -233,38 +305,30 @@ fn who(s: &super::TraceStep) -> String {
     }
 }
 
-fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
+fn text_trace(
+    out: &mut dyn std::io::Write,
+    file: &str,
+    t: &Trace,
+    detail: TraceDetail,
+) -> std::io::Result<()> {
     let concurrent = t.threads > 1;
-    let width = t
-        .steps
-        .iter()
-        .map(|s| who(s).chars().count())
-        .max()
-        .unwrap_or(0)
-        .min(100);
-    let stmt_width = t
-        .steps
-        .iter()
-        .map(|s| s.statement.chars().count())
-        .max()
-        .unwrap_or(0)
-        .min(40);
-    let at_width = t
-        .steps
-        .iter()
-        .map(|s| file.len() + 1 + s.line.to_string().len())
-        .max()
-        .unwrap_or(0);
+    // the columns' widths: a first walk over where the steps are
+    let (mut width, mut stmt_width, mut at_width) = (0, 0, 0);
+    for s in t.steps(Shows::WHERE) {
+        width = width.max(who(&s).chars().count());
+        stmt_width = stmt_width.max(s.statement.chars().count());
+        at_width = at_width.max(file.len() + 1 + s.line.to_string().len());
+    }
+    let (width, stmt_width) = (width.min(100), stmt_width.min(40));
     // the step column is as wide as the largest step number, so that it never runs into the
     // procedure column
-    let step_width = t
-        .steps
-        .iter()
-        .map(|s| s.step.to_string().len())
-        .max()
-        .unwrap_or(0)
-        .max(3);
-    for item in fold(&t.steps) {
+    let step_width = t.len().saturating_sub(1).to_string().len().max(3);
+    let shows = Shows {
+        values: detail == TraceDetail::Full,
+        changed: matches!(detail, TraceDetail::Full | TraceDetail::Changes),
+    };
+    let mut line = String::new();
+    for item in Fold::new(t.steps(shows)) {
         let s = match item {
             Item::Step(s) => s,
             Item::Fold {
@@ -276,52 +340,55 @@ fn text_trace(out: &mut String, file: &str, t: &Trace, detail: TraceDetail) {
                 } else {
                     format!("lines {lo}–{hi}")
                 };
-                let _ = writeln!(
+                writeln!(
                     out,
                     "  … {} more iteration{} of {lines} …",
                     thousands(iterations),
                     if iterations == 1 { "" } else { "s" }
-                );
+                )?;
                 continue;
             }
         };
-        let who = who(s);
-        let _ = write!(out, "  #{:<step_width$} ", s.step);
+        line.clear();
+        let who = who(&s);
+        let _ = write!(line, "  #{:<step_width$} ", s.step);
         if concurrent {
-            let _ = write!(out, "t{:<3}", s.thread);
+            let _ = write!(line, "t{:<3}", s.thread);
         }
         let at = format!("{file}:{}", s.line);
         let _ = write!(
-            out,
+            line,
             "{who:<width$}  {at:<at_width$}  {:<stmt_width$}",
             s.statement
         );
-        if detail == TraceDetail::Full && !s.values.is_empty() {
-            let _ = write!(out, "  [{}]", values(s));
+        if shows.values && !s.values.is_empty() {
+            let _ = write!(line, "  [{}]", values(&s));
         }
-        out.truncate(out.trim_end().len());
-        out.push('\n');
-        if matches!(detail, TraceDetail::Full | TraceDetail::Changes) && !s.changed.is_empty() {
+        line.truncate(line.trim_end().len());
+        line.push('\n');
+        if shows.changed && !s.changed.is_empty() {
             let changed: Vec<String> = s
                 .changed
                 .iter()
                 .map(|b| format!("{} = {}", b.name, b.value))
                 .collect();
-            let _ = writeln!(out, "       changed: {}", changed.join(", "));
+            let _ = writeln!(line, "       changed: {}", changed.join(", "));
         }
+        out.write_all(line.as_bytes())?;
     }
+    Ok(())
 }
 
 /// A line of the text trace: a step, or a run of iterations of a loop left out.
-enum Item<'a> {
-    Step(&'a super::TraceStep),
+enum Item {
+    Step(super::TraceStep),
     Fold {
         iterations: usize,
         lines: (u32, u32),
     },
 }
 
-/// The longest loop body (in steps) that [`fold`] recognizes.
+/// The longest loop body (in steps) that [`Fold`] recognizes.
 const MAX_PERIOD: usize = 32;
 /// Folding starts at this many back-to-back iterations: the first two and the last are shown.
 const MIN_ITERATIONS: usize = 5;
@@ -329,47 +396,82 @@ const MIN_ITERATIONS: usize = 5;
 /// The steps of a text trace with consecutive repetitions of the same loop iteration folded:
 /// a run of at least [`MIN_ITERATIONS`] repetitions of the same sequence of (thread, depth,
 /// procedure, line) shows its first two iterations and its last, and one line for the rest
-/// (only in text: JSON keeps every step).
-fn fold(steps: &[super::TraceStep]) -> Vec<Item<'_>> {
-    fn key(s: &super::TraceStep) -> (u32, u32, u32, &str) {
-        (s.thread, s.depth, s.line, s.procedure.as_str())
+/// (only in text: JSON keeps every step). It reads the steps as they come, holding a window
+/// of `MAX_PERIOD * MIN_ITERATIONS` of them, the two first and the latest iteration of a run.
+struct Fold<I: Iterator<Item = super::TraceStep>> {
+    steps: I,
+    /// Steps read and not yet looked at.
+    window: std::collections::VecDeque<super::TraceStep>,
+    /// Lines ready to give.
+    ready: std::collections::VecDeque<Item>,
+}
+
+impl<I: Iterator<Item = super::TraceStep>> Fold<I> {
+    fn new(steps: I) -> Self {
+        Fold {
+            steps,
+            window: std::collections::VecDeque::new(),
+            ready: std::collections::VecDeque::new(),
+        }
     }
-    let n = steps.len();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < n {
-        let mut found = None;
-        for p in 1..=MAX_PERIOD.min((n - i) / MIN_ITERATIONS) {
-            let same = |a: usize, b: usize| key(&steps[a]) == key(&steps[b]);
-            let mut k = 1;
-            while i + (k + 1) * p <= n && (0..p).all(|j| same(i + j, i + k * p + j)) {
-                k += 1;
+
+    /// Reads until the window holds `n` steps or the steps end.
+    fn fill(&mut self, n: usize) {
+        while self.window.len() < n {
+            match self.steps.next() {
+                Some(s) => self.window.push_back(s),
+                None => break,
             }
-            if k >= MIN_ITERATIONS {
-                found = Some((p, k));
+        }
+    }
+}
+
+fn fold_key(s: &super::TraceStep) -> (u32, u32, u32, &str) {
+    (s.thread, s.depth, s.line, s.procedure.as_str())
+}
+
+impl<I: Iterator<Item = super::TraceStep>> Iterator for Fold<I> {
+    type Item = Item;
+
+    fn next(&mut self) -> Option<Item> {
+        if let Some(item) = self.ready.pop_front() {
+            return Some(item);
+        }
+        self.fill(MAX_PERIOD * MIN_ITERATIONS);
+        let w = &self.window;
+        let n = w.len();
+        // the shortest body that repeats at least MIN_ITERATIONS times from here
+        let period = (1..=MAX_PERIOD.min(n / MIN_ITERATIONS)).find(|&p| {
+            (1..MIN_ITERATIONS).all(|k| (0..p).all(|j| fold_key(&w[j]) == fold_key(&w[k * p + j])))
+        });
+        let Some(p) = period else {
+            return self.window.pop_front().map(Item::Step);
+        };
+        let body: Vec<super::TraceStep> = self.window.drain(..p).collect();
+        let second: Vec<super::TraceStep> = self.window.drain(..p).collect();
+        let mut last = Vec::new();
+        let mut iterations = 2;
+        loop {
+            self.fill(p);
+            let w = &self.window;
+            let again = w.len() >= p && (0..p).all(|j| fold_key(&w[j]) == fold_key(&body[j]));
+            if !again {
                 break;
             }
+            last = self.window.drain(..p).collect();
+            iterations += 1;
         }
-        match found {
-            Some((p, k)) => {
-                out.extend(steps[i..i + 2 * p].iter().map(Item::Step));
-                let body = &steps[i..i + p];
-                let lo = body.iter().map(|s| s.line).min().unwrap_or(0);
-                let hi = body.iter().map(|s| s.line).max().unwrap_or(0);
-                out.push(Item::Fold {
-                    iterations: k - 3,
-                    lines: (lo, hi),
-                });
-                out.extend(steps[i + (k - 1) * p..i + k * p].iter().map(Item::Step));
-                i += k * p;
-            }
-            None => {
-                out.push(Item::Step(&steps[i]));
-                i += 1;
-            }
-        }
+        let lo = body.iter().map(|s| s.line).min().unwrap_or(0);
+        let hi = body.iter().map(|s| s.line).max().unwrap_or(0);
+        self.ready.extend(body.into_iter().map(Item::Step));
+        self.ready.extend(second.into_iter().map(Item::Step));
+        self.ready.push_back(Item::Fold {
+            iterations: iterations - 3,
+            lines: (lo, hi),
+        });
+        self.ready.extend(last.into_iter().map(Item::Step));
+        self.ready.pop_front()
     }
-    out
 }
 
 /// `n` with a comma between groups of three digits.
@@ -514,14 +616,21 @@ fn detail_text(d: &ErrorDetail) -> String {
     }
 }
 
-fn text(r: &Report, detail: TraceDetail, stats: bool, quiet: bool, with_header: bool) -> String {
+fn text(
+    w: &mut dyn std::io::Write,
+    r: &Report,
+    detail: TraceDetail,
+    stats: bool,
+    quiet: bool,
+    with_header: bool,
+) -> std::io::Result<()> {
     let mut out = String::new();
     if quiet {
         let _ = writeln!(out, "{}", r.verdict.headline());
         if stats {
             stats_block(&mut out, r);
         }
-        return out;
+        return w.write_all(out.as_bytes());
     }
     if with_header {
         out.push_str(&header(&r.model, &r.engine, None));
@@ -531,14 +640,18 @@ fn text(r: &Report, detail: TraceDetail, stats: bool, quiet: bool, with_header: 
     // the model as given, so that an editor finds it from where zingrs ran
     location_lines(&mut out, &r.model, &r.verdict);
     if let (Some(t), false) = (&r.trace, detail == TraceDetail::None) {
-        let _ = writeln!(out, "Counterexample ({} steps):", t.steps.len());
-        text_trace(&mut out, file, t, detail);
+        let _ = writeln!(out, "Counterexample ({} steps):", t.len());
+        w.write_all(out.as_bytes())?;
+        out.clear();
+        text_trace(w, file, t, detail)?;
     }
     for f in &r.more {
         let _ = writeln!(out, "Also: {}", f.verdict.headline());
         location_lines(&mut out, &r.model, &f.verdict);
         if let (Some(t), false) = (&f.trace, detail == TraceDetail::None) {
-            text_trace(&mut out, file, t, detail);
+            w.write_all(out.as_bytes())?;
+            out.clear();
+            text_trace(w, file, t, detail)?;
         }
     }
     if stats {
@@ -552,7 +665,7 @@ fn text(r: &Report, detail: TraceDetail, stats: bool, quiet: bool, with_header: 
             s.states, s.transitions, s.seconds
         );
     }
-    out
+    w.write_all(out.as_bytes())
 }
 
 /// The statistics of `--stats`.
@@ -588,8 +701,12 @@ fn stats_block(out: &mut String, r: &Report) {
 /// Bebop's layout (seed 001, Figure 1): the label, then one line per step in reverse
 /// execution order, indented by call depth, each with the values in scope before the line.
 /// Bebop had no threads; a trace of several names the thread of each step (`Thread 1 Line 17`).
-fn bebop(r: &Report, detail: TraceDetail, stats: bool) -> String {
-    let mut out = String::new();
+fn bebop(
+    out: &mut dyn std::io::Write,
+    r: &Report,
+    detail: TraceDetail,
+    stats: bool,
+) -> std::io::Result<()> {
     let head = match &r.verdict {
         Verdict::TargetReached { label, .. } => {
             format!("Label {label} reachable by following path:")
@@ -599,34 +716,43 @@ fn bebop(r: &Report, detail: TraceDetail, stats: bool) -> String {
         }
         v => v.headline(),
     };
-    let _ = writeln!(out, "{head}");
+    writeln!(out, "{head}")?;
     if let Verdict::RuntimeError {
         detail: Some(d), ..
     } = &r.verdict
     {
-        let _ = writeln!(out, "{}", detail_text(d));
+        writeln!(out, "{}", detail_text(d))?;
     }
     if let (Some(t), false) = (&r.trace, detail == TraceDetail::None) {
         let threads = t.threads > 1;
-        for s in t.steps.iter().rev() {
+        let full = detail == TraceDetail::Full;
+        let shows = Shows {
+            values: full,
+            changed: false,
+        };
+        let mut line = String::new();
+        for s in t.steps_rev(shows) {
+            line.clear();
             // Bebop indents by call depth; past 200 levels the indentation stops growing so
             // that a trace 100,000 calls deep stays printable
-            let indent = "  ".repeat(s.depth.saturating_sub(1).min(200) as usize);
-            let _ = write!(out, "{indent}");
+            for _ in 0..s.depth.saturating_sub(1).min(200) {
+                line.push_str("  ");
+            }
             if threads {
-                let _ = write!(out, "Thread {} ", s.thread);
+                let _ = write!(line, "Thread {} ", s.thread);
             }
-            let _ = write!(out, "Line {}", s.line);
-            if detail == TraceDetail::Full {
-                let _ = write!(out, " State {}", values(s));
+            let _ = write!(line, "Line {}", s.line);
+            if full {
+                let _ = write!(line, " State {}", values(&s));
             }
-            out.push('\n');
+            line.push('\n');
+            out.write_all(line.as_bytes())?;
         }
     }
     if stats {
-        let _ = writeln!(out, "{}", stats_line(r));
+        writeln!(out, "{}", stats_line(r))?;
     }
-    out
+    Ok(())
 }
 
 const ZING_HASHES: &str = "##################";
@@ -700,65 +826,72 @@ fn zing_error_message(v: &Verdict, z: &ZingTrace) -> Vec<String> {
 }
 
 /// One error trace: asterisks, length, every state, the error and the stack trace.
-fn zing_error_trace(out: &mut String, k: usize, v: &Verdict, z: &ZingTrace, detail: TraceDetail) {
-    let _ = writeln!(out, " {}", "*".repeat(79));
-    let _ = writeln!(out, " Error trace {k}: length: {} states", z.states.len());
-    for (j, s) in z.states.iter().enumerate() {
+fn zing_error_trace(
+    out: &mut dyn std::io::Write,
+    k: usize,
+    v: &Verdict,
+    t: &Trace,
+    z: &ZingTrace,
+    detail: TraceDetail,
+) -> std::io::Result<()> {
+    writeln!(out, " {}", "*".repeat(79))?;
+    writeln!(out, " Error trace {k}: length: {} states", t.zing_len())?;
+    let full = detail == TraceDetail::Full;
+    for (j, s) in t.zing_states(full).enumerate() {
         match s.ran {
-            Some(p) => {
-                let _ = writeln!(out, "#### State {j} (ran process {p}) :");
-            }
-            None => {
-                let _ = writeln!(out, "#### State {j} :");
-            }
+            Some(p) => writeln!(out, "#### State {j} (ran process {p}) :")?,
+            None => writeln!(out, "#### State {j} :")?,
         }
-        if detail == TraceDetail::Full {
+        if full {
             for l in &s.dump {
-                let _ = writeln!(out, "{l}");
+                writeln!(out, "{l}")?;
             }
         }
     }
-    let _ = writeln!(out);
-    let _ = writeln!(out, "Error in state:");
+    writeln!(out)?;
+    writeln!(out, "Error in state:")?;
     for l in zing_error_message(v, z) {
-        let _ = writeln!(out, "{l}");
+        writeln!(out, "{l}")?;
     }
     if !matches!(v, Verdict::Deadlock { .. }) {
-        let _ = writeln!(out);
-        let _ = writeln!(out);
-        let _ = writeln!(out, "Stack trace:");
+        writeln!(out)?;
+        writeln!(out)?;
+        writeln!(out, "Stack trace:")?;
         for (procedure, line) in &z.stack {
-            let _ = writeln!(out, "    {procedure} ({}, Line {line})", z.file);
+            writeln!(out, "    {procedure} ({}, Line {line})", z.file)?;
         }
     }
-    let _ = writeln!(out);
-    let _ = writeln!(out);
+    writeln!(out)?;
+    writeln!(out)
 }
 
 /// ZING's layout (`-entireZingTrace`, zing-language.md §8): the verdict banner, then per error a
 /// trace of every state, the error and its stack trace, and last the count of states.
-fn zing(r: &Report, detail: TraceDetail, stats: bool) -> String {
-    let mut out = String::new();
+fn zing(
+    out: &mut dyn std::io::Write,
+    r: &Report,
+    detail: TraceDetail,
+    stats: bool,
+) -> std::io::Result<()> {
     let (word, after) = zing_banner(&r.verdict);
-    let _ = writeln!(out, "{ZING_HASHES}\n{word}\n{ZING_HASHES}");
+    writeln!(out, "{ZING_HASHES}\n{word}\n{ZING_HASHES}")?;
     if let Some(l) = after {
-        let _ = writeln!(out, "{l}");
+        writeln!(out, "{l}")?;
     }
     if detail != TraceDetail::None {
         let findings = std::iter::once((&r.verdict, &r.trace))
             .chain(r.more.iter().map(|f| (&f.verdict, &f.trace)));
         for (k, (v, t)) in findings.enumerate() {
-            if let Some(z) = t.as_ref().and_then(|t| t.zing.as_ref()) {
-                zing_error_trace(&mut out, k, v, z, detail);
+            if let Some((t, z)) = t.as_ref().and_then(|t| Some((t, t.zing.as_ref()?))) {
+                zing_error_trace(out, k, v, t, z, detail)?;
             }
         }
     }
     if stats {
-        let _ = writeln!(out, "{}", stats_line(r));
+        writeln!(out, "{}", stats_line(r))?;
     }
     let n = r.stats.zing_states.unwrap_or(r.stats.states);
-    let _ = writeln!(out, "{n} distinct states explored");
-    out
+    writeln!(out, "{n} distinct states explored")
 }
 
 #[cfg(test)]
@@ -774,8 +907,34 @@ mod tests {
             line: 7,
             column: 3,
         };
+        let step = |i: u32| crate::report::TraceStep {
+            step: i as usize,
+            thread: i % 2,
+            depth: 1 + i,
+            procedure: "main".into(),
+            line: 3 + i,
+            statement: "x := \"q\";\n".into(),
+            values: (0..i)
+                .map(|k| crate::report::Binding {
+                    name: format!("v{k}"),
+                    value: crate::report::Shown::Value(crate::runtime::Value::Bool(k == 1)),
+                })
+                .collect(),
+            changed: vec![crate::report::Binding {
+                name: "g".into(),
+                value: crate::report::Shown::Text("new C".into()),
+            }],
+        };
+        let trace = |n: u32| Trace::listed(2, (0..n).map(step).collect(), Vec::new(), None);
         for n in [0u32, 1, 3] {
-            let mut r = Report::new("t.bp", "bdd", verdict.clone(), None);
+            let mut r = Report::new("t.bp", "bdd", verdict.clone(), Some(trace(n)));
+            // the traces of further findings are nested deeper
+            r.more = (0..n)
+                .map(|k| crate::report::Finding {
+                    verdict: verdict.clone(),
+                    trace: (k != 1).then(|| trace(k + 1)),
+                })
+                .collect();
             r.path = Some(crate::search::Path {
                 init: vec![crate::runtime::Value::Bool(true)],
                 choices: (0..n)
@@ -815,11 +974,7 @@ mod tests {
             values: Vec::new(),
             changed: Vec::new(),
         };
-        let trace = Trace {
-            threads: 1,
-            steps: vec![step(1), step(21), step(100_000)],
-            zing: None,
-        };
+        let trace = Trace::listed(1, vec![step(1), step(21), step(100_000)], Vec::new(), None);
         let verdict = Verdict::AssertionFailed {
             procedure: "level100000".into(),
             line: 3,
@@ -860,24 +1015,20 @@ mod tests {
     fn zing_assertion_layout() {
         let z = ZingTrace {
             file: "counter.zing".into(),
-            states: vec![
-                ZingState {
-                    ran: None,
-                    dump: vec!["  dump 0".into()],
-                },
-                ZingState {
-                    ran: Some(2),
-                    dump: vec!["  dump 1".into()],
-                },
-            ],
             stack: vec![("Counter.Bump".into(), 12), ("Counter.Run".into(), 20)],
             assertion: Some(("total == 2".into(), "lost update".into())),
         };
-        let trace = Trace {
-            threads: 3,
-            steps: Vec::new(),
-            zing: Some(z),
-        };
+        let states = vec![
+            ZingState {
+                ran: None,
+                dump: vec!["  dump 0".into()],
+            },
+            ZingState {
+                ran: Some(2),
+                dump: vec!["  dump 1".into()],
+            },
+        ];
+        let trace = Trace::listed(3, Vec::new(), states, Some(z));
         let v = Verdict::AssertionFailed {
             procedure: "Counter.Bump".into(),
             line: 12,
@@ -927,5 +1078,106 @@ mod tests {
             }),
             ("Zinger Internal Runtime Exception", Some("oops".into()))
         );
+    }
+}
+
+#[cfg(test)]
+mod fold_tests {
+    use super::{Fold, Item, MAX_PERIOD, MIN_ITERATIONS};
+    use crate::report::TraceStep;
+
+    /// The folding as it was written over a whole list of steps (the oracle the streaming
+    /// [`Fold`] must agree with): (is a fold, step index or iterations, lines).
+    fn fold_whole(steps: &[TraceStep]) -> Vec<(bool, usize, (u32, u32))> {
+        let key = |s: &TraceStep| (s.thread, s.depth, s.line, s.procedure.clone());
+        let n = steps.len();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < n {
+            let mut found = None;
+            for p in 1..=MAX_PERIOD.min((n - i) / MIN_ITERATIONS) {
+                let same = |a: usize, b: usize| key(&steps[a]) == key(&steps[b]);
+                let mut k = 1;
+                while i + (k + 1) * p <= n && (0..p).all(|j| same(i + j, i + k * p + j)) {
+                    k += 1;
+                }
+                if k >= MIN_ITERATIONS {
+                    found = Some((p, k));
+                    break;
+                }
+            }
+            match found {
+                Some((p, k)) => {
+                    out.extend((i..i + 2 * p).map(|j| (false, steps[j].step, (0, 0))));
+                    let body = &steps[i..i + p];
+                    let lo = body.iter().map(|s| s.line).min().unwrap_or(0);
+                    let hi = body.iter().map(|s| s.line).max().unwrap_or(0);
+                    out.push((true, k - 3, (lo, hi)));
+                    out.extend(
+                        (i + (k - 1) * p..i + k * p).map(|j| (false, steps[j].step, (0, 0))),
+                    );
+                    i += k * p;
+                }
+                None => {
+                    out.push((false, steps[i].step, (0, 0)));
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
+
+    fn step(i: usize, line: u32, depth: u32) -> TraceStep {
+        TraceStep {
+            step: i,
+            thread: 0,
+            depth,
+            procedure: "main".into(),
+            line,
+            statement: String::new(),
+            values: Vec::new(),
+            changed: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn streamed_folding_agrees_with_folding_the_whole_list() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |k: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % k
+        };
+        for case in 0..400 {
+            // runs of loops of random bodies, repeated a random number of times, between
+            // random steps
+            let mut lines = Vec::new();
+            while lines.len() < 40 + case {
+                if next(3) == 0 {
+                    lines.push((next(6) as u32, 1 + next(2) as u32));
+                } else {
+                    let long = next(4) == 0;
+                    let body: Vec<(u32, u32)> = (0..1 + next(if long { 40 } else { 5 }))
+                        .map(|_| (next(6) as u32, 1 + next(2) as u32))
+                        .collect();
+                    for _ in 0..next(12) {
+                        lines.extend(body.iter().copied());
+                    }
+                }
+            }
+            let steps: Vec<TraceStep> = lines
+                .iter()
+                .enumerate()
+                .map(|(i, &(l, d))| step(i, l, d))
+                .collect();
+            let streamed: Vec<(bool, usize, (u32, u32))> = Fold::new(steps.clone().into_iter())
+                .map(|item| match item {
+                    Item::Step(s) => (false, s.step, (0, 0)),
+                    Item::Fold { iterations, lines } => (true, iterations, lines),
+                })
+                .collect();
+            assert_eq!(streamed, fold_whole(&steps), "case {case}: {lines:?}");
+        }
     }
 }

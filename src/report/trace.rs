@@ -1,44 +1,56 @@
 //! Turning a replayed path into source-level trace steps (with what each step changed) and into
 //! ZING's state-by-state view.
 
-use super::{Binding, Shown, Trace, TraceStep, ZingState, ZingTrace};
+use super::{Binding, Shown, Trace, TraceStep, ZingTrace};
 use crate::runtime::{Addr, Machine, Object, State, Thread, Value, Violation};
 use crate::search::{Path, Replayed};
 use std::collections::BTreeSet;
+use std::rc::Rc;
 use zingrs_lang::ir::Type;
 
 /// A process as the trace names it: its id (creation order) and name.
 #[derive(Clone, Debug)]
-struct ProcName {
-    id: u32,
-    name: String,
+pub(super) struct ProcName {
+    pub(super) id: u32,
+    name: Rc<str>,
 }
 
-fn step_at(m: &Machine, state: &State, tid: usize, index: usize) -> Option<TraceStep> {
+/// Trace step `index`: thread `tid`'s statement about to run in `state`, with the values in
+/// scope when `values` (a trace printed without them need not compute them).
+pub(super) fn step_at(
+    m: &Machine,
+    state: &State,
+    tid: usize,
+    index: usize,
+    values: bool,
+) -> Option<TraceStep> {
     let p = m.program;
     let thread = state.threads.get(tid)?;
     let frame = thread.stack.top()?;
     let proc = &p.procs[frame.proc as usize];
     let node = &proc.nodes[frame.pc as usize];
-    let mut values: Vec<Binding> = p
-        .globals
-        .iter()
-        .zip(m.global_values(state, Some(tid)))
-        .filter(|(g, _)| !proc.locals.iter().any(|l| l.name == g.name))
-        .map(|(g, v)| Binding {
-            name: g.name.clone(),
-            value: Shown::Value(v),
-        })
-        .collect();
-    values.extend(
-        proc.locals
-            .iter()
-            .zip(frame.locals.iter())
-            .map(|(l, v)| Binding {
-                name: l.name.clone(),
-                value: Shown::Value(*v),
-            }),
-    );
+    let mut shown = Vec::new();
+    if values {
+        shown.extend(
+            p.globals
+                .iter()
+                .zip(m.global_values(state, Some(tid)))
+                .filter(|(g, _)| !proc.locals.iter().any(|l| l.name == g.name))
+                .map(|(g, v)| Binding {
+                    name: g.name.clone(),
+                    value: Shown::Value(v),
+                }),
+        );
+        shown.extend(
+            proc.locals
+                .iter()
+                .zip(frame.locals.iter())
+                .map(|(l, v)| Binding {
+                    name: l.name.clone(),
+                    value: Shown::Value(*v),
+                }),
+        );
+    }
     let statement = match p.source.snippet(node.span) {
         "" => m.program.describe(frame.proc, frame.pc),
         s => s.to_string(),
@@ -50,7 +62,7 @@ fn step_at(m: &Machine, state: &State, tid: usize, index: usize) -> Option<Trace
         procedure: proc.name.clone(),
         line: p.line_of(frame.proc, frame.pc),
         statement,
-        values,
+        values: shown,
         changed: Vec::new(),
     })
 }
@@ -61,41 +73,49 @@ fn first_proc(m: &Machine, t: &Thread) -> Option<String> {
     Some(m.program.procs[f.proc as usize].name.clone())
 }
 
-/// Per state, the processes in thread order. Processes in the initial state are activated and
-/// named after their method; processes started later (`async`) are named `Class.method`.
-fn process_names(m: &Machine, path: &Path, states: &[State]) -> Vec<Vec<ProcName>> {
-    let Some(s0) = states.first() else {
-        return Vec::new();
-    };
-    let mut cur: Vec<ProcName> = s0
-        .threads
+/// The processes of the initial state, in thread order: activated, named after their method.
+pub(super) fn initial_names(m: &Machine, s0: &State) -> Vec<ProcName> {
+    s0.threads
         .iter()
         .enumerate()
         .map(|(i, t)| {
             let full = first_proc(m, t).unwrap_or_default();
             ProcName {
                 id: i as u32,
-                name: full.rsplit('.').next().unwrap_or(&full).to_string(),
+                name: full.rsplit('.').next().unwrap_or(&full).into(),
             }
         })
-        .collect();
-    let mut next = cur.len() as u32;
-    let mut all = vec![cur.clone()];
-    for (i, after) in states.iter().enumerate().skip(1) {
-        let before = &states[i - 1];
-        let ran = path.choices.get(i - 1).map_or(0, |c| c.thread as usize);
-        // a thread that ends may be removed from the thread list: the one that ran
-        if after.threads.len() < before.threads.len() && ran < cur.len() {
-            cur.remove(ran);
-        }
-        while cur.len() < after.threads.len() {
-            let name = first_proc(m, &after.threads[cur.len()]).unwrap_or_default();
-            cur.push(ProcName { id: next, name });
-            next += 1;
-        }
-        all.push(cur.clone());
+        .collect()
+}
+
+/// The processes after thread `ran`'s step from `before` (named `names`) to `after`, or
+/// `None` when they are the same: a thread that ends may be removed from the thread list (the
+/// one that ran), and processes started (`async`) are appended, named `Class.method` and
+/// numbered from `next`.
+pub(super) fn next_names(
+    m: &Machine,
+    names: &[ProcName],
+    before: &State,
+    after: &State,
+    ran: usize,
+    next: &mut u32,
+) -> Option<Vec<ProcName>> {
+    if after.threads.len() == before.threads.len() && names.len() == after.threads.len() {
+        return None;
     }
-    all
+    let mut cur = names.to_vec();
+    if after.threads.len() < before.threads.len() && ran < cur.len() {
+        cur.remove(ran);
+    }
+    while cur.len() < after.threads.len() {
+        let name = first_proc(m, &after.threads[cur.len()]).unwrap_or_default();
+        cur.push(ProcName {
+            id: *next,
+            name: name.into(),
+        });
+        *next += 1;
+    }
+    Some(cur)
 }
 
 fn class_name(m: &Machine, o: &Object) -> String {
@@ -120,7 +140,7 @@ fn field_name(m: &Machine, o: &Object, i: usize) -> (String, Option<Type>) {
 }
 
 /// What differs between `before` and `after`, the states around a step of thread `tid`.
-fn changed(
+pub(super) fn changed(
     m: &Machine,
     before: &State,
     after: &State,
@@ -232,44 +252,30 @@ fn changed(
     out
 }
 
-/// The trace of a replayed path: one step per choice (the statement about to run, the values
-/// before it and what it changed), then, when the path ends at a target label, the labelled
-/// statement; and ZING's view of it, with every state dumped when `dumps` (`--format zing`:
-/// dumps cost time and memory in proportion to the path times the state).
-pub fn build_trace(
-    m: &Machine,
+/// The trace of a replayed path (`replayed`, which may have kept only its last state): one
+/// step per choice (the statement about to run, the values before it and what it changed),
+/// then, when the path ends at a target label, the labelled statement; and ZING's view of it.
+/// The steps and ZING's states are not built here: [`Trace`] builds them from the path each
+/// time they are written, keeping one state at a time, so a trace of millions of steps costs
+/// the path, not millions of states.
+pub fn build_trace<'m>(
+    m: &'m Machine<'m>,
     path: &Path,
     replayed: &Replayed,
     end_thread: Option<u32>,
-    dumps: bool,
-) -> Trace {
-    let names = process_names(m, path, &replayed.states);
-    let mut steps = Vec::new();
-    for (i, c) in path.choices.iter().enumerate() {
-        if let Some(s) = replayed.states.get(i) {
-            if let Some(mut step) = step_at(m, s, c.thread as usize, i) {
-                if let Some(after) = replayed.states.get(i + 1) {
-                    step.changed =
-                        changed(m, s, after, c.thread as usize, &names[i], &names[i + 1]);
-                }
-                steps.push(step);
-            }
-        }
-    }
-    if let (Some(t), Some(last)) = (end_thread, replayed.states.last()) {
-        steps.extend(step_at(m, last, t as usize, path.choices.len()));
-    }
-    let threads = replayed
-        .states
-        .iter()
-        .map(|s| s.threads.len() as u32)
-        .max()
-        .unwrap_or(1);
-    Trace {
-        threads,
-        steps,
-        zing: Some(zing_trace(m, path, replayed, end_thread, &names, dumps)),
-    }
+) -> Trace<'m> {
+    let last = replayed.states.last();
+    // the target's statement is a step when its thread stands somewhere
+    let end = end_thread.filter(|&t| {
+        last.and_then(|s| s.threads.get(t as usize))
+            .is_some_and(|t| !t.stack.is_empty())
+    });
+    let zing = zing_trace(m, path, replayed, end_thread);
+    Trace::replayed(
+        super::walk::PathTrace::new(m, path.clone(), end, replayed.violation, zing.erring),
+        replayed.threads.max(1),
+        zing.trace,
+    )
 }
 
 /// A value as ZING users read it: booleans as `true`/`false`.
@@ -309,7 +315,7 @@ fn reachable(s: &State) -> BTreeSet<Addr> {
 }
 
 /// One state's dump: static fields, reachable heap objects, processes with their frames.
-fn dump(m: &Machine, s: &State, procs: &[ProcName]) -> Vec<String> {
+pub(super) fn dump(m: &Machine, s: &State, procs: &[ProcName]) -> Vec<String> {
     let p = m.program;
     let mut lines = Vec::new();
     let shared: Vec<String> = p
@@ -354,9 +360,7 @@ fn dump(m: &Machine, s: &State, procs: &[ProcName]) -> Vec<String> {
     }
     lines.push("  Processes:".to_string());
     for (i, t) in s.threads.iter().enumerate() {
-        let (id, name) = procs
-            .get(i)
-            .map_or((i as u32, String::new()), |q| (q.id, q.name.clone()));
+        let (id, name) = procs.get(i).map_or((i as u32, ""), |q| (q.id, &*q.name));
         let status = if t.stack.is_empty() {
             "completed"
         } else {
@@ -460,56 +464,21 @@ fn unescape(s: &str) -> String {
     out
 }
 
-/// ZING's view of the path: every state dumped, the erring process's stack and, for a failed
-/// assertion, its expression and comment.
-fn zing_trace(
-    m: &Machine,
-    path: &Path,
-    replayed: &Replayed,
-    end_thread: Option<u32>,
-    names: &[Vec<ProcName>],
-    dumps: bool,
-) -> ZingTrace {
+/// ZING's view of the path apart from its states (which [`Trace`] builds as they are
+/// written), and the erring process's thread.
+struct ZingParts {
+    trace: ZingTrace,
+    erring: Option<u32>,
+}
+
+/// The erring process's stack and, for a failed assertion, its expression and comment.
+fn zing_trace(m: &Machine, path: &Path, replayed: &Replayed, end_thread: Option<u32>) -> ZingParts {
     let p = m.program;
-    let id_of = |state: usize, tid: u32| {
-        names
-            .get(state)
-            .and_then(|n| n.get(tid as usize))
-            .map_or(tid, |q| q.id)
-    };
-    let mut states: Vec<ZingState> = replayed
-        .states
-        .iter()
-        .enumerate()
-        .map(|(j, s)| ZingState {
-            ran: j
-                .checked_sub(1)
-                .and_then(|i| path.choices.get(i))
-                .map(|c| id_of(j - 1, c.thread)),
-            dump: if dumps {
-                dump(m, s, names.get(j).map_or(&[], |n| n.as_slice()))
-            } else {
-                Vec::new()
-            },
-        })
-        .collect();
     // the erring process: the one whose step failed, or the one at the target label
     let erring = match (replayed.violation, end_thread) {
         (Some(_), _) => path.choices.last().map(|c| c.thread),
         (None, t) => t,
     };
-    let last = replayed.states.len().saturating_sub(1);
-    if replayed.violation.is_some() {
-        // the failing step has no successor: ZING's error state is where the error stopped the
-        // step, the state before it with the process at the failing statement
-        if let (Some(t), Some(s)) = (erring, states.last()) {
-            let dump = s.dump.clone();
-            states.push(ZingState {
-                ran: Some(id_of(last, t)),
-                dump,
-            });
-        }
-    }
     let thread = erring.and_then(|t| replayed.states.last()?.threads.get(t as usize));
     let stack = thread.map_or_else(Vec::new, |t| {
         t.stack
@@ -535,11 +504,13 @@ fn zing_trace(
         _ => None,
     };
     let file = p.source.name.rsplit('/').next().unwrap_or(&p.source.name);
-    ZingTrace {
-        file: file.to_string(),
-        states,
-        stack,
-        assertion,
+    ZingParts {
+        trace: ZingTrace {
+            file: file.to_string(),
+            stack,
+            assertion,
+        },
+        erring,
     }
 }
 

@@ -16,6 +16,9 @@ pub struct Replayed {
     /// path ends in a violation there is one state fewer than choices plus one.
     pub states: Vec<State>,
     pub violation: Option<Violation>,
+    /// The most threads alive at once along the path (a trace shows a thread column when
+    /// there were several), known without keeping the states.
+    pub threads: u32,
 }
 
 /// Re-executes `path`, checking at every step that the choice exists and is allowed.
@@ -47,6 +50,8 @@ pub struct Replayer<'m, 'p> {
     /// The thread the outcomes are of.
     thread: u32,
     violation: Option<Violation>,
+    /// The most threads alive in a state so far.
+    threads: u32,
 }
 
 impl<'m, 'p> Replayer<'m, 'p> {
@@ -70,12 +75,37 @@ impl<'m, 'p> Replayer<'m, 'p> {
                 init,
                 choices: Vec::new(),
             },
+            threads: s0.threads.len() as u32,
             states: vec![s0],
             all,
             outs: Vec::new(),
             thread: 0,
             violation: None,
         })
+    }
+
+    /// Goes on from `state`, a state of a path that already replayed (a trace printed in
+    /// pieces resumes at states it kept): the path recorded starts there, with no initial
+    /// valuation, and only the last state is kept.
+    pub fn resume(m: &'m Machine<'p>, state: State) -> Self {
+        Replayer {
+            m,
+            path: Path {
+                init: Vec::new(),
+                choices: Vec::new(),
+            },
+            threads: state.threads.len() as u32,
+            states: vec![state],
+            all: false,
+            outs: Vec::new(),
+            thread: 0,
+            violation: None,
+        }
+    }
+
+    /// How the last step ended, if in a violation.
+    pub fn violation(&self) -> Option<Violation> {
+        self.violation
     }
 
     /// The state the path is in.
@@ -163,6 +193,7 @@ impl<'m, 'p> Replayer<'m, 'p> {
                 if !self.all {
                     self.states.clear();
                 }
+                self.threads = self.threads.max(state.threads.len() as u32);
                 self.states.push(state)
             }
             Some(Outcome::Violation(v)) => self.violation = Some(*v),
@@ -191,6 +222,7 @@ impl<'m, 'p> Replayer<'m, 'p> {
             Replayed {
                 states: self.states,
                 violation: self.violation,
+                threads: self.threads,
             },
         )
     }

@@ -376,7 +376,7 @@ pub fn search(
     }
     let mut replays = Vec::new();
     if let Some(&f) = e.found.first() {
-        match interleave::counterexample(&e, &ctx, &x, &shape, m, f, !opts.verdict_only) {
+        match interleave::counterexample(&e, &ctx, &x, &shape, m, f, false) {
             Ok((finding, replayed)) => {
                 result.findings.push(finding);
                 replays.push(Some(replayed));

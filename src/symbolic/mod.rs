@@ -104,8 +104,8 @@ pub(crate) fn sequential_parts_apply(program: &Program) -> Result<(), String> {
 /// Checks `m`'s program symbolically. Findings come with paths that replay on `m`, and with
 /// those replays (`None` for a counterexample the engine failed to build): the engine matches
 /// its trace to the interpreter's outcomes step by step, which is a replay already, so the
-/// report need not run the path again. The replays keep every state unless
-/// `opts.verdict_only`.
+/// report need not run the path again. The replays keep only the last state (a trace is
+/// built from the path as it is written).
 pub fn search(
     m: &Machine,
     opts: &search::Options,
@@ -133,7 +133,7 @@ pub fn search(
     };
     let mut replays = Vec::new();
     for f in e.found.clone() {
-        match e.finding(f, !opts.verdict_only) {
+        match e.finding(f, false) {
             Ok((finding, replayed)) => {
                 result.findings.push(finding);
                 replays.push(Some(replayed));
