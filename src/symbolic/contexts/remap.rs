@@ -11,35 +11,7 @@ fn remap_expr(e: &mut Expr, map: &[u32]) {
 fn remap_expr_here(e: &mut Expr, map: &[u32]) {
     match e {
         Expr::Global(i) | Expr::PrimedGlobal(i) => *i = map[*i as usize],
-        Expr::Unary(_, a)
-        | Expr::Field(a, _)
-        | Expr::Neg(_, a)
-        | Expr::BitNot(_, a)
-        | Expr::Convert(_, a)
-        | Expr::Size(a, _)
-        | Expr::ClassIs(a, _) => remap_expr(a, map),
-        Expr::Binary(_, a, b)
-        | Expr::Schoose(a, b)
-        | Expr::Arith(_, _, a, b)
-        | Expr::Cmp(_, a, b)
-        | Expr::Elem(a, b, _)
-        | Expr::In(a, b) => {
-            remap_expr(a, map);
-            remap_expr(b, map);
-        }
-        Expr::Ite(c, a, b) => {
-            remap_expr(c, map);
-            remap_expr(a, map);
-            remap_expr(b, map);
-        }
-        Expr::Call(_, args) => args.iter_mut().for_each(|a| remap_expr(a, map)),
-        Expr::Const(_)
-        | Expr::Local(_)
-        | Expr::PrimedLocal(_)
-        | Expr::PassiveLocal(_)
-        | Expr::PrimedPassiveLocal(_)
-        | Expr::Nondet
-        | Expr::SelfId => {}
+        e => e.for_each_child_mut(|c| remap_expr(c, map)),
     }
 }
 
