@@ -132,6 +132,52 @@ fn deepening_on_threads_ends_with_a_proof_when_no_creation_was_cut() {
     }
 }
 
+/// Under a context bound the search still deepens on threads: main starts w (context 0), w
+/// sets `x` (context 1), main runs on (context 2) and fails its assertion, so two contexts
+/// find the error at once; without deepening the search created threads until the time limit.
+const SPAWN_THEN_CHECK: &str = "decl x;\nvoid w() begin x := T; end\n\
+    void main() begin x := F; while (*) do start_thread w(); od assert(!x); end\n";
+
+#[test]
+fn a_context_bound_still_deepens_on_threads() {
+    for engine in ["auto", "explicit", "summary"] {
+        let o = with_stdin(
+            &[
+                "check",
+                "-",
+                "--lang",
+                "bp",
+                "--engine",
+                engine,
+                "--contexts",
+                "2",
+                "--timeout",
+                "20",
+            ],
+            SPAWN_THEN_CHECK,
+        );
+        assert_eq!(o.status.code(), Some(3), "{engine}: {}", out(&o));
+    }
+    // one context: main alone never sees x set; every bound cuts a creation, so no round is a
+    // proof and the rounds end at the limit
+    let o = with_stdin(
+        &[
+            "check",
+            "-",
+            "--lang",
+            "bp",
+            "--engine",
+            "explicit",
+            "--contexts",
+            "1",
+            "--timeout",
+            "1",
+        ],
+        SPAWN_THEN_CHECK,
+    );
+    assert_eq!(o.status.code(), Some(9), "{}", out(&o));
+}
+
 /// Workers wait at assume(go) after their write; a second live worker is needed for the error.
 const TWO_LIVE: &str = "decl n1, n2, go;\n\
     void w() begin if (!n1) then n1 := T; else n2 := T; fi assume(go); end\n\

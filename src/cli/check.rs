@@ -13,7 +13,7 @@ use zingrs_lang::ir::{Layout, Program};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Engine {
     /// Pick for the model: coverability for boolean programs that start threads in a loop
-    /// (and whose threads do not recurse), bdd for sequential boolean programs with many
+    /// (and whose threads do not recurse) unless --threads or --contexts bounds the check, bdd for sequential boolean programs with many
     /// unconstrained bits, summary otherwise.
     Auto,
     /// Plain explicit-state search of every interleaving (bounded by --max-depth).
@@ -195,7 +195,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         // ZING's layout ends with ZING's state count, which only the plain search of a Zing
         // model keeps
         Engine::Auto if dumps && program.keep_completed => Engine::Explicit,
-        Engine::Auto => auto_engine(&program, a.threads.is_some()),
+        Engine::Auto => auto_engine(&program, a.threads.is_some() || a.contexts.is_some()),
         e => e,
     };
     if a.verbose {
@@ -417,7 +417,6 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         // threads created without bound in a boolean program: a depth-first search would create
         // threads forever before scheduling one
         deepen_threads: a.threads.is_none()
-            && a.contexts.is_none()
             && !a.cooperative
             && !program.keep_completed
             && zingrs_lang::spawn::unbounded_creation(program),
@@ -501,12 +500,13 @@ const AUTO_BDD_BITS: usize = 16;
 
 /// The engine `--engine auto` picks for a program: the coverability engine for boolean
 /// programs that may start unboundedly many threads (where the others never end) unless
-/// `--threads` bounds them (`thread_bound`), the BDD
+/// `--threads` or `--contexts` bounds the search (`bounded`: the explicit search then
+/// deepens on the number of threads, see [`deepen_threads`]), the BDD
 /// engine for pure boolean programs with many unconstrained initial bits, the summary engine
 /// for every other model (it decides sequential recursion, and summarizes the calls of
 /// concurrent models that run as one transaction).
-fn auto_engine(program: &Program, thread_bound: bool) -> Engine {
-    if !thread_bound
+fn auto_engine(program: &Program, bounded: bool) -> Engine {
+    if !bounded
         && zingrs_lang::spawn::unbounded_creation(program)
         && crate::coverability::applies(program).is_ok()
     {
