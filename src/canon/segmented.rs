@@ -20,10 +20,17 @@ use smallvec::SmallVec;
 use std::rc::Rc;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-/// The hash seed of a part: its kind in the top bits, its position below.
+/// The hash seed of a part: its kind in the top bits, its position below, mixed (the
+/// splitmix64 finalizer). xxh3 folds the seed of a short input into the input linearly, so
+/// seeds that differ in a few low bits let parts whose bytes differ in the same bits trade
+/// hashes: two objects swapping a field's value summed to the same fingerprint. Mixed seeds
+/// differ in about half their bits.
 #[inline(always)]
 fn seed(kind: u64, i: usize) -> u64 {
-    (kind << 60) ^ i as u64
+    let mut z = ((kind << 60) ^ i as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 const GLOBALS: u64 = 1;
 const THREAD: u64 = 2;
