@@ -9,10 +9,17 @@
 //! states, and it is when every changed part holds the same references in the same order:
 //! the walk then meets the same addresses in the same order. A step that moves a reference
 //! (or changes the number of threads) is fingerprinted by the whole walk instead.
+//!
+//! Under symmetry every thread's part is hashed with one seed, so the sum does not depend on
+//! the order of the thread list; the walk visits the threads in their canonical order
+//! (`symmetry.rs`), which decides the numbering of the heap. When some thread holds a
+//! reference that order can change with any step, so such a state's successors are
+//! fingerprinted by the whole walk; when none does, the numbering comes from the globals
+//! alone and the incremental path stays exact.
 
 use super::{
     globals_part, globals_values, moved_thread_part, object_fields, object_part, object_values,
-    thread_part, DeadLocals, Encoder, Rename,
+    symmetry::Sorter, thread_part, DeadLocals, Encoder, Rename,
 };
 use crate::runtime::{Addr, Move, Object, State, Thread, Value};
 use imbl::ordmap::DiffItem;
@@ -64,6 +71,9 @@ pub struct Canon {
     /// moved thread's, and the next move of the same thread (the common case inside an
     /// atomic region) need not hash its old part again.
     moved: Option<(u32, u64)>,
+    /// The numbering does not depend on the order of the threads (always, without symmetry;
+    /// under it, when no thread holds a reference): successors may be fingerprinted from it.
+    order_free: bool,
 }
 
 impl Canon {
@@ -74,6 +84,7 @@ impl Canon {
             fp,
             numbering: self.numbering.clone(),
             moved: None,
+            order_free: self.order_free,
         }
     }
 
@@ -83,6 +94,7 @@ impl Canon {
             fp: m.fp,
             numbering: self.numbering.clone(),
             moved: Some((m.tid, m.thread)),
+            order_free: self.order_free,
         }
     }
 }
@@ -124,6 +136,10 @@ pub struct SegmentHasher {
     /// hashed with one seed, so the sum of their hashes, and the fingerprint, does not depend
     /// on their order.
     symmetric: bool,
+    /// The threads' canonical order under symmetry.
+    sorter: Sorter,
+    /// Whether the last walk's numbering did not depend on the order of the threads.
+    order_free: bool,
     part: Vec<u8>,
     refs_a: Vec<Addr>,
     refs_b: Vec<Addr>,
@@ -180,21 +196,37 @@ impl SegmentHasher {
             fp,
             numbering: Rc::new(numbering),
             moved: None,
+            order_free: self.order_free,
         }
     }
 
     fn walk(&mut self, s: &State) -> u64 {
-        let symmetric = self.symmetric;
         let ren = &mut self.enc;
         let part = &mut self.part;
         part.clear();
         globals_part(s, part, ren);
         let mut fp = xxh3_64_with_seed(part, seed(GLOBALS, 0));
-        for (i, t) in s.threads.iter().enumerate() {
-            part.clear();
-            thread_part(t, part, ren, &self.dead);
-            let i = if symmetric { 0 } else { i };
-            fp = fp.wrapping_add(xxh3_64_with_seed(part, seed(THREAD, i)));
+        self.order_free = true;
+        if !self.symmetric {
+            for (i, t) in s.threads.iter().enumerate() {
+                part.clear();
+                thread_part(t, part, ren, &self.dead);
+                fp = fp.wrapping_add(xxh3_64_with_seed(part, seed(THREAD, i)));
+            }
+        } else if !self.sorter.keys(s, &self.dead, &[]) {
+            // no thread holds a reference: each key is the thread's part, in any order
+            for i in 0..s.threads.len() {
+                fp = fp.wrapping_add(xxh3_64_with_seed(self.sorter.key(i), seed(THREAD, 0)));
+            }
+        } else {
+            // the canonical order numbers the heap
+            self.order_free = false;
+            self.sorter.sort(s.threads.len());
+            for &i in &self.sorter.order {
+                part.clear();
+                thread_part(&s.threads[i as usize], part, ren, &self.dead);
+                fp = fp.wrapping_add(xxh3_64_with_seed(part, seed(THREAD, 0)));
+            }
         }
         let mut i = 0;
         while let Some(a) = ren.numbered(i) {
@@ -218,7 +250,7 @@ impl SegmentHasher {
         child: &State,
         touched: Option<&[Addr]>,
     ) -> Option<u64> {
-        if parent.threads.len() != child.threads.len() {
+        if parent.threads.len() != child.threads.len() || !canon.order_free {
             return None;
         }
         let numbering = &*canon.numbering;
@@ -297,6 +329,9 @@ impl SegmentHasher {
     /// stands for, from the parts the move changes; `None` if it moves a reference (then
     /// build the state and use [`SegmentHasher::full`]).
     pub fn successor_move(&mut self, parent: &State, canon: &Canon, mv: &Move) -> Option<MoveFp> {
+        if !canon.order_free {
+            return None;
+        }
         let numbering = &*canon.numbering;
         let mut fp = canon.fp;
         if let Some(g) = &mv.globals {
