@@ -240,9 +240,9 @@ impl Encoder {
     /// (the context bound's running thread, cooperative scheduling's held one) follows the
     /// permutation. With no marks the bytes are those of [`Encoder::encode_symmetric`].
     ///
-    /// The threads are walked in the order of their keys (`symmetry.rs`), which numbers the
-    /// heap, and their parts are written sorted (when no thread holds a reference a key is the
-    /// thread's part itself).
+    /// The globals and the objects they reach are written first; then the threads' parts,
+    /// walked in the order of their keys where that order numbers objects (`symmetry.rs`),
+    /// written sorted; then the objects only threads reach.
     pub fn encode_symmetric_marked(
         &mut self,
         state: &State,
@@ -252,32 +252,40 @@ impl Encoder {
     ) {
         debug_assert!(marks.len() <= 8, "one byte of marks");
         let mut sorter = self.sorter.take().unwrap_or_default();
-        let refs = sorter.keys(state, dead, marks);
-        sorter.sort(state.threads.len());
         globals_part(state, buf, self);
-        if refs {
-            // the key order numbers the heap; the parts, so numbered, are then written sorted,
-            // as the segmented fingerprint sums them in any order
-            let mut parts = std::mem::take(&mut sorter.parts);
-            parts.resize_with(state.threads.len(), Vec::new);
-            for (p, &i) in parts.iter_mut().zip(&sorter.order) {
+        // the objects the globals reach come first (`symmetry.rs`)
+        let mut i = 0;
+        while let Some(a) = self.numbered(i) {
+            i += 1;
+            object_part(state, a, buf, self);
+        }
+        let shared = i;
+        let mut parts = std::mem::take(&mut sorter.parts);
+        parts.resize_with(state.threads.len(), Vec::new);
+        let mut write = |enc: &mut Encoder, order: &mut dyn Iterator<Item = usize>| {
+            for (p, i) in parts.iter_mut().zip(order) {
                 p.clear();
                 if !marks.is_empty() {
-                    p.push(symmetry::mark_bits(marks, i as usize));
+                    p.push(symmetry::mark_bits(marks, i));
                 }
-                thread_part(&state.threads[i as usize], p, self, dead);
+                thread_part(&state.threads[i], p, enc, dead);
             }
-            parts.sort_unstable();
-            for p in &parts {
-                buf.extend_from_slice(p);
-            }
-            sorter.parts = parts;
-        } else {
-            for &i in &sorter.order {
-                buf.extend_from_slice(sorter.key(i as usize));
-            }
+        };
+        write(self, &mut (0..state.threads.len()));
+        if self.order.len() > shared {
+            // a thread holds an object the globals do not reach: the threads' canonical order
+            // numbers those objects
+            self.truncate(shared);
+            sorter.keys(state, dead, marks);
+            sorter.sort(state.threads.len());
+            write(self, &mut sorter.order.iter().map(|&i| i as usize));
         }
-        let mut i = 0;
+        // the parts so numbered, written sorted
+        parts.sort_unstable();
+        for p in &parts {
+            buf.extend_from_slice(p);
+        }
+        sorter.parts = parts;
         while let Some(a) = self.numbered(i) {
             i += 1;
             object_part(state, a, buf, self);

@@ -11,11 +11,12 @@
 //! (or changes the number of threads) is fingerprinted by the whole walk instead.
 //!
 //! Under symmetry every thread's part is hashed with one seed, so the sum does not depend on
-//! the order of the thread list; the walk visits the threads in their canonical order
-//! (`symmetry.rs`), which decides the numbering of the heap. When some thread holds a
-//! reference that order can change with any step, so such a state's successors are
-//! fingerprinted by the whole walk; when none does, the numbering comes from the globals
-//! alone and the incremental path stays exact.
+//! the order of the thread list; the walk numbers the objects the globals reach first, then
+//! visits the threads in their canonical order (`symmetry.rs`), which decides the numbering
+//! of the objects only threads reach. When a thread holds such an object that order can
+//! change with any step, so the state's successors are fingerprinted by the whole walk; when
+//! none does, the numbering comes from the globals alone and the incremental path stays
+//! exact.
 
 use super::{
     globals_part, globals_values, moved_thread_part, object_fields, object_part, object_values,
@@ -72,7 +73,8 @@ pub struct Canon {
     /// atomic region) need not hash its old part again.
     moved: Option<(u32, u64)>,
     /// The numbering does not depend on the order of the threads (always, without symmetry;
-    /// under it, when no thread holds a reference): successors may be fingerprinted from it.
+    /// under it, when no thread holds an object the globals do not reach): successors may be
+    /// fingerprinted from it.
     order_free: bool,
 }
 
@@ -207,28 +209,44 @@ impl SegmentHasher {
         globals_part(s, part, ren);
         let mut fp = xxh3_64_with_seed(part, seed(GLOBALS, 0));
         self.order_free = true;
+        let mut i = 0;
         if !self.symmetric {
             for (i, t) in s.threads.iter().enumerate() {
                 part.clear();
                 thread_part(t, part, ren, &self.dead);
                 fp = fp.wrapping_add(xxh3_64_with_seed(part, seed(THREAD, i)));
             }
-        } else if !self.sorter.keys(s, &self.dead, &[]) {
-            // no thread holds a reference: each key is the thread's part, in any order
-            for i in 0..s.threads.len() {
-                fp = fp.wrapping_add(xxh3_64_with_seed(self.sorter.key(i), seed(THREAD, 0)));
-            }
         } else {
-            // the canonical order numbers the heap
-            self.order_free = false;
-            self.sorter.sort(s.threads.len());
-            for &i in &self.sorter.order {
+            // the objects the globals reach come first (`symmetry.rs`)
+            while let Some(a) = ren.numbered(i) {
+                i += 1;
                 part.clear();
-                thread_part(&s.threads[i as usize], part, ren, &self.dead);
-                fp = fp.wrapping_add(xxh3_64_with_seed(part, seed(THREAD, 0)));
+                object_part(s, a, part, ren);
+                fp = fp.wrapping_add(xxh3_64_with_seed(part, seed(OBJECT, i)));
             }
+            let shared = i;
+            let mut threads = 0u64;
+            for t in s.threads.iter() {
+                part.clear();
+                thread_part(t, part, ren, &self.dead);
+                threads = threads.wrapping_add(xxh3_64_with_seed(part, seed(THREAD, 0)));
+            }
+            if ren.order.len() > shared {
+                // a thread holds an object the globals do not reach: the canonical order of
+                // the threads numbers it
+                self.order_free = false;
+                ren.truncate(shared);
+                self.sorter.keys(s, &self.dead, &[]);
+                self.sorter.sort(s.threads.len());
+                threads = 0;
+                for &t in &self.sorter.order {
+                    part.clear();
+                    thread_part(&s.threads[t as usize], part, ren, &self.dead);
+                    threads = threads.wrapping_add(xxh3_64_with_seed(part, seed(THREAD, 0)));
+                }
+            }
+            fp = fp.wrapping_add(threads);
         }
-        let mut i = 0;
         while let Some(a) = ren.numbered(i) {
             i += 1;
             part.clear();
@@ -713,5 +731,97 @@ mod tests {
             h.successor(&s, &canon, &by(1), Some(&[])),
             h.successor(&s, &canon, &by(2), Some(&[]))
         );
+    }
+
+    /// Threads `(pc, local)` under one global, over a heap of one-field objects.
+    fn holders(g: Value, ts: &[(u32, Value)], heap: &[(Addr, Vec<Value>)]) -> State {
+        let mut s = state(vec![g], vec![], heap);
+        s.threads = ts
+            .iter()
+            .map(|&(pc, l)| {
+                Rc::new(Thread {
+                    stack: Stack::new(Frame {
+                        proc: 0,
+                        pc,
+                        locals: vec![l].into(),
+                    }),
+                    thread_locals: Vec::new().into(),
+                    atomic: false,
+                    atomic_steps: 0,
+                })
+            })
+            .collect();
+        s
+    }
+
+    #[test]
+    fn symmetric_successors_stay_incremental_while_threads_hold_only_shared_objects() {
+        let mut h = SegmentHasher::default().symmetric(true);
+        // a lock object the global points to, held by both threads, and garbage at 4
+        let heap = [(1, vec![Value::Bool(false)]), (4, vec![Value::Int(3)])];
+        let s = holders(
+            Value::Ref(1),
+            &[(1, Value::Ref(1)), (2, Value::Ref(1))],
+            &heap,
+        );
+        let canon = h.canon(&s);
+        assert_eq!(canon.fp, h.full(&s));
+        let moved = |tid: usize, pc| {
+            step(&s, |c| {
+                c.thread_mut(tid).stack = Stack::new(Frame {
+                    proc: 0,
+                    pc,
+                    locals: vec![Value::Ref(1)].into(),
+                })
+            })
+        };
+        // either thread moving on, the lock taken: fingerprinted from the parts that changed
+        for tid in 0..2 {
+            let c = moved(tid, 7);
+            let inc = h.successor(&s, &canon, &c, None).expect("incremental");
+            assert_eq!(inc, h.full(&c), "thread {tid}");
+            let mut taken = c.clone();
+            taken.heap.insert(1, obj(vec![Value::Bool(true)]));
+            let inc = h.successor(&s, &canon, &taken, None).expect("incremental");
+            assert_eq!(inc, h.full(&taken), "thread {tid}");
+        }
+        // thread 0 at 2 and thread 1 at 1 is the state itself, reordered; from it, thread 0
+        // going to 7 is thread 1 going there
+        let swapped = moved(0, 2);
+        let swapped = step(&swapped, |c| {
+            c.thread_mut(1).stack = Stack::new(Frame {
+                proc: 0,
+                pc: 1,
+                locals: vec![Value::Ref(1)].into(),
+            })
+        });
+        assert_eq!(h.full(&swapped), canon.fp);
+        assert_eq!(
+            h.successor(&s, &canon, &moved(1, 7), None),
+            Some(h.full(&step(&swapped, |c| {
+                c.thread_mut(0).stack = Stack::new(Frame {
+                    proc: 0,
+                    pc: 7,
+                    locals: vec![Value::Ref(1)].into(),
+                })
+            })))
+        );
+        // a thread that holds an object the global does not reach: its successors take the
+        // whole walk (the threads' order numbers that object)
+        let own = holders(
+            Value::Ref(1),
+            &[(1, Value::Ref(4)), (2, Value::Ref(1))],
+            &heap,
+        );
+        let canon = h.canon(&own);
+        assert_eq!(canon.fp, h.full(&own));
+        let c = step(&own, |c| {
+            c.thread_mut(1).stack = Stack::new(Frame {
+                proc: 0,
+                pc: 7,
+                locals: vec![Value::Ref(1)].into(),
+            })
+        });
+        assert_eq!(h.successor(&own, &canon, &c, None), None);
     }
 }

@@ -8,8 +8,10 @@
 //! reach are numbered first, as a walk of the globals alone meets them, and the objects only this
 //! thread reaches are numbered on from there and written after the part (up to [`KEY_OBJECTS`]
 //! of them, in first-met order). A key is therefore the same however the heap's addresses and
-//! the other threads are arranged. The walk then runs as usual over the globals and the threads
-//! in key order, numbering the heap as it goes; the threads' parts so numbered are written
+//! the other threads are arranged. The walk then numbers the globals and the objects they
+//! reach, then visits the threads in key order, numbering the objects only they reach (when no
+//! thread holds such an object the order numbers nothing and is not computed), then those
+//! objects' parts; the threads' parts so numbered are written
 //! sorted (the exact form) or hashed under one seed and summed (the segmented fingerprint), so
 //! what a form keeps is the globals, the *multiset* of numbered thread parts, and the numbered
 //! objects.
@@ -125,12 +127,6 @@ impl Sorter {
         true
     }
 
-    /// The key of the thread at position `i`, as [`Sorter::keys`] last computed it.
-    #[inline]
-    pub(super) fn key(&self, i: usize) -> &[u8] {
-        &self.keys[i]
-    }
-
     /// Sorts the `n` threads whose keys [`Sorter::keys`] computed into [`Sorter::order`]: by
     /// key, equal keys by position.
     pub(super) fn sort(&mut self, n: usize) {
@@ -144,7 +140,7 @@ impl Sorter {
 
 impl Encoder {
     /// Forgets the numbers past the first `n` (so a walk can go on from a shared prefix).
-    fn truncate(&mut self, n: usize) {
+    pub(super) fn truncate(&mut self, n: usize) {
         for &a in &self.order[n..] {
             if (a as usize) < super::DENSE {
                 self.dense[a as usize] = 0;
