@@ -15,6 +15,7 @@ use zingrs_lang::ir::Program;
 
 mod fp_table;
 mod segmented;
+mod symmetry;
 pub use fp_table::FpTable;
 pub use segmented::{Canon, MoveFp, SegmentHasher};
 use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
@@ -78,16 +79,18 @@ impl DeadLocals {
 /// Whether the threads of `program` are interchangeable, so that the search may take states
 /// that differ only in the order of their thread lists as one state (symmetry reduction).
 ///
-/// That holds for boolean programs: a thread is all in its [`Thread`] (frames, thread-local
-/// globals, atomic flag; the atomic owner is that flag), nothing in a step names a thread by
-/// its position (no process ids, no `self`; a broadcast writes every other thread whose frame
-/// fits, the live-thread bound counts threads, locks are globals), and a state holds no heap,
-/// so each thread's part of the walk is the same bytes wherever the thread stands. Threads
-/// running different code have different parts and are simply never equal. Zing models are
-/// left out: a process's position is its id (`self`, and completed processes stay), and its
-/// part numbers heap objects in walk order, so a reordering would renumber the heap.
+/// That holds when no statement reads a thread's position: a thread is all in its [`Thread`]
+/// (frames, thread-local globals, atomic flag; the atomic owner is that flag), a broadcast
+/// writes every other thread whose frame fits, the live-thread bound counts threads, deadlock
+/// asks every thread, a new thread goes to the end of the list, locks and channels are globals
+/// or objects. The one exception is Zing's `self`, a process's position in the list: a model
+/// that reads it anywhere is left unreduced. Completed Zing processes stay in the list, with
+/// no frames; their position, too, is observable only through `self`. The heap is no
+/// obstacle: the canonical walk visits the threads in an order of their own (see
+/// `symmetry.rs`), so it numbers objects as the same state reordered would. Threads running
+/// different code have different parts and are simply never equal.
 pub fn symmetric_threads(program: &Program) -> bool {
-    !program.keep_completed && program.classes.is_empty() && !program.uses_self
+    !program.uses_self
 }
 
 /// A 128-bit hash of a state's canonical bytes (the summary engine's keys).
@@ -184,6 +187,8 @@ pub struct Encoder {
     sparse: ahash::AHashMap<Addr, u32>,
     /// The numbered addresses in order (number i + 1 is `order[i]`).
     order: Vec<Addr>,
+    /// Orders the threads for [`Encoder::encode_symmetric_marked`] (made on first use).
+    sorter: Option<Box<symmetry::Sorter>>,
 }
 
 impl Rename for Encoder {
@@ -219,10 +224,10 @@ impl Encoder {
     }
 
     /// [`Encoder::encode_masked`] up to the order of the threads (symmetry reduction, for
-    /// programs where [`symmetric_threads`] holds): the threads' parts are written sorted, so
-    /// that states whose thread lists are permutations of each other encode equally. Each part
-    /// is self-delimiting (its layout follows from its frames), and the number of threads is
-    /// written before them, so the bytes stay unambiguous.
+    /// programs where [`symmetric_threads`] holds): the threads are walked in a canonical
+    /// order (`symmetry.rs`), so that states whose thread lists are permutations of each other
+    /// encode equally. Each part is self-delimiting (its layout follows from its frames), and
+    /// the number of threads is written before them, so the bytes stay unambiguous.
     pub fn encode_symmetric(&mut self, state: &State, dead: &DeadLocals, buf: &mut Vec<u8>) {
         self.encode_symmetric_marked(state, dead, &[], buf);
     }
@@ -234,6 +239,10 @@ impl Encoder {
     /// each mark onto the same mark: the search's per-state bookkeeping that names threads
     /// (the context bound's running thread, cooperative scheduling's held one) follows the
     /// permutation. With no marks the bytes are those of [`Encoder::encode_symmetric`].
+    ///
+    /// The globals and the objects they reach are written first; then the threads' parts,
+    /// walked in the order of their keys where that order numbers objects (`symmetry.rs`),
+    /// written sorted; then the objects only threads reach.
     pub fn encode_symmetric_marked(
         &mut self,
         state: &State,
@@ -241,34 +250,48 @@ impl Encoder {
         marks: &[u32],
         buf: &mut Vec<u8>,
     ) {
-        debug_assert!(
-            state.heap.is_empty(),
-            "symmetry needs a state without a heap"
-        );
         debug_assert!(marks.len() <= 8, "one byte of marks");
+        let mut sorter = self.sorter.take().unwrap_or_default();
         globals_part(state, buf, self);
-        let mut parts: Vec<Vec<u8>> = state
-            .threads
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let mut part = Vec::with_capacity(32);
+        // the objects the globals reach come first (`symmetry.rs`)
+        let mut i = 0;
+        while let Some(a) = self.numbered(i) {
+            i += 1;
+            object_part(state, a, buf, self);
+        }
+        let shared = i;
+        let mut parts = std::mem::take(&mut sorter.parts);
+        parts.resize_with(state.threads.len(), Vec::new);
+        let mut write = |enc: &mut Encoder, order: &mut dyn Iterator<Item = usize>| {
+            for (p, i) in parts.iter_mut().zip(order) {
+                p.clear();
                 if !marks.is_empty() {
-                    let bits = marks
-                        .iter()
-                        .enumerate()
-                        .fold(0u8, |b, (j, &m)| b | (((m as usize == i) as u8) << j));
-                    part.push(bits);
+                    p.push(symmetry::mark_bits(marks, i));
                 }
-                thread_part(t, &mut part, self, dead);
-                part
-            })
-            .collect();
+                thread_part(&state.threads[i], p, enc, dead);
+            }
+        };
+        write(self, &mut (0..state.threads.len()));
+        if self.order.len() > shared {
+            // a thread holds an object the globals do not reach: the threads' canonical order
+            // numbers those objects
+            self.truncate(shared);
+            sorter.keys(state, dead, marks);
+            sorter.sort(state.threads.len());
+            write(self, &mut sorter.order.iter().map(|&i| i as usize));
+        }
+        // the parts so numbered, written sorted
         parts.sort_unstable();
         for p in &parts {
             buf.extend_from_slice(p);
         }
+        sorter.parts = parts;
+        while let Some(a) = self.numbered(i) {
+            i += 1;
+            object_part(state, a, buf, self);
+        }
         self.reset();
+        self.sorter = Some(sorter);
     }
 
     /// Appends the canonical bytes of `state` to `buf` (see [`encode`]).

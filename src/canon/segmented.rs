@@ -9,10 +9,18 @@
 //! states, and it is when every changed part holds the same references in the same order:
 //! the walk then meets the same addresses in the same order. A step that moves a reference
 //! (or changes the number of threads) is fingerprinted by the whole walk instead.
+//!
+//! Under symmetry every thread's part is hashed with one seed, so the sum does not depend on
+//! the order of the thread list; the walk numbers the objects the globals reach first, then
+//! visits the threads in their canonical order (`symmetry.rs`), which decides the numbering
+//! of the objects only threads reach. When a thread holds such an object that order can
+//! change with any step, so the state's successors are fingerprinted by the whole walk; when
+//! none does, the numbering comes from the globals alone and the incremental path stays
+//! exact.
 
 use super::{
     globals_part, globals_values, moved_thread_part, object_fields, object_part, object_values,
-    thread_part, DeadLocals, Encoder, Rename,
+    symmetry::Sorter, thread_part, DeadLocals, Encoder, Rename,
 };
 use crate::runtime::{Addr, Move, Object, State, Thread, Value};
 use imbl::ordmap::DiffItem;
@@ -20,10 +28,17 @@ use smallvec::SmallVec;
 use std::rc::Rc;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-/// The hash seed of a part: its kind in the top bits, its position below.
+/// The hash seed of a part: its kind in the top bits, its position below, mixed (the
+/// splitmix64 finalizer). xxh3 folds the seed of a short input into the input linearly, so
+/// seeds that differ in a few low bits let parts whose bytes differ in the same bits trade
+/// hashes: two objects swapping a field's value summed to the same fingerprint. Mixed seeds
+/// differ in about half their bits.
 #[inline(always)]
 fn seed(kind: u64, i: usize) -> u64 {
-    (kind << 60) ^ i as u64
+    let mut z = ((kind << 60) ^ i as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 const GLOBALS: u64 = 1;
 const THREAD: u64 = 2;
@@ -57,6 +72,10 @@ pub struct Canon {
     /// moved thread's, and the next move of the same thread (the common case inside an
     /// atomic region) need not hash its old part again.
     moved: Option<(u32, u64)>,
+    /// The numbering does not depend on the order of the threads (always, without symmetry;
+    /// under it, when no thread holds an object the globals do not reach): successors may be
+    /// fingerprinted from it.
+    order_free: bool,
 }
 
 impl Canon {
@@ -67,6 +86,7 @@ impl Canon {
             fp,
             numbering: self.numbering.clone(),
             moved: None,
+            order_free: self.order_free,
         }
     }
 
@@ -76,6 +96,7 @@ impl Canon {
             fp: m.fp,
             numbering: self.numbering.clone(),
             moved: Some((m.tid, m.thread)),
+            order_free: self.order_free,
         }
     }
 }
@@ -117,6 +138,10 @@ pub struct SegmentHasher {
     /// hashed with one seed, so the sum of their hashes, and the fingerprint, does not depend
     /// on their order.
     symmetric: bool,
+    /// The threads' canonical order under symmetry.
+    sorter: Sorter,
+    /// Whether the last walk's numbering did not depend on the order of the threads.
+    order_free: bool,
     part: Vec<u8>,
     refs_a: Vec<Addr>,
     refs_b: Vec<Addr>,
@@ -173,23 +198,55 @@ impl SegmentHasher {
             fp,
             numbering: Rc::new(numbering),
             moved: None,
+            order_free: self.order_free,
         }
     }
 
     fn walk(&mut self, s: &State) -> u64 {
-        let symmetric = self.symmetric;
         let ren = &mut self.enc;
         let part = &mut self.part;
         part.clear();
         globals_part(s, part, ren);
         let mut fp = xxh3_64_with_seed(part, seed(GLOBALS, 0));
-        for (i, t) in s.threads.iter().enumerate() {
-            part.clear();
-            thread_part(t, part, ren, &self.dead);
-            let i = if symmetric { 0 } else { i };
-            fp = fp.wrapping_add(xxh3_64_with_seed(part, seed(THREAD, i)));
-        }
+        self.order_free = true;
         let mut i = 0;
+        if !self.symmetric {
+            for (i, t) in s.threads.iter().enumerate() {
+                part.clear();
+                thread_part(t, part, ren, &self.dead);
+                fp = fp.wrapping_add(xxh3_64_with_seed(part, seed(THREAD, i)));
+            }
+        } else {
+            // the objects the globals reach come first (`symmetry.rs`)
+            while let Some(a) = ren.numbered(i) {
+                i += 1;
+                part.clear();
+                object_part(s, a, part, ren);
+                fp = fp.wrapping_add(xxh3_64_with_seed(part, seed(OBJECT, i)));
+            }
+            let shared = i;
+            let mut threads = 0u64;
+            for t in s.threads.iter() {
+                part.clear();
+                thread_part(t, part, ren, &self.dead);
+                threads = threads.wrapping_add(xxh3_64_with_seed(part, seed(THREAD, 0)));
+            }
+            if ren.order.len() > shared {
+                // a thread holds an object the globals do not reach: the canonical order of
+                // the threads numbers it
+                self.order_free = false;
+                ren.truncate(shared);
+                self.sorter.keys(s, &self.dead, &[]);
+                self.sorter.sort(s.threads.len());
+                threads = 0;
+                for &t in &self.sorter.order {
+                    part.clear();
+                    thread_part(&s.threads[t as usize], part, ren, &self.dead);
+                    threads = threads.wrapping_add(xxh3_64_with_seed(part, seed(THREAD, 0)));
+                }
+            }
+            fp = fp.wrapping_add(threads);
+        }
         while let Some(a) = ren.numbered(i) {
             i += 1;
             part.clear();
@@ -211,7 +268,7 @@ impl SegmentHasher {
         child: &State,
         touched: Option<&[Addr]>,
     ) -> Option<u64> {
-        if parent.threads.len() != child.threads.len() {
+        if parent.threads.len() != child.threads.len() || !canon.order_free {
             return None;
         }
         let numbering = &*canon.numbering;
@@ -290,6 +347,9 @@ impl SegmentHasher {
     /// stands for, from the parts the move changes; `None` if it moves a reference (then
     /// build the state and use [`SegmentHasher::full`]).
     pub fn successor_move(&mut self, parent: &State, canon: &Canon, mv: &Move) -> Option<MoveFp> {
+        if !canon.order_free {
+            return None;
+        }
         let numbering = &*canon.numbering;
         let mut fp = canon.fp;
         if let Some(g) = &mv.globals {
@@ -671,5 +731,97 @@ mod tests {
             h.successor(&s, &canon, &by(1), Some(&[])),
             h.successor(&s, &canon, &by(2), Some(&[]))
         );
+    }
+
+    /// Threads `(pc, local)` under one global, over a heap of one-field objects.
+    fn holders(g: Value, ts: &[(u32, Value)], heap: &[(Addr, Vec<Value>)]) -> State {
+        let mut s = state(vec![g], vec![], heap);
+        s.threads = ts
+            .iter()
+            .map(|&(pc, l)| {
+                Rc::new(Thread {
+                    stack: Stack::new(Frame {
+                        proc: 0,
+                        pc,
+                        locals: vec![l].into(),
+                    }),
+                    thread_locals: Vec::new().into(),
+                    atomic: false,
+                    atomic_steps: 0,
+                })
+            })
+            .collect();
+        s
+    }
+
+    #[test]
+    fn symmetric_successors_stay_incremental_while_threads_hold_only_shared_objects() {
+        let mut h = SegmentHasher::default().symmetric(true);
+        // a lock object the global points to, held by both threads, and garbage at 4
+        let heap = [(1, vec![Value::Bool(false)]), (4, vec![Value::Int(3)])];
+        let s = holders(
+            Value::Ref(1),
+            &[(1, Value::Ref(1)), (2, Value::Ref(1))],
+            &heap,
+        );
+        let canon = h.canon(&s);
+        assert_eq!(canon.fp, h.full(&s));
+        let moved = |tid: usize, pc| {
+            step(&s, |c| {
+                c.thread_mut(tid).stack = Stack::new(Frame {
+                    proc: 0,
+                    pc,
+                    locals: vec![Value::Ref(1)].into(),
+                })
+            })
+        };
+        // either thread moving on, the lock taken: fingerprinted from the parts that changed
+        for tid in 0..2 {
+            let c = moved(tid, 7);
+            let inc = h.successor(&s, &canon, &c, None).expect("incremental");
+            assert_eq!(inc, h.full(&c), "thread {tid}");
+            let mut taken = c.clone();
+            taken.heap.insert(1, obj(vec![Value::Bool(true)]));
+            let inc = h.successor(&s, &canon, &taken, None).expect("incremental");
+            assert_eq!(inc, h.full(&taken), "thread {tid}");
+        }
+        // thread 0 at 2 and thread 1 at 1 is the state itself, reordered; from it, thread 0
+        // going to 7 is thread 1 going there
+        let swapped = moved(0, 2);
+        let swapped = step(&swapped, |c| {
+            c.thread_mut(1).stack = Stack::new(Frame {
+                proc: 0,
+                pc: 1,
+                locals: vec![Value::Ref(1)].into(),
+            })
+        });
+        assert_eq!(h.full(&swapped), canon.fp);
+        assert_eq!(
+            h.successor(&s, &canon, &moved(1, 7), None),
+            Some(h.full(&step(&swapped, |c| {
+                c.thread_mut(0).stack = Stack::new(Frame {
+                    proc: 0,
+                    pc: 7,
+                    locals: vec![Value::Ref(1)].into(),
+                })
+            })))
+        );
+        // a thread that holds an object the global does not reach: its successors take the
+        // whole walk (the threads' order numbers that object)
+        let own = holders(
+            Value::Ref(1),
+            &[(1, Value::Ref(4)), (2, Value::Ref(1))],
+            &heap,
+        );
+        let canon = h.canon(&own);
+        assert_eq!(canon.fp, h.full(&own));
+        let c = step(&own, |c| {
+            c.thread_mut(1).stack = Stack::new(Frame {
+                proc: 0,
+                pc: 7,
+                locals: vec![Value::Ref(1)].into(),
+            })
+        });
+        assert_eq!(h.successor(&own, &canon, &c, None), None);
     }
 }

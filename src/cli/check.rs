@@ -45,7 +45,7 @@ pub enum Search {
 /// Whether the symmetry reduction is on (`--symmetry`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Symmetry {
-    /// Threads are interchangeable where that is sound (boolean programs).
+    /// Threads are interchangeable where that is sound (not in Zing models that read `self`).
     #[default]
     On,
     /// Every order of the thread list is a state of its own.
@@ -114,13 +114,14 @@ pub struct CheckArgs {
     /// (shortest counterexamples).
     #[arg(long, value_enum, value_name = "R")]
     pub reduction: Option<search::Reduction>,
-    /// Symmetry reduction of the explicit engines: in a boolean program, states that differ
-    /// only in the order of their threads are one state (threads running the same code are
-    /// interchangeable; under `--contexts` the thread that ran last stays apart). Not for Zing
-    /// models. Counterexamples are concrete interleavings as always. `off`: every order is a
-    /// state of its own.
-    #[arg(long, value_enum, value_name = "ON|OFF", default_value = "on")]
-    pub symmetry: Symmetry,
+    /// Symmetry reduction of the explicit engines: states that differ only in the order of
+    /// their threads are one state (threads running the same code are interchangeable; under
+    /// `--contexts` the thread that ran last stays apart). Not for Zing models that read
+    /// `self` (a process's position). Counterexamples are concrete interleavings as always.
+    /// `off`: every order is a state of its own. Default: `on`; `off` with `--search zing` or
+    /// `--format zing` (whose "distinct states" count is ZING's).
+    #[arg(long, value_enum, value_name = "ON|OFF")]
+    pub symmetry: Option<Symmetry>,
     /// Store whole canonical states instead of 128-bit fingerprints.
     #[arg(long)]
     pub exact: bool,
@@ -406,7 +407,15 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
             && (a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json)),
         transactions: false,
         check_fingerprints: false,
-        symmetry: a.symmetry == Symmetry::On,
+        // ZING's count is of every order of the process list
+        symmetry: a
+            .symmetry
+            .unwrap_or(if search == Search::Zing || a.format == Format::Zing {
+                Symmetry::Off
+            } else {
+                Symmetry::On
+            })
+            == Symmetry::On,
         // partial-order reduction reorders steps: off by default where the order is the point
         // (shortest counterexamples, ZING's order and count)
         reduction: a.reduction.unwrap_or(match search {

@@ -958,6 +958,10 @@ fn run_case(case: &Case, configs: &[Config], budget: Duration) -> Row {
         // `--format zing` does)
         a.reduction = Some(Reduction::Transactions);
     }
+    if case.zing_states.is_some() && a.symmetry.is_none() {
+        // nor symmetry, which stores one state of each set of reorderings of the processes
+        a.symmetry = Some(super::check::Symmetry::Off);
+    }
     let name = case.model.display().to_string();
     let text = match std::fs::read(&case.model) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),

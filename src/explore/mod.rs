@@ -216,8 +216,9 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
     // `visit` marks those threads, so a permutation must map them onto each other
     ex.symmetric = opts.symmetry && crate::canon::symmetric_threads(m.program);
     ex.hasher = std::mem::take(&mut ex.hasher).symmetric(ex.symmetric);
-    // ZING's count picks states out of the stored ones: partial-order reduction stores others
-    if m.program.keep_completed && !ex.tx.enabled && !ex.por {
+    // ZING's count picks states out of the stored ones: partial-order reduction stores others,
+    // and symmetry stores one of each set of reorderings
+    if m.program.keep_completed && !ex.tx.enabled && !ex.por && !ex.symmetric {
         ex.zing = Some(zing_count::ZingCount::default());
     }
     if opts.bfs {
