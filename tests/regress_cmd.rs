@@ -280,3 +280,84 @@ fn the_per_model_budget_is_cpu_time() {
     assert_eq!(last_line(&o), "4 passed, 0 failed", "{}", show(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs `zingrs ARGS` and returns its output with its peak resident set in bytes (`wait4`).
+// the child is reaped by wait4, not by std's wait
+#[allow(clippy::zombie_processes)]
+fn zingrs_peak(args: &[&str]) -> (Output, u64) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zingrs starts");
+    // read the pipes first: a full pipe would block the child before it ends
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    child.stderr.take().unwrap().read_to_end(&mut err).unwrap();
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain old data; wait4 fills it for our own child
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: waits for our own child, which std does not reap (child.wait is never called)
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    use std::os::unix::process::ExitStatusExt;
+    let output = Output {
+        status: std::process::ExitStatus::from_raw(status),
+        stdout: out,
+        stderr: err,
+    };
+    (output, usage.ru_maxrss as u64 * 1024)
+}
+
+/// A model whose array passes its memory limit (`--memory 300` in its header; 10^8 elements
+/// take over 1 GB) ends as inconclusive on every engine that runs it, in-process, before
+/// the array is allocated; the model beside it is still checked, and the suite ends with
+/// the count. (Without a guard the array was allocated and the model "passed".)
+#[test]
+fn a_model_past_its_memory_limit_is_inconclusive_and_the_suite_goes_on() {
+    let d = scratch("regress-memory");
+    std::fs::write(
+        d.join("big.zing"),
+        "// expect: passed\n// options: --memory 300\n// why: the array would pass the limit\n\
+         array A[] int;\nclass Main {\n    activate static void main() {\n        A a;\n        \
+         a = new A[100000000];\n        a[5] = 1;\n        assert(a[5] == 1);\n    }\n};\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("small.zing"),
+        "// expect: passed\n// options: --memory 300\n// why: a 10-element array\n\
+         array A[] int;\nclass Main {\n    activate static void main() {\n        A a;\n        \
+         a = new A[10];\n        a[5] = 1;\n        assert(a[5] == 1);\n    }\n};\n",
+    )
+    .unwrap();
+    let (o, peak) = zingrs_peak(&["regress", d.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    let table: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON table");
+    let rows = table["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 2, "{table}");
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r["model"].as_str().is_some_and(|m| m.ends_with(name)))
+            .unwrap_or_else(|| panic!("no row for {name}: {table}"))
+    };
+    let big = row("big.zing")["results"].as_array().expect("results");
+    assert!(big.len() >= 2, "explicit and summary at least: {table}");
+    for r in big {
+        assert_eq!(r["verdict"], "limit-reached", "{table}");
+        assert_eq!(r["exit_code"], 9, "{table}");
+        assert!(
+            r["detail"].as_str().unwrap().contains("memory limit"),
+            "{table}"
+        );
+    }
+    for r in row("small.zing")["results"].as_array().expect("results") {
+        assert_eq!(r["verdict"], "passed", "{table}");
+    }
+    assert!(peak < 400 << 20, "peak {} MB", peak >> 20);
+}
