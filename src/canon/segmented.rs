@@ -57,9 +57,19 @@ pub struct Canon {
     /// moved thread's, and the next move of the same thread (the common case inside an
     /// atomic region) need not hash its old part again.
     moved: Option<(u32, u64)>,
+    /// A deep state's names (see [`super::deep`]; then `numbering` is empty), and whether
+    /// its reachable objects hold no references.
+    names: Option<super::deep::Names>,
+    flat: bool,
 }
 
 impl Canon {
+    /// Whether this is a deep state's canon (see [`super::deep`]): its successors' canons
+    /// come from [`SegmentHasher::successor_canon`], not [`Canon::successor`].
+    pub fn is_deep(&self) -> bool {
+        self.names.is_some()
+    }
+
     /// The canon of a successor whose fingerprint [`SegmentHasher::successor`] computed: it
     /// shares this state's numbering.
     pub fn successor(&self, fp: u64) -> Canon {
@@ -67,6 +77,8 @@ impl Canon {
             fp,
             numbering: self.numbering.clone(),
             moved: None,
+            names: self.names.clone(),
+            flat: self.flat,
         }
     }
 
@@ -75,7 +87,10 @@ impl Canon {
         Canon {
             fp: m.fp,
             numbering: self.numbering.clone(),
-            moved: Some((m.tid, m.thread)),
+            // a deep move's thread hash is not one part
+            moved: self.names.is_none().then_some((m.tid, m.thread)),
+            names: self.names.clone(),
+            flat: self.flat,
         }
     }
 }
@@ -120,6 +135,10 @@ pub struct SegmentHasher {
     part: Vec<u8>,
     refs_a: Vec<Addr>,
     refs_b: Vec<Addr>,
+    /// The stack depth from which states are fingerprinted by the deep scheme
+    /// ([`super::deep`]); 0: never (the default, and under symmetry, whose thread parts the
+    /// deep scheme does not sum alike).
+    deep_from: u32,
 }
 
 impl SegmentHasher {
@@ -139,6 +158,19 @@ impl SegmentHasher {
         self
     }
 
+    /// This hasher with states whose stack is at least `depth` frames deep fingerprinted by
+    /// the deep scheme ([`super::deep`]; 0: never). Not under symmetry.
+    pub fn deep_from(mut self, depth: u32) -> SegmentHasher {
+        self.deep_from = if self.symmetric { 0 } else { depth };
+        self
+    }
+
+    /// Whether `s` is fingerprinted by the deep scheme (if its walk allows).
+    #[inline]
+    fn deep(&self, s: &State) -> bool {
+        self.deep_from != 0 && super::deep::applies(s, self.deep_from)
+    }
+
     /// The seed of the part of the thread at position `i`.
     #[inline(always)]
     fn thread_seed(&self, i: usize) -> u64 {
@@ -147,6 +179,13 @@ impl SegmentHasher {
 
     /// The fingerprint of `s` by the whole walk.
     pub fn full(&mut self, s: &State) -> u64 {
+        if self.deep(s) {
+            if let Some((fp, _, _)) =
+                super::deep::walk(s, self.deep_from, &self.dead, &mut self.part)
+            {
+                return fp;
+            }
+        }
         let fp = self.walk(s);
         self.enc.reset();
         fp
@@ -154,6 +193,19 @@ impl SegmentHasher {
 
     /// The fingerprint of `s` by the whole walk, with the numbering for its successors.
     pub fn canon(&mut self, s: &State) -> Canon {
+        if self.deep(s) {
+            if let Some((fp, names, flat)) =
+                super::deep::walk(s, self.deep_from, &self.dead, &mut self.part)
+            {
+                return Canon {
+                    fp,
+                    numbering: Default::default(),
+                    moved: None,
+                    names: Some(names),
+                    flat,
+                };
+            }
+        }
         let fp = self.walk(s);
         let mut numbering = Numbering::default();
         let max = self.enc.order.iter().copied().max().unwrap_or(0) as usize;
@@ -173,6 +225,8 @@ impl SegmentHasher {
             fp,
             numbering: Rc::new(numbering),
             moved: None,
+            names: None,
+            flat: false,
         }
     }
 
@@ -211,7 +265,22 @@ impl SegmentHasher {
         child: &State,
         touched: Option<&[Addr]>,
     ) -> Option<u64> {
-        if parent.threads.len() != child.threads.len() {
+        if let Some(names) = &canon.names {
+            let dead = self.dead.clone();
+            return super::deep::successor(
+                parent,
+                canon.fp,
+                names,
+                canon.flat,
+                child,
+                touched,
+                (self.deep_from, &dead),
+                &mut self.part,
+            )
+            .map(|(fp, _, _)| fp);
+        }
+        // a deep child is fingerprinted by the other scheme
+        if parent.threads.len() != child.threads.len() || self.deep(child) {
             return None;
         }
         let numbering = &*canon.numbering;
@@ -290,6 +359,16 @@ impl SegmentHasher {
     /// stands for, from the parts the move changes; `None` if it moves a reference (then
     /// build the state and use [`SegmentHasher::full`]).
     pub fn successor_move(&mut self, parent: &State, canon: &Canon, mv: &Move) -> Option<MoveFp> {
+        if let Some(names) = &canon.names {
+            let dead = self.dead.clone();
+            let fp =
+                super::deep::successor_move(parent, canon.fp, names, mv, &dead, &mut self.part)?;
+            return Some(MoveFp {
+                fp,
+                tid: mv.tid,
+                thread: 0,
+            });
+        }
         let numbering = &*canon.numbering;
         let mut fp = canon.fp;
         if let Some(g) = &mv.globals {
@@ -355,6 +434,41 @@ impl SegmentHasher {
         })
     }
 
+    /// The canon of `child`, a successor of `parent` (whose canon is `canon`), from the parts
+    /// that differ as [`SegmentHasher::successor`] finds them (a deep state's names may
+    /// change with the step); `None` where that gives `None`.
+    pub fn successor_canon(
+        &mut self,
+        parent: &State,
+        canon: &Canon,
+        child: &State,
+        touched: Option<&[Addr]>,
+    ) -> Option<Canon> {
+        let Some(names) = &canon.names else {
+            return self
+                .successor(parent, canon, child, touched)
+                .map(|fp| canon.successor(fp));
+        };
+        let dead = self.dead.clone();
+        let (fp, names, flat) = super::deep::successor(
+            parent,
+            canon.fp,
+            names,
+            canon.flat,
+            child,
+            touched,
+            (self.deep_from, &dead),
+            &mut self.part,
+        )?;
+        Some(Canon {
+            fp,
+            numbering: Default::default(),
+            moved: None,
+            names: Some(names),
+            flat,
+        })
+    }
+
     /// `fp` with object number `k` changed from `o` to `n` (`None` if its references moved).
     fn rehash_object(
         &mut self,
@@ -406,7 +520,7 @@ fn same_thread(a: &Thread, b: &Thread) -> bool {
 /// Whether two lists of values hold the same references at the same positions (and so are
 /// walked alike).
 #[inline]
-fn same_ref_slots(a: &[Value], b: &[Value]) -> bool {
+pub(super) fn same_ref_slots(a: &[Value], b: &[Value]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|p| match p {
             (Value::Ref(x), Value::Ref(y)) => x == y,

@@ -406,6 +406,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
             && (a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json)),
         transactions: false,
         check_fingerprints: false,
+        deep_from: None,
         symmetry: a.symmetry == Symmetry::On,
         // partial-order reduction reorders steps: off by default where the order is the point
         // (shortest counterexamples, ZING's order and count)

@@ -215,7 +215,9 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
     // the context bound's and cooperative scheduling's bookkeeping names threads by position:
     // `visit` marks those threads, so a permutation must map them onto each other
     ex.symmetric = opts.symmetry && crate::canon::symmetric_threads(m.program);
-    ex.hasher = std::mem::take(&mut ex.hasher).symmetric(ex.symmetric);
+    ex.hasher = std::mem::take(&mut ex.hasher)
+        .symmetric(ex.symmetric)
+        .deep_from(opts.deep_from.unwrap_or(crate::canon::DIGESTED_DEPTH));
     // ZING's count picks states out of the stored ones: partial-order reduction stores others
     if m.program.keep_completed && !ex.tx.enabled && !ex.por {
         ex.zing = Some(zing_count::ZingCount::default());
