@@ -832,9 +832,11 @@ fn verdict_lines_say_where_and_what_failed() {
     // `        v = c.x;` on line 11
     let model = zing_model("null_deref_field_read.zing");
     let s = out(&zingrs(&["check", &model, "--trace", "none"]));
-    // the failing statement, and the values it reads: c is the null reference, v still 0
+    // the failing statement, the values it reads (c is the null reference, v still 0), and
+    // what the failing operation wanted of the null reference
     let want = format!(
-        "{model}:11:9: null dereference in `v = c.x;` with c = null, v = 0 (in Main.main)\n"
+        "{model}:11:9: null dereference in `v = c.x;` with c = null, v = 0: \
+         `c` is null (reading its field `x`) (in Main.main)\n"
     );
     assert!(s.contains(&want), "{s}");
     let o = zingrs(&["check", &model, "--format", "json"]);

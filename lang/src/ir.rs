@@ -8,7 +8,6 @@
 //! `globals` cell. Engines never see syntax; traces map back to text through [`Source`].
 
 use serde::Serialize;
-use std::fmt;
 
 /// Index of a procedure in [`Program::procs`].
 pub type ProcId = u32;
@@ -833,6 +832,8 @@ pub struct Program {
     /// ending atomicity (zing-language.md §4.7); boolean programs' `atomic_begin`/`atomic_end`
     /// are flat (bp-language.md §5.12).
     pub nested_atomic: bool,
+    /// The language the model was written in: reports write expressions back in its syntax.
+    pub lang: crate::Lang,
 }
 
 impl Program {
@@ -895,30 +896,6 @@ impl Program {
         self.procs
             .iter()
             .any(|p| p.nodes.iter().any(|n| n.stmt.is_broadcast()))
-    }
-
-    /// Displays an expression with the names of `proc`'s variables.
-    pub fn show<'a>(&'a self, proc: ProcId, expr: &'a Expr) -> ShowExpr<'a> {
-        ShowExpr {
-            program: self,
-            proc,
-            expr,
-        }
-    }
-
-    /// Displays an lvalue with the names of `proc`'s variables.
-    pub fn lvalue_name(&self, proc: ProcId, lv: &LValue) -> String {
-        match lv {
-            LValue::Local(i) => self.procs[proc as usize].locals[*i as usize].name.clone(),
-            LValue::PassiveLocal(i) => {
-                format!("{}$", self.procs[proc as usize].locals[*i as usize].name)
-            }
-            LValue::Global(i) => self.globals[*i as usize].name.clone(),
-            LValue::Field(e, f) => format!("{}.#{f}", self.show(proc, e)),
-            LValue::Elem(e, i, _) => {
-                format!("{}[{}]", self.show(proc, e), self.show(proc, i))
-            }
-        }
     }
 
     /// A one-line description of a node, for `zingrs cfg` and traces.
@@ -1038,62 +1015,5 @@ impl Program {
             ),
             Stmt::Raise { exception } => format!("raise {}", self.exceptions[*exception as usize]),
         }
-    }
-}
-
-/// See [`Program::show`].
-pub struct ShowExpr<'a> {
-    program: &'a Program,
-    proc: ProcId,
-    expr: &'a Expr,
-}
-
-impl fmt::Display for ShowExpr<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = self.program;
-        let sub = |e| ShowExpr {
-            program: p,
-            proc: self.proc,
-            expr: e,
-        };
-        let local = |i: &u32| &p.procs[self.proc as usize].locals[*i as usize].name;
-        crate::deep::grow(|| match self.expr {
-            Expr::Const(Const::Bool(true)) => write!(f, "T"),
-            Expr::Const(Const::Bool(false)) => write!(f, "F"),
-            Expr::Const(Const::Int(i)) => write!(f, "{i}"),
-            Expr::Const(Const::Null) => write!(f, "null"),
-            Expr::Local(i) => write!(f, "{}", local(i)),
-            Expr::Global(i) => write!(f, "{}", p.globals[*i as usize].name),
-            Expr::PrimedLocal(i) => write!(f, "'{}", local(i)),
-            Expr::PassiveLocal(i) => write!(f, "{}$", local(i)),
-            Expr::PrimedPassiveLocal(i) => write!(f, "'{}$", local(i)),
-            Expr::PrimedGlobal(i) => write!(f, "'{}", p.globals[*i as usize].name),
-            Expr::Nondet => write!(f, "*"),
-            Expr::Unary(UnOp::Not, a) => write!(f, "!{}", sub(a)),
-            Expr::Binary(op, a, b) => write!(f, "({} {} {})", sub(a), op.symbol(), sub(b)),
-            Expr::Ite(c, a, b) => write!(f, "({} ? {} : {})", sub(c), sub(a), sub(b)),
-            Expr::Schoose(a, b) => write!(f, "schoose[{}, {}]", sub(a), sub(b)),
-            Expr::Field(e, i) => write!(f, "{}.#{i}", sub(e)),
-            Expr::Arith(op, _, a, b) => write!(f, "({} {} {})", sub(a), op.symbol(), sub(b)),
-            Expr::Neg(_, a) => write!(f, "-{}", sub(a)),
-            Expr::BitNot(_, a) => write!(f, "~{}", sub(a)),
-            Expr::Cmp(op, a, b) => write!(f, "({} {} {})", sub(a), op.symbol(), sub(b)),
-            Expr::Convert(_, a) => write!(f, "{}", sub(a)),
-            Expr::Elem(a, i, _) => write!(f, "{}[{}]", sub(a), sub(i)),
-            Expr::Size(a, _) => write!(f, "sizeof({})", sub(a)),
-            Expr::In(a, b) => write!(f, "({} in {})", sub(a), sub(b)),
-            Expr::SelfId => write!(f, "self"),
-            Expr::ClassIs(e, c) => write!(f, "({} is {})", sub(e), p.classes[*c as usize].name),
-            Expr::Call(c, args) => {
-                write!(f, "{}(", p.procs[*c as usize].name)?;
-                for (i, a) in args.iter().enumerate() {
-                    if i > 0 {
-                        write!(f, ", ")?;
-                    }
-                    write!(f, "{}", sub(a))?;
-                }
-                write!(f, ")")
-            }
-        })
     }
 }

@@ -10,6 +10,7 @@ pub mod diag;
 pub mod global_liveness;
 pub mod ir;
 pub mod liveness;
+pub mod show;
 pub mod spawn;
 pub mod zing;
 

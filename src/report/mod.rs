@@ -193,6 +193,15 @@ pub enum ErrorDetail {
         value: i64,
         max: i64,
     },
+    /// The reference `reference` is null where an operation needed an object: `access` says
+    /// which (`read-field`, `write-field`, `element`, `size`, `membership`, `set-update`,
+    /// `send`, `receive`, `choose`, `call`), `field` names the field read or written.
+    NullReference {
+        reference: String,
+        access: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        field: Option<String>,
+    },
 }
 
 /// A variable's value at a step.
@@ -304,6 +313,14 @@ impl<'m> Trace<'m> {
         }
     }
 
+    /// Whether writing the trace stopped early at Ctrl-C (after its last walk).
+    pub fn interrupted(&self) -> bool {
+        match &self.source {
+            Source::Listed { .. } => false,
+            Source::Path(p) => p.cut(),
+        }
+    }
+
     /// Whether the trace has no step.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -352,9 +369,12 @@ impl Serialize for Trace<'_> {
                 s.collect_seq(self.0.steps(Shows::ALL))
             }
         }
-        let mut t = s.serialize_struct("Trace", 2)?;
+        let mut t = s.serialize_struct("Trace", 3)?;
         t.serialize_field("threads", &self.threads)?;
         t.serialize_field("steps", &Steps(self))?;
+        if self.interrupted() {
+            t.serialize_field("interrupted", &true)?;
+        }
         t.end()
     }
 }

@@ -196,6 +196,9 @@ mod json {
             indent(w, level + 1)?;
             w.write_all(b"]")
         })?;
+        if t.interrupted() {
+            field(w, level + 1, "interrupted", false, |w| w.write_all(b"true"))?;
+        }
         w.write_all(b"\n")?;
         indent(w, level)?;
         w.write_all(b"}")
@@ -375,6 +378,18 @@ fn text_trace(
             let _ = writeln!(line, "       changed: {}", changed.join(", "));
         }
         out.write_all(line.as_bytes())?;
+    }
+    cut(out, t)
+}
+
+/// After a trace whose writing Ctrl-C stopped, a line that says so (the verdict above it
+/// stands: the counterexample was replayed and checked before it was written).
+fn cut(out: &mut dyn std::io::Write, t: &Trace) -> std::io::Result<()> {
+    if t.interrupted() {
+        writeln!(
+            out,
+            "  … interrupted (Ctrl-C): the rest of the counterexample is not written"
+        )?;
     }
     Ok(())
 }
@@ -613,6 +628,26 @@ fn detail_text(d: &ErrorDetail) -> String {
             value,
             max,
         } => format!("the array length `{expression}` is {value}, outside 0..{max}"),
+        ErrorDetail::NullReference {
+            reference,
+            access,
+            field,
+        } => {
+            let field = field.as_deref().unwrap_or("?");
+            let doing = match *access {
+                "read-field" => format!("reading its field `{field}`"),
+                "write-field" => format!("writing its field `{field}`"),
+                "element" => "indexing it".into(),
+                "size" => "taking its size".into(),
+                "membership" => "testing membership in it".into(),
+                "set-update" => "updating it as a set".into(),
+                "send" => "sending on it".into(),
+                "receive" => "receiving from it".into(),
+                "choose" => "choosing one of its elements".into(),
+                _ => "calling a method on it".into(),
+            };
+            format!("`{reference}` is null ({doing})")
+        }
     }
 }
 
@@ -748,6 +783,7 @@ fn bebop(
             line.push('\n');
             out.write_all(line.as_bytes())?;
         }
+        cut(out, t)?;
     }
     if stats {
         writeln!(out, "{}", stats_line(r))?;
@@ -848,6 +884,7 @@ fn zing_error_trace(
             }
         }
     }
+    cut(out, t)?;
     writeln!(out)?;
     writeln!(out, "Error in state:")?;
     for l in zing_error_message(v, z) {

@@ -5,7 +5,7 @@
 
 use super::ErrorDetail;
 use super::{Verdict, Waiting};
-use crate::runtime::{Fault, Machine, RtError, Violation};
+use crate::runtime::{Access, Fault, Machine, RtError, Violation};
 use crate::search;
 use crate::search::{Path, Replayed};
 
@@ -328,5 +328,30 @@ fn detail(m: &Machine, proc: u32, f: Fault) -> ErrorDetail {
             value,
             max,
         },
+        Fault::Null { reference, access } => {
+            let p = &m.program;
+            let field = |f: u32| {
+                p.class_of(proc, &reference)
+                    .and_then(|c| p.classes.get(c as usize)?.fields.get(f as usize))
+                    .map_or_else(|| format!("#{f}"), |v| v.name.clone())
+            };
+            let (access, field) = match access {
+                Access::Read(f) => ("read-field", Some(field(f))),
+                Access::Write(f) => ("write-field", Some(field(f))),
+                Access::Element => ("element", None),
+                Access::Size => ("size", None),
+                Access::Membership => ("membership", None),
+                Access::SetUpdate => ("set-update", None),
+                Access::Send => ("send", None),
+                Access::Receive => ("receive", None),
+                Access::Choose => ("choose", None),
+                Access::Call => ("call", None),
+            };
+            ErrorDetail::NullReference {
+                reference: show(&reference),
+                access,
+                field,
+            }
+        }
     }
 }

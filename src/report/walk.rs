@@ -20,6 +20,8 @@ pub(super) struct PathTrace<'m> {
     violation: Option<Violation>,
     /// The thread of the erring process (ZING's error state repeats the last one for it).
     erring: Option<u32>,
+    /// A walk stopped early because the user pressed Ctrl-C.
+    cut: std::cell::Cell<bool>,
 }
 
 impl std::fmt::Debug for PathTrace<'_> {
@@ -71,7 +73,13 @@ impl<'m> PathTrace<'m> {
             end,
             violation,
             erring,
+            cut: std::cell::Cell::new(false),
         }
+    }
+
+    /// Whether a walk stopped early at Ctrl-C: what was written of the trace is a prefix.
+    pub(super) fn cut(&self) -> bool {
+        self.cut.get()
     }
 
     /// The number of steps: one per choice, and the target's statement.
@@ -172,6 +180,12 @@ impl<'t, 'm> Steps<'t, 'm> {
     /// any) and the processes after it when they changed. `None` when it does not replay.
     fn advance(&mut self) -> Option<(State, Option<Vec<ProcName>>)> {
         let c = *self.t.path.choices.get(self.at.i)?;
+        // a trace of millions of steps takes seconds to write: Ctrl-C ends it here
+        if crate::search::watchdog::interrupted() {
+            self.t.cut.set(true);
+            self.done = true;
+            return None;
+        }
         let before = self.at.state.clone();
         if self.replayer.choose(c.thread, c.outcome).is_err() {
             self.done = true;

@@ -5,7 +5,7 @@
 //! independent fresh bit, so lifting each operator to sets is exact, and a statement needs one
 //! evaluation instead of one per combination of nondeterministic bits.
 
-use super::fault::Fault;
+use super::fault::{non_null, Access, Fault};
 use super::record::Recorder;
 use super::state::Heap;
 use super::value::{Loc, Value, GLOBALS};
@@ -239,7 +239,7 @@ impl Machine<'_> {
                 }
             }
             Expr::Field(o, f) => {
-                let obj = self.value(o, env, rec)?;
+                let obj = non_null(self.value(o, env, rec)?, o, Access::Read(*f), rec)?;
                 return self.read_field(env.heap, obj, *f, rec);
             }
             Expr::Arith(op, ty, a, b) => {
@@ -323,20 +323,21 @@ impl Machine<'_> {
                 return self.read_field(env.heap, Value::Ref(a), field, rec);
             }
             Expr::Size(o, w) => {
-                let obj = self.value(o, env, rec)?;
+                let obj = non_null(self.value(o, env, rec)?, o, Access::Size, rec)?;
                 let (_, fields) = self.collection(env.heap, obj)?;
                 Value::Int((fields.len() / (*w).max(1) as usize) as i64)
             }
             Expr::In(e, set) => {
                 let v = self.value(e, env, rec)?;
-                let obj = self.value(set, env, rec)?;
+                let obj = non_null(self.value(set, env, rec)?, set, Access::Membership, rec)?;
                 let (_, fields) = self.collection(env.heap, obj)?;
                 Value::Bool(fields.binary_search_by(|x| set_order(*x, v)).is_ok())
             }
             Expr::SelfId => Value::Int(env.self_id as i64),
             Expr::Call(callee, args) => return self.pure_call(*callee, args, env, rec),
             Expr::ClassIs(e, c) => {
-                let (a, _) = self.collection(env.heap, self.value(e, env, rec)?)?;
+                let obj = non_null(self.value(e, env, rec)?, e, Access::Call, rec)?;
+                let (a, _) = self.collection(env.heap, obj)?;
                 Value::Bool(env.heap.get(&a).is_some_and(|o| o.class == *c))
             }
         })
@@ -446,6 +447,7 @@ impl Machine<'_> {
         exprs: (&Expr, &Expr),
         rec: &mut R,
     ) -> Result<(super::Addr, u32), RtError> {
+        let obj = non_null(obj, exprs.0, Access::Element, rec)?;
         let (a, fields) = self.collection(heap, obj)?;
         let n = (fields.len() / w.width.max(1) as usize) as i128;
         if i < 0 || i >= n {

@@ -44,6 +44,51 @@ pub enum Fault {
     DivideByZero { expr: Expr, op: ArithOp, lhs: i128 },
     /// `new A[expr]` with a length outside `0..=max`.
     Length { expr: Expr, value: i64, max: i64 },
+    /// The reference `reference` is null where `access` needed an object.
+    Null { reference: Expr, access: Access },
+}
+
+/// What an operation wanted from the object a null reference should have referred to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Reading field `f`.
+    Read(u32),
+    /// Writing field `f`.
+    Write(u32),
+    /// An element (read or written).
+    Element,
+    /// `sizeof`.
+    Size,
+    /// `x in s`.
+    Membership,
+    /// `s += x`, `s -= x` and their set-valued forms.
+    SetUpdate,
+    /// `send`.
+    Send,
+    /// A `receive` in a `select`.
+    Receive,
+    /// `choose` of an element.
+    Choose,
+    /// A call dispatched on the object's class.
+    Call,
+}
+
+/// `obj`, which an operation needs to be a reference: null (or any other value) records a
+/// [`Fault::Null`] naming the expression `e` it came from and what `access` wanted.
+pub fn non_null<R: Recorder>(
+    obj: super::Value,
+    e: &Expr,
+    access: Access,
+    rec: &mut R,
+) -> Result<super::Value, RtError> {
+    if matches!(obj, super::Value::Ref(_)) {
+        return Ok(obj);
+    }
+    rec.fault(|| Fault::Null {
+        reference: e.clone(),
+        access,
+    });
+    Err(RtError::NullDereference)
 }
 
 impl Fault {
@@ -51,6 +96,7 @@ impl Fault {
     pub fn error(&self) -> RtError {
         match self {
             Fault::Index { .. } => RtError::IndexOutOfRange,
+            Fault::Null { .. } => RtError::NullDereference,
             Fault::DivideByZero { .. } => RtError::DivideByZero,
             Fault::Overflow { .. } | Fault::Unary { .. } | Fault::Length { .. } => {
                 RtError::ArithmeticOverflow

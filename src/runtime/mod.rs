@@ -20,7 +20,7 @@ mod step;
 mod value;
 
 pub use eval::{int_bounds, Env, Mask, RtError, ANY, CAN_F, CAN_T};
-pub use fault::Fault;
+pub use fault::{non_null, Access, Fault};
 pub use init::InitialStates;
 pub use locks::Mover;
 pub use moved::Move;

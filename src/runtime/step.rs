@@ -1,6 +1,7 @@
 //! The step function: the one place that knows what a statement does to a state.
 
 use super::eval::{Env, RtError};
+use super::fault::{non_null, Access};
 use super::moved::{write_field, Move};
 use super::record::Recorder;
 use super::state::{Frame, Heap, State, Thread};
@@ -624,13 +625,15 @@ impl Machine<'_> {
                 });
                 Target::Global(*i)
             }
-            Some(LValue::Field(e, f)) => match self.value(e, env, rec)? {
-                Value::Ref(a) => {
-                    rec.write(Loc { addr: a, field: *f });
-                    Target::Field(a, *f)
+            Some(LValue::Field(e, f)) => {
+                match non_null(self.value(e, env, rec)?, e, Access::Write(*f), rec)? {
+                    Value::Ref(a) => {
+                        rec.write(Loc { addr: a, field: *f });
+                        Target::Field(a, *f)
+                    }
+                    _ => return Err(RtError::NullDereference),
                 }
-                _ => return Err(RtError::NullDereference),
-            },
+            }
             Some(LValue::Elem(o, ix, w)) => {
                 let obj = self.value(o, env, rec)?;
                 let i = match self.value(ix, env, rec)? {
@@ -908,7 +911,9 @@ impl Machine<'_> {
                     }
                     let mut post = Post::new(self, s, thread, &frame.locals);
                     for r in recv {
-                        let (a, _) = self.collection(&s.heap, self.value(&r.chan, &env, rec)?)?;
+                        let chan = self.value(&r.chan, &env, rec)?;
+                        let chan = non_null(chan, &r.chan, Access::Receive, rec)?;
+                        let (a, _) = self.collection(&s.heap, chan)?;
                         let queue = post.fields(a).unwrap_or(&[]).to_vec();
                         let w = r.targets.len();
                         if queue.len() < w {
@@ -955,12 +960,16 @@ impl Machine<'_> {
                 out.push(self.allocate(s, tid, target, obj, &env, next(), rec)?);
             }
             Stmt::SetUpdate { set, op, operand } => {
-                let (a, old) = self.collection(&s.heap, self.value(set, &env, rec)?)?;
+                let obj = non_null(self.value(set, &env, rec)?, set, Access::SetUpdate, rec)?;
+                let (a, old) = self.collection(&s.heap, obj)?;
                 let x = self.value(operand, &env, rec)?;
                 let mut elems = old.to_vec();
                 let items: Vec<Value> = match op {
                     SetOp::Insert | SetOp::Remove => vec![x],
-                    SetOp::InsertAll | SetOp::RemoveAll => self.collection(&s.heap, x)?.1.to_vec(),
+                    SetOp::InsertAll | SetOp::RemoveAll => {
+                        let x = non_null(x, operand, Access::SetUpdate, rec)?;
+                        self.collection(&s.heap, x)?.1.to_vec()
+                    }
                 };
                 for v in items {
                     match (
@@ -977,7 +986,8 @@ impl Machine<'_> {
                 out.push(self.rewrite(s, tid, a, elems, next(), rec));
             }
             Stmt::Send { chan, values } => {
-                let (a, old) = self.collection(&s.heap, self.value(chan, &env, rec)?)?;
+                let obj = non_null(self.value(chan, &env, rec)?, chan, Access::Send, rec)?;
+                let (a, old) = self.collection(&s.heap, obj)?;
                 let mut queue = old.to_vec();
                 for v in values {
                     queue.push(self.value(v, &env, rec)?);
@@ -985,7 +995,8 @@ impl Machine<'_> {
                 out.push(self.rewrite(s, tid, a, queue, next(), rec));
             }
             Stmt::ChooseElem { targets, from } => {
-                let (_, elems) = self.collection(&s.heap, self.value(from, &env, rec)?)?;
+                let obj = non_null(self.value(from, &env, rec)?, from, Access::Choose, rec)?;
+                let (_, elems) = self.collection(&s.heap, obj)?;
                 let w = targets.len().max(1);
                 if elems.len() < w {
                     return Err(RtError::InvalidChoose);

@@ -344,6 +344,13 @@ pub mod watchdog {
         Limit::from_code(STOP.load(Relaxed))
     }
 
+    /// Whether the user pressed Ctrl-C: writers of long output (a trace) look at it between
+    /// items, after the watchdog has handed the report over to the main thread.
+    #[inline]
+    pub fn interrupted() -> bool {
+        INTERRUPTED.load(Relaxed)
+    }
+
     /// Publishes the number of stored states, for a forced report.
     #[inline]
     pub fn progress(states: u64) {

@@ -80,6 +80,7 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
         uses_self: false,
         keep_completed: false,
         nested_atomic: false,
+        lang: crate::Lang::Bp,
     };
     match getafix_layout(&program) {
         Some(layout) => program.layout = layout,

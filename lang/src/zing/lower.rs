@@ -97,6 +97,7 @@ pub fn lower(model: &Model, name: &str, text: &str) -> Result<Program, Vec<Diagn
         uses_self: cx.uses_self,
         keep_completed: true,
         nested_atomic: true,
+        lang: crate::Lang::Zing,
     })
 }
 
