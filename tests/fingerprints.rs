@@ -21,7 +21,7 @@ fn counts(
     reduction: Reduction,
     symmetry: bool,
 ) -> Option<(u64, u64)> {
-    counts_sym(name, text, lang, 12, reduction, symmetry)
+    counts_sym(name, text, lang, 12, reduction, symmetry, None)
 }
 
 /// [`counts`] with a stack-depth bound of `max_depth`, without symmetry.
@@ -32,10 +32,11 @@ fn counts_to(
     max_depth: u32,
     reduction: Reduction,
 ) -> Option<(u64, u64)> {
-    counts_sym(name, text, lang, max_depth, reduction, false)
+    counts_sym(name, text, lang, max_depth, reduction, false, None)
 }
 
-/// [`counts_to`] with the symmetry reduction on or off.
+/// [`counts_to`] with the symmetry reduction on or off, and the deep scheme's threshold
+/// (`deep_from`, see `canon::deep`; `None`: the search's default).
 fn counts_sym(
     name: &str,
     text: &str,
@@ -43,6 +44,7 @@ fn counts_sym(
     max_depth: u32,
     reduction: Reduction,
     symmetry: bool,
+    deep_from: Option<u32>,
 ) -> Option<(u64, u64)> {
     let program = zingrs_lang::compile(name, text, lang).ok()?.program;
     // threads created without bound get a bound, as `check` gives them (its deepening): a
@@ -61,6 +63,7 @@ fn counts_sym(
     let checked = Options {
         limits: limits.clone(),
         check_fingerprints: true,
+        deep_from,
         reduction,
         symmetry,
         ..Options::default()
@@ -95,8 +98,11 @@ fn models(dir: &Path, out: &mut Vec<(String, String, Lang)>) {
     }
 }
 
-#[test]
-fn incremental_fingerprints_agree_with_the_whole_walk() {
+/// A model: its name, its text and its language.
+type Model = (String, String, Lang);
+
+/// The regression models, the examples, and 300 random boolean programs and Zing models.
+fn all_models() -> Vec<Model> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut all = Vec::new();
     models(&root.join("regressions"), &mut all);
@@ -105,19 +111,63 @@ fn incremental_fingerprints_agree_with_the_whole_walk() {
         all.push((format!("random-zing {seed}"), random_zing(seed), Lang::Zing));
         all.push((format!("random-bp {seed}"), random_bp(seed, 8), Lang::Bp));
     }
-    // the models are independent: one share of them per core
+    all
+}
+
+/// Runs `share(all, k, workers)` for each of `workers` shares of `all` side by side (the
+/// models are independent: one share per core); returns the sum.
+fn in_shares(all: &[Model], share: fn(&[Model], usize, usize) -> usize) -> usize {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let compared: usize = std::thread::scope(|scope| {
-        let all = &all;
+    std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
-            .map(|k| scope.spawn(move || compare_share(all, k, workers)))
+            .map(|k| scope.spawn(move || share(all, k, workers)))
             .collect();
         handles
             .into_iter()
             .map(|h| h.join().expect("a share's comparisons hold"))
             .sum()
-    });
+    })
+}
+
+#[test]
+fn incremental_fingerprints_agree_with_the_whole_walk() {
+    let compared = in_shares(&all_models(), compare_share);
     assert!(compared > 1400, "only {compared} models compiled");
+}
+
+/// The deep scheme (`canon::deep`: per-frame parts, references named by the position of
+/// their first meeting), which the search uses from the digested depth on, applied to every
+/// state with a frame: each incremental fingerprint equals the deep whole walk's (checked in
+/// the search), and the search stores as many states as the exact one, so the scheme merges
+/// exactly the states equal up to heap renaming.
+#[test]
+fn the_deep_scheme_agrees_with_the_whole_walk_and_the_exact_search() {
+    let compared = in_shares(&all_models(), compare_deep_share);
+    assert!(compared > 1400, "only {compared} models compiled");
+}
+
+/// [`compare_share`] with the deep scheme from depth 1, with and without symmetry (under
+/// which the scheme takes the states of one thread and the plain walk the others).
+fn compare_deep_share(all: &[(String, String, Lang)], k: usize, step: usize) -> usize {
+    let mut compared = 0;
+    for (name, text, lang) in all.iter().skip(k).step_by(step) {
+        for (reduction, symmetry) in [
+            (Reduction::None, false),
+            (Reduction::All, false),
+            (Reduction::None, true),
+        ] {
+            if let Some((inc, exact)) =
+                counts_sym(name, text, *lang, 12, reduction, symmetry, Some(1))
+            {
+                assert_eq!(
+                    inc, exact,
+                    "{name}: states stored with deep fingerprints and exactly ({reduction:?}, symmetry {symmetry})"
+                );
+                compared += 1;
+            }
+        }
+    }
+    compared
 }
 
 /// Compares the models `k`, `k + step`, … of `all`; returns how many searches compiled.
@@ -223,5 +273,27 @@ fn parts_swapped_between_positions_fingerprint_apart() {
         assert_eq!(inc, exact, "symmetry {symmetry}");
         // with symmetry, the workers' states are a multiset: C(6, 2) = 15 of them, 2 · 15 + 4
         assert_eq!(inc, if symmetry { 34 } else { 54 }, "symmetry {symmetry}");
+    }
+}
+
+/// `zing-deep-alloc N` (a new object per frame, kept in a local and read after the call):
+/// stacks whose frames hold more distinct references than a digest keeps (64), over a heap
+/// that grows and shrinks with the stack. One path; without reductions every statement is
+/// one transition: per level n > 0 `x = new Node`, `x.v = n`, the `if`, the call, the
+/// `assert` after it and the return (6), at level 0 the same without the call (5), and in
+/// `main` the call and its end (2): 6N + 7 transitions, 6N + 8 states (each has another
+/// depth or pc). With incremental fingerprints (checked against the whole walk) and exact
+/// storage alike; under the default reductions the two agree too.
+#[test]
+fn deep_alloc_counts_exactly() {
+    for n in [0u64, 1, 40, 100] {
+        let text = zingrs::gen::families::zing_deep_alloc(n);
+        let name = format!("deep-alloc-{n}.zing");
+        let (inc, exact) =
+            counts_to(&name, &text, Lang::Zing, 300, Reduction::None).expect("compiles");
+        assert_eq!((inc, exact), (6 * n + 8, 6 * n + 8), "N = {n}");
+        let (inc, exact) =
+            counts_to(&name, &text, Lang::Zing, 300, Reduction::All).expect("compiles");
+        assert_eq!(inc, exact, "N = {n}, reduced");
     }
 }

@@ -280,3 +280,188 @@ fn the_per_model_budget_is_cpu_time() {
     assert_eq!(last_line(&o), "4 passed, 0 failed", "{}", show(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs `zingrs ARGS` and returns its output with its peak resident set in bytes (`wait4`).
+// the child is reaped by wait4, not by std's wait
+#[allow(clippy::zombie_processes)]
+fn zingrs_peak(args: &[&str]) -> (Output, u64) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zingrs starts");
+    // read the pipes first: a full pipe would block the child before it ends
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    child.stderr.take().unwrap().read_to_end(&mut err).unwrap();
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain old data; wait4 fills it for our own child
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: waits for our own child, which std does not reap (child.wait is never called)
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    use std::os::unix::process::ExitStatusExt;
+    let output = Output {
+        status: std::process::ExitStatus::from_raw(status),
+        stdout: out,
+        stderr: err,
+    };
+    (output, usage.ru_maxrss as u64 * 1024)
+}
+
+/// A model whose array passes its memory limit (`--memory 300` in its header; 10^8 elements
+/// take over 1 GB) ends as inconclusive on every engine that runs it, in-process, before
+/// the array is allocated; the model beside it is still checked, and the suite ends with
+/// the count. (Without a guard the array was allocated and the model "passed".)
+#[test]
+fn a_model_past_its_memory_limit_is_inconclusive_and_the_suite_goes_on() {
+    let d = scratch("regress-memory");
+    std::fs::write(
+        d.join("big.zing"),
+        "// expect: passed\n// options: --memory 300\n// why: the array would pass the limit\n\
+         array A[] int;\nclass Main {\n    activate static void main() {\n        A a;\n        \
+         a = new A[100000000];\n        a[5] = 1;\n        assert(a[5] == 1);\n    }\n};\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("small.zing"),
+        "// expect: passed\n// options: --memory 300\n// why: a 10-element array\n\
+         array A[] int;\nclass Main {\n    activate static void main() {\n        A a;\n        \
+         a = new A[10];\n        a[5] = 1;\n        assert(a[5] == 1);\n    }\n};\n",
+    )
+    .unwrap();
+    let (o, peak) = zingrs_peak(&["regress", d.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    let table: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON table");
+    let rows = table["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 2, "{table}");
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r["model"].as_str().is_some_and(|m| m.ends_with(name)))
+            .unwrap_or_else(|| panic!("no row for {name}: {table}"))
+    };
+    let big = row("big.zing")["results"].as_array().expect("results");
+    assert!(big.len() >= 2, "explicit and summary at least: {table}");
+    for r in big {
+        assert_eq!(r["verdict"], "limit-reached", "{table}");
+        assert_eq!(r["exit_code"], 9, "{table}");
+        assert!(
+            r["detail"].as_str().unwrap().contains("memory limit"),
+            "{table}"
+        );
+    }
+    for r in row("small.zing")["results"].as_array().expect("results") {
+        assert_eq!(r["verdict"], "passed", "{table}");
+    }
+    assert!(peak < 400 << 20, "peak {} MB", peak >> 20);
+}
+
+/// Runs `zingrs ARGS`, killing it after `limit` (then `None`): a test of a limit must not
+/// hang, nor grow without end, when the limit does not hold.
+fn zingrs_within(args: &[&str], limit: std::time::Duration) -> Option<Output> {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zingrs starts");
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            // the outputs are small (a table): they fit the pipes until now
+            return Some(child.wait_with_output().expect("output"));
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Models that no engine finishes end at the time budget as inconclusive, each on every
+/// engine that runs it, and the suite goes on to its count: a loop that counts forever, and a
+/// boolean program whose 40 globals are all read (2^40 initial valuations; the coverability
+/// engine used to list them all before its first check, so `regress` never ended).
+#[test]
+fn models_past_their_time_budget_are_inconclusive_and_the_suite_goes_on() {
+    let d = scratch("regress-time");
+    let gs: Vec<String> = (0..40).map(|i| format!("g{i}")).collect();
+    std::fs::write(
+        d.join("wide.bp"),
+        format!(
+            "// expect: passed\n// why: g0 | !g0 holds for every valuation\n\
+             decl {};\nmain() begin\n  assert(g0 | !g0 | {});\nend\n",
+            gs.join(", "),
+            gs.join(" | ")
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("forever.zing"),
+        "// expect: passed\n// why: no assertion; the counter takes 2^32 values\n\
+         class Main {\n    activate static void main() {\n        int x;\n        x = 0;\n        \
+         while (true) {\n            x = x + 1;\n        }\n    }\n};\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("small.bp"),
+        "// expect: passed\n// why: g := !g twice restores g\n\
+         decl g;\nmain() begin\n  decl h;\n  h := g;\n  g := !g;\n  g := !g;\n  assert(g = h);\nend\n",
+    )
+    .unwrap();
+    let args = [
+        "regress",
+        d.to_str().unwrap(),
+        "--timeout",
+        "1",
+        "--jobs",
+        "2",
+        "--format",
+        "json",
+    ];
+    let o = zingrs_within(&args, std::time::Duration::from_secs(60))
+        .expect("regress ends within 60 s (a budget of 1 s of CPU per model)");
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    let table: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON table");
+    let rows = table["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 3, "{table}");
+    let results = |name: &str| {
+        rows.iter()
+            .find(|r| r["model"].as_str().is_some_and(|m| m.ends_with(name)))
+            .unwrap_or_else(|| panic!("no row for {name}: {table}"))["results"]
+            .as_array()
+            .expect("results")
+            .clone()
+    };
+    for name in ["wide.bp", "forever.zing"] {
+        let rs = results(name);
+        assert!(rs.len() >= 2, "{name}: two engines at least: {table}");
+        // an engine that decides the model within the budget may pass it; none may run on
+        for r in &rs {
+            assert!(
+                r["verdict"] == "limit-reached" || r["verdict"] == "passed",
+                "{name}: {table}"
+            );
+        }
+        assert!(
+            rs.iter().any(
+                |r| r["exit_code"] == 9 && r["detail"].as_str().unwrap().contains("time limit")
+            ),
+            "{name}: {table}"
+        );
+    }
+    for r in results("small.bp") {
+        assert_eq!(r["verdict"], "passed", "{table}");
+    }
+}

@@ -13,6 +13,7 @@
 use crate::runtime::{Addr, Frame, Move, Object, StackDigest, State, Thread, Value};
 use zingrs_lang::ir::Program;
 
+mod deep;
 mod fp_table;
 mod segmented;
 mod symmetry;

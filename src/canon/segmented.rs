@@ -76,9 +76,19 @@ pub struct Canon {
     /// under it, when no thread holds an object the globals do not reach): successors may be
     /// fingerprinted from it.
     order_free: bool,
+    /// A deep state's names (see [`super::deep`]; then `numbering` is empty), and whether
+    /// its reachable objects hold no references.
+    names: Option<super::deep::Names>,
+    flat: bool,
 }
 
 impl Canon {
+    /// Whether this is a deep state's canon (see [`super::deep`]): its successors' canons
+    /// come from [`SegmentHasher::successor_canon`], not [`Canon::successor`].
+    pub fn is_deep(&self) -> bool {
+        self.names.is_some()
+    }
+
     /// The canon of a successor whose fingerprint [`SegmentHasher::successor`] computed: it
     /// shares this state's numbering.
     pub fn successor(&self, fp: u64) -> Canon {
@@ -87,6 +97,8 @@ impl Canon {
             numbering: self.numbering.clone(),
             moved: None,
             order_free: self.order_free,
+            names: self.names.clone(),
+            flat: self.flat,
         }
     }
 
@@ -95,8 +107,11 @@ impl Canon {
         Canon {
             fp: m.fp,
             numbering: self.numbering.clone(),
-            moved: Some((m.tid, m.thread)),
+            // a deep move's thread hash is not one part
+            moved: self.names.is_none().then_some((m.tid, m.thread)),
             order_free: self.order_free,
+            names: self.names.clone(),
+            flat: self.flat,
         }
     }
 }
@@ -145,6 +160,10 @@ pub struct SegmentHasher {
     part: Vec<u8>,
     refs_a: Vec<Addr>,
     refs_b: Vec<Addr>,
+    /// The stack depth from which states are fingerprinted by the deep scheme
+    /// ([`super::deep`]); 0: never (the default). Under symmetry only states of one thread
+    /// are (the deep scheme names positions by thread, so it does not sum thread parts alike).
+    deep_from: u32,
 }
 
 impl SegmentHasher {
@@ -164,6 +183,23 @@ impl SegmentHasher {
         self
     }
 
+    /// This hasher with states whose stack is at least `depth` frames deep fingerprinted by
+    /// the deep scheme ([`super::deep`]; 0: never). Under symmetry, states of one thread only
+    /// (there is no other order of their threads).
+    pub fn deep_from(mut self, depth: u32) -> SegmentHasher {
+        self.deep_from = depth;
+        self
+    }
+
+    /// Whether `s` is fingerprinted by the deep scheme (if its walk allows): a function of the
+    /// state, so equal states take the same scheme.
+    #[inline]
+    fn deep(&self, s: &State) -> bool {
+        self.deep_from != 0
+            && (!self.symmetric || s.threads.len() == 1)
+            && super::deep::applies(s, self.deep_from)
+    }
+
     /// The seed of the part of the thread at position `i`.
     #[inline(always)]
     fn thread_seed(&self, i: usize) -> u64 {
@@ -172,6 +208,13 @@ impl SegmentHasher {
 
     /// The fingerprint of `s` by the whole walk.
     pub fn full(&mut self, s: &State) -> u64 {
+        if self.deep(s) {
+            if let Some((fp, _, _)) =
+                super::deep::walk(s, self.deep_from, &self.dead, &mut self.part)
+            {
+                return fp;
+            }
+        }
         let fp = self.walk(s);
         self.enc.reset();
         fp
@@ -179,6 +222,21 @@ impl SegmentHasher {
 
     /// The fingerprint of `s` by the whole walk, with the numbering for its successors.
     pub fn canon(&mut self, s: &State) -> Canon {
+        if self.deep(s) {
+            if let Some((fp, names, flat)) =
+                super::deep::walk(s, self.deep_from, &self.dead, &mut self.part)
+            {
+                return Canon {
+                    fp,
+                    numbering: Default::default(),
+                    moved: None,
+                    // the deep scheme is taken only where the threads' order is not at stake
+                    order_free: true,
+                    names: Some(names),
+                    flat,
+                };
+            }
+        }
         let fp = self.walk(s);
         let mut numbering = Numbering::default();
         let max = self.enc.order.iter().copied().max().unwrap_or(0) as usize;
@@ -199,6 +257,8 @@ impl SegmentHasher {
             numbering: Rc::new(numbering),
             moved: None,
             order_free: self.order_free,
+            names: None,
+            flat: false,
         }
     }
 
@@ -268,7 +328,26 @@ impl SegmentHasher {
         child: &State,
         touched: Option<&[Addr]>,
     ) -> Option<u64> {
-        if parent.threads.len() != child.threads.len() || !canon.order_free {
+        if let Some(names) = &canon.names {
+            if self.symmetric && child.threads.len() != 1 {
+                // a second thread: the child is not deep under symmetry
+                return None;
+            }
+            let dead = self.dead.clone();
+            return super::deep::successor(
+                parent,
+                canon.fp,
+                names,
+                canon.flat,
+                child,
+                touched,
+                (self.deep_from, &dead),
+                &mut self.part,
+            )
+            .map(|(fp, _, _)| fp);
+        }
+        // a deep child is fingerprinted by the other scheme
+        if parent.threads.len() != child.threads.len() || !canon.order_free || self.deep(child) {
             return None;
         }
         let numbering = &*canon.numbering;
@@ -347,6 +426,19 @@ impl SegmentHasher {
     /// stands for, from the parts the move changes; `None` if it moves a reference (then
     /// build the state and use [`SegmentHasher::full`]).
     pub fn successor_move(&mut self, parent: &State, canon: &Canon, mv: &Move) -> Option<MoveFp> {
+        if let Some(names) = &canon.names {
+            if self.symmetric && parent.threads.len() != 1 {
+                return None;
+            }
+            let dead = self.dead.clone();
+            let fp =
+                super::deep::successor_move(parent, canon.fp, names, mv, &dead, &mut self.part)?;
+            return Some(MoveFp {
+                fp,
+                tid: mv.tid,
+                thread: 0,
+            });
+        }
         if !canon.order_free {
             return None;
         }
@@ -415,6 +507,45 @@ impl SegmentHasher {
         })
     }
 
+    /// The canon of `child`, a successor of `parent` (whose canon is `canon`), from the parts
+    /// that differ as [`SegmentHasher::successor`] finds them (a deep state's names may
+    /// change with the step); `None` where that gives `None`.
+    pub fn successor_canon(
+        &mut self,
+        parent: &State,
+        canon: &Canon,
+        child: &State,
+        touched: Option<&[Addr]>,
+    ) -> Option<Canon> {
+        let Some(names) = &canon.names else {
+            return self
+                .successor(parent, canon, child, touched)
+                .map(|fp| canon.successor(fp));
+        };
+        if self.symmetric && child.threads.len() != 1 {
+            return None;
+        }
+        let dead = self.dead.clone();
+        let (fp, names, flat) = super::deep::successor(
+            parent,
+            canon.fp,
+            names,
+            canon.flat,
+            child,
+            touched,
+            (self.deep_from, &dead),
+            &mut self.part,
+        )?;
+        Some(Canon {
+            fp,
+            numbering: Default::default(),
+            moved: None,
+            order_free: true,
+            names: Some(names),
+            flat,
+        })
+    }
+
     /// `fp` with object number `k` changed from `o` to `n` (`None` if its references moved).
     fn rehash_object(
         &mut self,
@@ -466,7 +597,7 @@ fn same_thread(a: &Thread, b: &Thread) -> bool {
 /// Whether two lists of values hold the same references at the same positions (and so are
 /// walked alike).
 #[inline]
-fn same_ref_slots(a: &[Value], b: &[Value]) -> bool {
+pub(super) fn same_ref_slots(a: &[Value], b: &[Value]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|p| match p {
             (Value::Ref(x), Value::Ref(y)) => x == y,

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 /// Options of `zingrs bench`.
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// The family (see `zingrs gen`): bebop-t, zing-clone, zing-alloc, zing-patterns,
+    /// The family (see `zingrs gen`): bebop-t, zing-clone, zing-deep-alloc, zing-alloc, zing-patterns,
     /// bp-parity, philosophers, philosophers-ordered, fib-bp, bluetooth-bp (N adders and N
     /// stoppers).
     pub family: String,

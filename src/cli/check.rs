@@ -407,6 +407,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
             && (a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json)),
         transactions: false,
         check_fingerprints: false,
+        deep_from: None,
         // ZING's count is of every order of the process list
         symmetry: a
             .symmetry

@@ -3,8 +3,8 @@
 //! Families: `random-bp SEED`, `random-zing SEED` and `random-spawn-bp SEED` (threads created
 //! in a loop), random models for differential testing ([`crate::gen::random_bp`],
 //! [`crate::gen::random_zing`], [`crate::gen::random_spawn_bp`]), and the benchmark families of
-//! benchmarks.md ([`crate::gen::families`]): `bebop-t N`, `zing-clone N`, `zing-alloc`,
-//! `zing-patterns` (no N: they are single models), `bp-parity K`, `philosophers N`,
+//! benchmarks.md ([`crate::gen::families`]): `bebop-t N`, `zing-clone N`, `zing-deep-alloc N`,
+//! `zing-alloc`, `zing-patterns` (no N: they are single models), `bp-parity K`, `philosophers N`,
 //! `philosophers-ordered N`, `threads-local N`, `fib-bp N`, `bluetooth-bp A S` (A adders, S
 //! stoppers; one number: as many of each); and `philosophers-promela N`, the same
 //! philosophers for SPIN.
@@ -15,7 +15,7 @@ use crate::report::exit;
 #[derive(clap::Args, Debug)]
 pub struct GenArgs {
     /// The family: `random-bp`, `random-zing`, `random-spawn-bp` (threads created in a loop),
-    /// `bebop-t`, `zing-clone`, `zing-alloc`,
+    /// `bebop-t`, `zing-clone`, `zing-deep-alloc`, `zing-alloc`,
     /// `zing-patterns`, `bp-parity`, `philosophers`, `philosophers-ordered`, `threads-local`,
     /// `fib-bp`, `bluetooth-bp`, or `philosophers-promela` (philosophers-ordered in Promela,
     /// for SPIN).

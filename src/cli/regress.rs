@@ -14,9 +14,10 @@
 //! test (tests/differential.rs).
 
 use super::check::{report_of, run_engine, CheckArgs, Engine};
+use crate::report::Verdict;
 use crate::report::{exit, Report};
 use crate::runtime::{Machine, Semantics};
-use crate::search::{Options, Reduction};
+use crate::search::{watchdog, Limit, Options, Reduction};
 use clap::Parser;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashSet};
@@ -271,6 +272,8 @@ fn run_config(
 ) -> Result<Run, String> {
     let (opts, semantics) = options_of(c, program, a, budget);
     let start = Instant::now();
+    // this run's memory limit, armed on this thread only: other models run beside it
+    let guard = watchdog::guard(opts.limits.memory);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         run_engine(c.engine, program, semantics, &opts).map(|result| {
             let m = Machine::new(program, semantics);
@@ -278,10 +281,26 @@ fn run_config(
             run_of(&c.name, &report, 0.0)
         })
     }));
+    drop(guard);
     let seconds = start.elapsed().as_secs_f64();
     match outcome {
         Ok(Ok(run)) => Ok(Run { seconds, ..run }),
         Ok(Err(why)) => Err(why),
+        Err(payload) if payload.is::<watchdog::LimitUnwind>() => {
+            let limit = payload
+                .downcast_ref::<watchdog::LimitUnwind>()
+                .map_or(Limit::Memory, |l| l.0);
+            let verdict = Verdict::LimitReached { limit };
+            Ok(Run {
+                engine: c.name.clone(),
+                verdict: "limit-reached".into(),
+                exit_code: Some(exit::LIMIT),
+                seconds,
+                detail: verdict.headline(),
+                has_trace: false,
+                zing_states: None,
+            })
+        }
         Err(panic) => {
             let msg = panic
                 .downcast_ref::<String>()

@@ -253,9 +253,8 @@ pub fn search(m: &Machine, opts: &search::Options) -> Result<SearchResult, Refus
     let start = Instant::now();
     let mut watch = Watch::new(&opts.limits);
     let mut table = local::Table::new(m, &opts.targets);
-    let inits: Vec<_> = InitialStates::new(m).collect();
-    let initial_states = inits.len() as u64;
-    let tree = tree::build(&mut table, inits, &mut watch);
+    let tree = tree::build(&mut table, InitialStates::new(m), &mut watch);
+    let initial_states = tree.initial;
     let mut result = SearchResult {
         limit: tree.limit,
         ..Default::default()

@@ -142,16 +142,28 @@ pub struct TreeResult {
     pub accelerations: u64,
     /// Steps computed (transitions taken).
     pub transitions: u64,
+    /// Initial states taken (all of them unless a limit or an error came first).
+    pub initial: u64,
 }
 
 /// Builds the tree from the initial states `inits` (valuation and state), breadth-first, up
-/// to the first error.
-pub fn build(table: &mut Table, inits: Vec<(Vec<Value>, State)>, watch: &mut Watch) -> TreeResult {
+/// to the first error. The initial states are taken one at a time under the limits: there
+/// may be 2^40 of them.
+pub fn build(
+    table: &mut Table,
+    inits: impl IntoIterator<Item = (Vec<Value>, State)>,
+    watch: &mut Watch,
+) -> TreeResult {
     let mut res = TreeResult::default();
     let mut nodes: Vec<Node> = Vec::new();
     let mut valuations: Vec<Vec<Value>> = Vec::new();
     let mut queue: VecDeque<u32> = VecDeque::new();
     for (valuation, s) in inits {
+        if let Some(l) = watch.check(res.expanded) {
+            res.limit = Some(l);
+            return res;
+        }
+        res.initial += 1;
         let g = table.global(&s.globals);
         let mut mark = Marking {
             g,

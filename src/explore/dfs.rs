@@ -357,15 +357,18 @@ impl Explorer<'_, '_> {
             // the state's numbering is its parent's unless the step moved a reference
             let canon = match &parent.canon {
                 Some(c) => {
-                    match self
-                        .hasher
-                        .successor(&parent.state, c, &state, Some(&touched.addrs))
-                    {
-                        Some(fp) => {
+                    match self.hasher.successor_canon(
+                        &parent.state,
+                        c,
+                        &state,
+                        Some(&touched.addrs),
+                    ) {
+                        Some(canon) => {
                             if self.opts.check_fingerprints {
-                                assert_eq!(fp, self.hasher.full(&state), "restored fingerprint");
+                                let fp = self.hasher.full(&state);
+                                assert_eq!(canon.fp, fp, "restored fingerprint");
                             }
-                            Some(c.successor(fp))
+                            Some(canon)
                         }
                         None => self.canon_of(&state),
                     }
@@ -606,6 +609,11 @@ impl Explorer<'_, '_> {
                 };
                 let shared = match (key.shared, &live.canon, key.moved) {
                     (true, Some(c), Some(m)) => Some(c.moved(m)),
+                    // a deep state's names may change with the step: found again
+                    (true, Some(c), None) if c.is_deep() => self
+                        .hasher
+                        .successor_canon(parent, c, &state, None)
+                        .filter(|n| n.fp == key.fp),
                     (true, Some(c), None) => Some(c.successor(key.fp)),
                     _ => None,
                 };

@@ -215,7 +215,17 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
     // the context bound's and cooperative scheduling's bookkeeping names threads by position:
     // `visit` marks those threads, so a permutation must map them onto each other
     ex.symmetric = opts.symmetry && crate::canon::symmetric_threads(m.program);
-    ex.hasher = std::mem::take(&mut ex.hasher).symmetric(ex.symmetric);
+    // the deep scheme pays off where successors are fingerprinted from their parent's canon
+    // (the DFS); the breadth-first search walks every state whole, and the plain walk's stack
+    // digests make that O(1) in the depth where the deep walk is O(depth)
+    let deep_from = if opts.bfs {
+        0
+    } else {
+        opts.deep_from.unwrap_or(crate::canon::DIGESTED_DEPTH)
+    };
+    ex.hasher = std::mem::take(&mut ex.hasher)
+        .symmetric(ex.symmetric)
+        .deep_from(deep_from);
     // ZING's count picks states out of the stored ones: partial-order reduction stores others,
     // and symmetry stores one of each set of reorderings
     if m.program.keep_completed && !ex.tx.enabled && !ex.por && !ex.symmetric {

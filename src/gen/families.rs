@@ -7,6 +7,7 @@
 //! | `zing-clone N`          | zing     | passes (exit 0)                      |
 //! | `zing-alloc`            | zing     | passes (summary engine, exit 0)      |
 //! | `zing-patterns`         | zing     | assertion fails (exit 3)             |
+//! | `zing-deep-alloc N`     | zing     | passes (exit 0; `--max-depth` > N + 1) |
 //! | `bp-parity K`           | bp       | passes (exit 0)                      |
 //! | `philosophers N`        | zing     | deadlock (exit 2)                    |
 //! | `philosophers-ordered N`| zing     | passes (exit 0)                      |
@@ -52,6 +53,7 @@ impl Family {
             "zing-clone" => zing_clone(n),
             "zing-alloc" => zing_alloc(),
             "zing-patterns" => zing_patterns(),
+            "zing-deep-alloc" => zing_deep_alloc(n),
             "bp-parity" => bp_parity(n),
             "philosophers" => philosophers(n, false),
             "philosophers-ordered" => philosophers(n, true),
@@ -88,6 +90,12 @@ pub const FAMILIES: &[Family] = &[
         name: "zing-patterns",
         is_bp: false,
         scalable: false,
+        target: None,
+    },
+    Family {
+        name: "zing-deep-alloc",
+        is_bp: false,
+        scalable: true,
         target: None,
     },
     Family {
@@ -204,6 +212,36 @@ class Main {{
         g = new Foo;
         M(0);
         assert(g.x == false);
+    }}
+}};
+"
+    )
+}
+
+/// Recursion `N + 1` calls deep in which every frame allocates an object, keeps it in a local
+/// and checks it after the call returns: one path, so a search stores a number of states
+/// linear in N, with a heap and a stack that grow together. The explicit engine's cost per
+/// state must not grow with the depth (issue 18). Passes; needs `--max-depth` above N + 1.
+pub fn zing_deep_alloc(n: u64) -> String {
+    format!(
+        "// zing-deep-alloc: a new object per frame, {n} calls deep (passes)
+class Node {{
+    int v;
+}};
+
+class Main {{
+    static void f(int n) {{
+        Node x;
+        x = new Node;
+        x.v = n;
+        if (n > 0) {{
+            f(n - 1);
+        }}
+        assert(x.v == n);
+    }}
+
+    activate static void main() {{
+        f({n});
     }}
 }};
 "

@@ -336,7 +336,11 @@ impl Machine<'_> {
     /// A fresh collection of `class` with `n` elements at their defaults.
     pub fn new_collection(&self, class: u32, n: usize) -> Object {
         let elem = &self.program.classes[class as usize].fields;
-        let mut fields = Vec::with_capacity(n * elem.len());
+        let len = n.saturating_mul(elem.len());
+        crate::search::watchdog::before_model_allocation(
+            len.saturating_mul(std::mem::size_of::<Value>()),
+        );
+        let mut fields = Vec::with_capacity(len);
         for _ in 0..n {
             fields.extend(elem.iter().map(Self::initial_value));
         }

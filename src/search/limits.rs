@@ -303,7 +303,8 @@ pub mod watchdog {
 
     /// The limit requested (a [`Limit::code`]; 0: none).
     static STOP: AtomicU8 = AtomicU8::new(0);
-    /// Whether a watchdog runs in this process (regress's in-process runs have none).
+    /// Whether a watchdog runs in this process (regress's in-process runs have none: they
+    /// are guarded one by one, see [`guard`]).
     static ARMED: AtomicBool = AtomicBool::new(false);
     /// 0: running; 1: the main thread is reporting; 2: the watchdog is reporting.
     static PHASE: AtomicU8 = AtomicU8::new(0);
@@ -479,6 +480,63 @@ pub mod watchdog {
         }
         #[cfg(not(unix))]
         std::process::exit(code)
+    }
+
+    /// Model allocations at least this large are checked against the memory limit of an
+    /// in-process run ([`before_model_allocation`]).
+    pub const MODEL_LARGE: usize = 1 << 20;
+
+    std::thread_local! {
+        /// The memory limit of the in-process run on this thread, in bytes (0: none; see
+        /// [`guard`]).
+        static GUARD_MEMORY: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// What an in-process run stopped by a limit unwinds with (see [`guard`]); the runner
+    /// catches it and reports the limit.
+    #[derive(Clone, Copy, Debug)]
+    pub struct LimitUnwind(pub Limit);
+
+    /// Keeps an in-process run's memory limit armed on this thread until dropped.
+    pub struct Guard {
+        prev: u64,
+    }
+
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            GUARD_MEMORY.with(|g| g.set(self.prev));
+        }
+    }
+
+    /// Arms `memory` for the run about to start on this thread, for runs that share the
+    /// process with others (`zingrs regress`): the process-wide watchdog would end them all
+    /// with `exit`. A model allocation of at least [`MODEL_LARGE`] bytes that would take the
+    /// process past the limit then unwinds with [`LimitUnwind`] before it is made, so that
+    /// the run ends with the memory limit and the others go on. Growth by smaller steps is
+    /// caught by the search's own [`Watch::check`].
+    pub fn guard(memory: Option<u64>) -> Guard {
+        let prev = GUARD_MEMORY.with(|g| g.replace(memory.unwrap_or(0)));
+        Guard { prev }
+    }
+
+    /// Called by the runtime before it allocates a model's object of `bytes` bytes: on a
+    /// guarded thread ([`guard`]), unwinds with [`LimitUnwind`] when the allocation would
+    /// take the process past the run's memory limit. Does nothing elsewhere (`zingrs check`
+    /// has the allocator's check, [`before_allocation`]).
+    #[inline]
+    pub fn before_model_allocation(bytes: usize) {
+        if bytes < MODEL_LARGE {
+            return;
+        }
+        let limit = GUARD_MEMORY.with(|g| g.get());
+        if limit == 0 {
+            return;
+        }
+        let rss = resident_fast().unwrap_or(0);
+        if rss.saturating_add(bytes as u64) >= limit {
+            // no panic message: the runner reports the limit
+            std::panic::resume_unwind(Box::new(LimitUnwind(Limit::Memory)));
+        }
     }
 
     #[cfg(unix)]

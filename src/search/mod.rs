@@ -49,6 +49,10 @@ pub struct Options {
     /// For tests: fingerprint every successor by the whole walk too, and panic if the
     /// incremental fingerprint differs.
     pub check_fingerprints: bool,
+    /// For tests: the stack depth from which the explicit search fingerprints states by the
+    /// deep scheme (`canon::deep`; default [`crate::canon::DIGESTED_DEPTH`]; 1: every state
+    /// with a frame, so that tests compare that scheme on every model). The DFS only.
+    pub deep_from: Option<u32>,
     /// The reductions applied (`--reduction`; none under a context bound or in cooperative
     /// mode, whose bookkeeping counts every step).
     pub reduction: Reduction,
