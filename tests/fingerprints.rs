@@ -21,7 +21,7 @@ fn counts(
     reduction: Reduction,
     symmetry: bool,
 ) -> Option<(u64, u64)> {
-    counts_sym(name, text, lang, 12, reduction, symmetry, None)
+    counts_sym(name, text, lang, 12, reduction, symmetry, None, false)
 }
 
 /// [`counts`] with a stack-depth bound of `max_depth`, without symmetry.
@@ -32,11 +32,12 @@ fn counts_to(
     max_depth: u32,
     reduction: Reduction,
 ) -> Option<(u64, u64)> {
-    counts_sym(name, text, lang, max_depth, reduction, false, None)
+    counts_sym(name, text, lang, max_depth, reduction, false, None, false)
 }
 
-/// [`counts_to`] with the symmetry reduction on or off, and the deep scheme's threshold
-/// (`deep_from`, see `canon::deep`; `None`: the search's default).
+/// [`counts_to`] with the symmetry reduction on or off, the deep scheme's threshold
+/// (`deep_from`, see `canon::deep`; `None`: the search's default), and breadth-first or not.
+#[allow(clippy::too_many_arguments)]
 fn counts_sym(
     name: &str,
     text: &str,
@@ -45,6 +46,7 @@ fn counts_sym(
     reduction: Reduction,
     symmetry: bool,
     deep_from: Option<u32>,
+    bfs: bool,
 ) -> Option<(u64, u64)> {
     let program = zingrs_lang::compile(name, text, lang).ok()?.program;
     // threads created without bound get a bound, as `check` gives them (its deepening): a
@@ -66,6 +68,7 @@ fn counts_sym(
         deep_from,
         reduction,
         symmetry,
+        bfs,
         ..Options::default()
     };
     let exact = Options {
@@ -73,6 +76,7 @@ fn counts_sym(
         exact: true,
         reduction,
         symmetry,
+        bfs,
         ..Options::default()
     };
     Some((
@@ -147,21 +151,23 @@ fn the_deep_scheme_agrees_with_the_whole_walk_and_the_exact_search() {
 }
 
 /// [`compare_share`] with the deep scheme from depth 1, with and without symmetry (under
-/// which the scheme takes the states of one thread and the plain walk the others).
+/// which the scheme takes the states of one thread and the plain walk the others), depth- and
+/// breadth-first (each queued state keeps its canon).
 fn compare_deep_share(all: &[(String, String, Lang)], k: usize, step: usize) -> usize {
     let mut compared = 0;
     for (name, text, lang) in all.iter().skip(k).step_by(step) {
-        for (reduction, symmetry) in [
-            (Reduction::None, false),
-            (Reduction::All, false),
-            (Reduction::None, true),
+        for (reduction, symmetry, bfs) in [
+            (Reduction::None, false, false),
+            (Reduction::All, false, false),
+            (Reduction::None, true, false),
+            (Reduction::None, false, true),
         ] {
             if let Some((inc, exact)) =
-                counts_sym(name, text, *lang, 12, reduction, symmetry, Some(1))
+                counts_sym(name, text, *lang, 12, reduction, symmetry, Some(1), bfs)
             {
                 assert_eq!(
                     inc, exact,
-                    "{name}: states stored with deep fingerprints and exactly ({reduction:?}, symmetry {symmetry})"
+                    "{name}: states stored with deep fingerprints and exactly ({reduction:?}, symmetry {symmetry}, bfs {bfs})"
                 );
                 compared += 1;
             }

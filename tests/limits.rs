@@ -740,25 +740,31 @@ fn recursion_100000_deep_with_references_on_the_explicit_engine() {
 /// stack, so the deep states are fingerprinted per frame with references named by position
 /// (`canon::deep`). Unreduced, every statement is one transition: 6N + 8 states (see
 /// tests/fingerprints.rs), all stored; it took 15 s at 8,000 deep and did not end in 300 s
-/// at 100,000 when every step renumbered the heap, and takes a few seconds now.
+/// at 100,000 when every step renumbered the heap, and takes a few seconds now, depth- and
+/// breadth-first.
 #[test]
 fn recursion_100000_deep_with_a_new_object_per_frame_on_the_explicit_engine() {
     let p = generated("zing-deep-alloc", "100000", "zing");
-    let args = [
-        "check",
-        p.as_str(),
-        "--engine",
-        "explicit",
-        "--reduction",
-        "none",
-        "--max-depth",
-        "200000",
-        "--timeout",
-        "60",
-    ];
-    let m = measure(&args);
-    assert_eq!(m.code, Some(0), "{}{}", m.stdout, m.stderr);
-    assert_eq!(distinct_states(&m.stdout), 6 * 100_000 + 8, "{}", m.stdout);
+    // breadth-first too: each queued state keeps its canon (it walked every state whole and
+    // did not end in 60 s at 16,000 deep)
+    for extra in [&[][..], &["--bfs"][..]] {
+        let mut args = vec![
+            "check",
+            p.as_str(),
+            "--engine",
+            "explicit",
+            "--reduction",
+            "none",
+            "--max-depth",
+            "200000",
+            "--timeout",
+            "60",
+        ];
+        args.extend_from_slice(extra);
+        let m = measure(&args);
+        assert_eq!(m.code, Some(0), "{extra:?}: {}{}", m.stdout, m.stderr);
+        assert_eq!(distinct_states(&m.stdout), 6 * 100_000 + 8, "{}", m.stdout);
+    }
 }
 
 /// A loop of `n` iterations before a failing assertion: a counterexample of 2n + 3 steps whose

@@ -14,7 +14,9 @@ impl Explorer<'_, '_> {
         self.chunk = crate::runtime::OUTCOME_WINDOW;
         let mut inits: Vec<Vec<Value>> = Vec::new();
         let mut tree: Vec<Link> = Vec::new();
-        let mut queue: Levels<(State, Ctx, u32, u64)> = Levels::default();
+        // each queued state keeps its canon (segmented fingerprints), so its successors are
+        // fingerprinted from the parts their step changed, as in the depth-first search
+        let mut queue: Levels<(State, Ctx, u32, u64, Option<Canon>)> = Levels::default();
         let path_to = |inits: &[Vec<Value>], tree: &[Link], mut node: u32, last: Option<Choice>| {
             let mut choices: Vec<Choice> = last.into_iter().collect();
             loop {
@@ -45,14 +47,17 @@ impl Explorer<'_, '_> {
             match self.arrive(&s0, || path_to(&inits, &tree, node, None)) {
                 Arrive::Stop => return,
                 Arrive::Skip => {}
-                Arrive::Expand => queue.push(0, (s0, Ctx::START, node, 0), false),
+                Arrive::Expand => {
+                    let canon = self.canon_of(&s0);
+                    queue.push(0, (s0, Ctx::START, node, 0, canon), false)
+                }
             }
             if let Some(l) = self.watch.check(self.visited.len() as u64) {
                 self.result.limit = Some(l);
                 return;
             }
         }
-        while let Some((s, ctx, node, level)) = queue.pop() {
+        while let Some((s, ctx, node, level, canon)) = queue.pop() {
             // a level whose successors are all known stores nothing: look at the watchdog here
             if let Some(l) = watchdog::stopped() {
                 self.result.limit = Some(l);
@@ -98,10 +103,12 @@ impl Explorer<'_, '_> {
                             let Some(ctx) = self.advance(&s, ctx, choice, kind) else {
                                 continue;
                             };
+                            let child_canon =
+                                canon.as_ref().map(|c| self.child_canon(&s, c, &state));
                             if interior {
                                 // inside a transaction: not stored, the search runs on
                                 self.interior_skipped += 1;
-                            } else if !self.visit(&state, ctx) {
+                            } else if !self.visit_keyed(&state, ctx, child_canon.as_ref()) {
                                 continue;
                             } else {
                                 self.count_zing(&state, false);
@@ -118,7 +125,11 @@ impl Explorer<'_, '_> {
                                 Arrive::Expand => {
                                     let cost = self.cost(&s, choice);
                                     let next = level + cost;
-                                    queue.push(next, (state, ctx, child, next), cost == 0);
+                                    queue.push(
+                                        next,
+                                        (state, ctx, child, next, child_canon),
+                                        cost == 0,
+                                    );
                                 }
                             }
                         }

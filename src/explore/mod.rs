@@ -215,14 +215,9 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
     // the context bound's and cooperative scheduling's bookkeeping names threads by position:
     // `visit` marks those threads, so a permutation must map them onto each other
     ex.symmetric = opts.symmetry && crate::canon::symmetric_threads(m.program);
-    // the deep scheme pays off where successors are fingerprinted from their parent's canon
-    // (the DFS); the breadth-first search walks every state whole, and the plain walk's stack
-    // digests make that O(1) in the depth where the deep walk is O(depth)
-    let deep_from = if opts.bfs {
-        0
-    } else {
-        opts.deep_from.unwrap_or(crate::canon::DIGESTED_DEPTH)
-    };
+    // both searches fingerprint successors from their parent's canon, where the deep scheme
+    // pays off (its whole walk is O(depth) where the plain walk's stack digests are O(1))
+    let deep_from = opts.deep_from.unwrap_or(crate::canon::DIGESTED_DEPTH);
     ex.hasher = std::mem::take(&mut ex.hasher)
         .symmetric(ex.symmetric)
         .deep_from(deep_from);
@@ -341,6 +336,30 @@ impl Explorer<'_, '_> {
     /// The canon of a state about to be expanded, for its successors' fingerprints.
     fn canon_of(&mut self, s: &State) -> Option<Canon> {
         self.segmented().then(|| self.hasher.canon(s))
+    }
+
+    /// The canon of `child`, a successor of `parent` whose canon is `canon`: from the parts the
+    /// step changed where the hasher can, else by the whole walk.
+    fn child_canon(&mut self, parent: &State, canon: &Canon, child: &State) -> Canon {
+        match self.hasher.successor_canon(parent, canon, child, None) {
+            Some(c) => {
+                if self.opts.check_fingerprints {
+                    let fp = self.hasher.full(child);
+                    assert_eq!(c.fp, fp, "incremental fingerprint");
+                }
+                c
+            }
+            None => self.hasher.canon(child),
+        }
+    }
+
+    /// Stores a state keyed by its canon's fingerprint if it has one (see
+    /// [`Explorer::canon_of`]), else as [`Explorer::visit`] does; true if new.
+    fn visit_keyed(&mut self, s: &State, ctx: Ctx, canon: Option<&Canon>) -> bool {
+        match (canon, &mut self.visited) {
+            (Some(c), Visited::Fingerprints(table)) => table.insert(c.fp),
+            _ => self.visit(s, ctx),
+        }
     }
 
     /// Stores a state (with its context bookkeeping under a context bound); true if new.
