@@ -180,14 +180,7 @@ fn frame(
     varint(buf, proc as u64);
     varint(buf, pc as u64);
     let dead = top.map_or(&[][..], |d| d.at(proc, pc));
-    let mut next = dead.iter().peekable();
-    for (i, &v) in locals.iter().enumerate() {
-        let is_dead = next.next_if(|&&d| d as usize == i).is_some();
-        let v = match v {
-            Value::Ref(_) => v,
-            _ if is_dead => Value::Bool(false),
-            _ => v,
-        };
+    for (i, v) in super::masked(locals, dead).enumerate() {
         let p = pos(t, depth, i)?;
         value(buf, v, |a| n.name(a, p))?;
     }

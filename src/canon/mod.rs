@@ -553,16 +553,24 @@ fn top_frame_part<R: Rename>(
     }
     varint(buf, proc as u64);
     varint(buf, pc as u64);
+    for v in masked(locals, dead) {
+        value(buf, v, ren);
+    }
+}
+
+/// `locals` as a top frame's part writes them: those whose index is in `dead` (ascending) as
+/// `false`, except references (see [`DeadLocals`]: the heap's numbering stays the plain walk's).
+#[inline(always)]
+fn masked<'a>(locals: &'a [Value], dead: &'a [u32]) -> impl Iterator<Item = Value> + 'a {
     let mut next = dead.iter().peekable();
-    for (i, &v) in locals.iter().enumerate() {
+    locals.iter().enumerate().map(move |(i, &v)| {
         let is_dead = next.next_if(|&&d| d as usize == i).is_some();
-        let v = match v {
+        match v {
             Value::Ref(_) => v,
             _ if is_dead => Value::Bool(false),
             _ => v,
-        };
-        value(buf, v, ren);
-    }
+        }
+    })
 }
 
 #[inline(always)]

@@ -329,22 +329,9 @@ impl SegmentHasher {
         touched: Option<&[Addr]>,
     ) -> Option<u64> {
         if let Some(names) = &canon.names {
-            if self.symmetric && child.threads.len() != 1 {
-                // a second thread: the child is not deep under symmetry
-                return None;
-            }
-            let dead = self.dead.clone();
-            return super::deep::successor(
-                parent,
-                canon.fp,
-                names,
-                canon.flat,
-                child,
-                touched,
-                (self.deep_from, &dead),
-                &mut self.part,
-            )
-            .map(|(fp, _, _)| fp);
+            return self
+                .deep_successor(parent, canon, names, child, touched)
+                .map(|(fp, _, _)| fp);
         }
         // a deep child is fingerprinted by the other scheme
         if parent.threads.len() != child.threads.len() || !canon.order_free || self.deep(child) {
@@ -507,6 +494,34 @@ impl SegmentHasher {
         })
     }
 
+    /// The deep scheme's fingerprint, names and flatness of `child`, a successor of the deep
+    /// state `parent` (whose canon is `canon`, with `names`); `None` where the scheme does not
+    /// follow the step (then walk the child whole).
+    fn deep_successor(
+        &mut self,
+        parent: &State,
+        canon: &Canon,
+        names: &super::deep::Names,
+        child: &State,
+        touched: Option<&[Addr]>,
+    ) -> Option<(u64, super::deep::Names, bool)> {
+        if self.symmetric && child.threads.len() != 1 {
+            // a second thread: the child is not deep under symmetry
+            return None;
+        }
+        let dead = self.dead.clone();
+        super::deep::successor(
+            parent,
+            canon.fp,
+            names,
+            canon.flat,
+            child,
+            touched,
+            (self.deep_from, &dead),
+            &mut self.part,
+        )
+    }
+
     /// The canon of `child`, a successor of `parent` (whose canon is `canon`), from the parts
     /// that differ as [`SegmentHasher::successor`] finds them (a deep state's names may
     /// change with the step); `None` where that gives `None`.
@@ -522,20 +537,7 @@ impl SegmentHasher {
                 .successor(parent, canon, child, touched)
                 .map(|fp| canon.successor(fp));
         };
-        if self.symmetric && child.threads.len() != 1 {
-            return None;
-        }
-        let dead = self.dead.clone();
-        let (fp, names, flat) = super::deep::successor(
-            parent,
-            canon.fp,
-            names,
-            canon.flat,
-            child,
-            touched,
-            (self.deep_from, &dead),
-            &mut self.part,
-        )?;
+        let (fp, names, flat) = self.deep_successor(parent, canon, names, child, touched)?;
         Some(Canon {
             fp,
             numbering: Default::default(),
