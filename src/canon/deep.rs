@@ -655,19 +655,10 @@ pub fn successor_move(
             Some(dead),
             &mut Known(names),
         )?);
-    for (i, &(a, _, _)) in mv.writes.iter().enumerate() {
-        if mv.writes[..i].iter().any(|w| w.0 == a) {
-            continue;
-        }
-        let (Some(o), Some(&name)) = (parent.heap.get(&a), names.get(&a)) else {
+    for (a, o, fields) in mv.written_objects(parent) {
+        let Some(&name) = names.get(&a) else {
             continue;
         };
-        let mut fields: SmallVec<[Value; 8]> = SmallVec::from_slice(&o.fields);
-        for &(_, f, v) in mv.writes[i..].iter().filter(|w| w.0 == a) {
-            if let Some(slot) = fields.get_mut(f as usize) {
-                *slot = v;
-            }
-        }
         if !same_ref_slots(&o.fields, &fields) {
             return None;
         }

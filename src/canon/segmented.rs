@@ -24,7 +24,6 @@ use super::{
 };
 use crate::runtime::{Addr, Move, Object, State, Thread, Value};
 use imbl::ordmap::DiffItem;
-use smallvec::SmallVec;
 use std::rc::Rc;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -83,6 +82,19 @@ pub struct Canon {
 }
 
 impl Canon {
+    /// A deep state's canon (see [`super::deep`]).
+    fn deep(fp: u64, names: super::deep::Names, flat: bool) -> Canon {
+        Canon {
+            fp,
+            numbering: Default::default(),
+            moved: None,
+            // the deep scheme is taken only where the threads' order is not at stake
+            order_free: true,
+            names: Some(names),
+            flat,
+        }
+    }
+
     /// Whether this is a deep state's canon (see [`super::deep`]): its successors' canons
     /// come from [`SegmentHasher::successor_canon`], not [`Canon::successor`].
     pub fn is_deep(&self) -> bool {
@@ -226,15 +238,7 @@ impl SegmentHasher {
             if let Some((fp, names, flat)) =
                 super::deep::walk(s, self.deep_from, &self.dead, &mut self.part)
             {
-                return Canon {
-                    fp,
-                    numbering: Default::default(),
-                    moved: None,
-                    // the deep scheme is taken only where the threads' order is not at stake
-                    order_free: true,
-                    names: Some(names),
-                    flat,
-                };
+                return Canon::deep(fp, names, flat);
             }
         }
         let fp = self.walk(s);
@@ -464,21 +468,11 @@ impl SegmentHasher {
         let dead = self.dead.clone();
         let thread = self.hash(numbering, s, |p, r| moved_thread_part(t, mv, p, r, &dead))?;
         fp = fp.wrapping_sub(old).wrapping_add(thread);
-        for (i, &(a, _, _)) in mv.writes.iter().enumerate() {
-            // each written object once, with all its writes
-            if mv.writes[..i].iter().any(|w| w.0 == a) {
-                continue;
-            }
-            let (Some(o), Some(k)) = (parent.heap.get(&a), numbering.get(a)) else {
-                // no such object (the write changes nothing), or garbage
+        for (a, o, fields) in mv.written_objects(parent) {
+            let Some(k) = numbering.get(a) else {
+                // garbage
                 continue;
             };
-            let mut fields: SmallVec<[Value; 8]> = SmallVec::from_slice(&o.fields);
-            for &(_, f, v) in mv.writes[i..].iter().filter(|w| w.0 == a) {
-                if let Some(slot) = fields.get_mut(f as usize) {
-                    *slot = v;
-                }
-            }
             if !same_ref_slots(&o.fields, &fields) {
                 return None;
             }
@@ -538,14 +532,7 @@ impl SegmentHasher {
                 .map(|fp| canon.successor(fp));
         };
         let (fp, names, flat) = self.deep_successor(parent, canon, names, child, touched)?;
-        Some(Canon {
-            fp,
-            numbering: Default::default(),
-            moved: None,
-            order_free: true,
-            names: Some(names),
-            flat,
-        })
+        Some(Canon::deep(fp, names, flat))
     }
 
     /// `fp` with object number `k` changed from `o` to `n` (`None` if its references moved).

@@ -7,7 +7,7 @@
 //! dropping them (a new stack node, thread, thread list and heap path each) was a large part
 //! of the search's time.
 
-use super::state::{Frame, State, Thread};
+use super::state::{Frame, Object, State, Thread};
 use super::value::{Addr, Value};
 use smallvec::SmallVec;
 use std::rc::Rc;
@@ -59,6 +59,28 @@ impl Move {
             threads: parent.with_thread(tid, thread),
             heap,
         }
+    }
+
+    /// Each existing object the writes reach, once, with its fields after all of them: what a
+    /// fingerprint re-hashes without building the successor.
+    pub fn written_objects<'a>(
+        &'a self,
+        parent: &'a State,
+    ) -> impl Iterator<Item = (Addr, &'a Object, SmallVec<[Value; 8]>)> + 'a {
+        self.writes
+            .iter()
+            .enumerate()
+            .filter(|&(i, &(a, _, _))| !self.writes[..i].iter().any(|w| w.0 == a))
+            .filter_map(move |(i, &(a, _, _))| {
+                let o = parent.heap.get(&a)?;
+                let mut fields: SmallVec<[Value; 8]> = SmallVec::from_slice(&o.fields);
+                for &(_, f, v) in self.writes[i..].iter().filter(|w| w.0 == a) {
+                    if let Some(slot) = fields.get_mut(f as usize) {
+                        *slot = v;
+                    }
+                }
+                Some((a, &**o, fields))
+            })
     }
 }
 
