@@ -10,7 +10,7 @@ mod common {
     pub mod schema;
 }
 
-use common::run::with_stdin;
+use common::run::{check_json, with_stdin};
 
 /// The exit code and stored states of `zingrs check - --format json` with `args`.
 fn run(model: &str, args: &[&str]) -> (i32, u64) {
@@ -137,29 +137,6 @@ fn a_counterexample_found_under_symmetry_replays() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// The exit code, verdict and stored states of `zingrs check FILE --format json` with `args`.
-fn run_file(path: &std::path::Path, args: &[String]) -> (i32, String, u64) {
-    let o = Command::new(env!("CARGO_BIN_EXE_zingrs"))
-        .arg("check")
-        .arg(path)
-        .args(args)
-        .args(["--format", "json", "--timeout", "60"])
-        .output()
-        .unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{} {args:?}: no JSON ({e}): {}",
-            path.display(),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    });
-    (
-        o.status.code().expect("an exit code"),
-        json["verdict"]["kind"].as_str().unwrap_or("").to_string(),
-        json["stats"]["states"].as_u64().unwrap_or(0),
-    )
-}
-
 #[test]
 fn a_context_bound_keeps_symmetry() {
     // three identical workers, the bound high enough to cut nothing they can do: the states
@@ -238,9 +215,9 @@ fn every_concurrent_regression_agrees_under_a_context_bound() {
         for k in ["1", "2", "3"] {
             let mut args = options.clone();
             args.extend(["--contexts".to_string(), k.to_string()]);
-            let on = run_file(path, &args);
+            let on = check_json(path, &args);
             args.extend(["--symmetry".to_string(), "off".to_string()]);
-            let off = run_file(path, &args);
+            let off = check_json(path, &args);
             // a whole search stores no more classes than concrete states
             if (on.0, &on.1) != (off.0, &off.1) || (on.0 == 0 && on.2 > off.2) {
                 bad.push(format!(

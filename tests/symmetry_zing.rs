@@ -11,7 +11,7 @@ mod common {
     pub mod schema;
 }
 
-use common::run::{with_stdin, zing_model};
+use common::run::{check_json, with_stdin, zing_model};
 
 /// The exit code and stored states of `zingrs check - --lang zing --format json` with `args`.
 fn run(model: &str, args: &[&str]) -> (i32, u64) {
@@ -165,29 +165,6 @@ fn a_model_that_reads_self_stays_unreduced() {
     assert!(on.1 > owners_symmetric(3), "{on:?}");
 }
 
-/// The exit code of `zingrs check` on the regression `name` with `args`, and its stored states.
-fn run_model(path: &std::path::Path, args: &[&str]) -> (i32, String, u64) {
-    let o = Command::new(env!("CARGO_BIN_EXE_zingrs"))
-        .arg("check")
-        .arg(path)
-        .args(args)
-        .args(["--format", "json", "--timeout", "60"])
-        .output()
-        .unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{} {args:?}: no JSON ({e}): {}",
-            path.display(),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    });
-    (
-        o.status.code().expect("an exit code"),
-        json["verdict"]["kind"].as_str().unwrap_or("").to_string(),
-        json["stats"]["states"].as_u64().unwrap_or(0),
-    )
-}
-
 /// Every Zing regression with more than one process, searched without reductions, under a
 /// context bound and cooperatively: the same verdict with symmetry as without, and a whole
 /// search stores no more classes than concrete states.
@@ -215,8 +192,8 @@ fn every_concurrent_zing_regression_agrees_with_and_without_symmetry() {
             &["--engine", "explicit", "--contexts", "2"],
             &["--engine", "explicit", "--cooperative"],
         ] {
-            let on = run_model(path, mode);
-            let off = run_model(path, &[mode, &["--symmetry", "off"]].concat());
+            let on = check_json(path, mode);
+            let off = check_json(path, &[mode, &["--symmetry", "off"]].concat());
             if (on.0, &on.1) != (off.0, &off.1) || (on.0 == 0 && on.2 > off.2) {
                 bad.push(format!(
                     "{} {mode:?}: on {on:?}, off {off:?}",
@@ -293,11 +270,11 @@ fn zing_s_count_is_kept_under_its_format_and_order() {
         assert!(out.contains(&line), "{extra:?}: {out}");
     }
     // the JSON count of ZING's order is ZING's too
-    let (_, _, zing) = run_model(
+    let (_, _, zing) = check_json(
         std::path::Path::new(&model),
         &["--search", "zing", "--reduction", "transactions"],
     );
-    let (_, _, off) = run_model(
+    let (_, _, off) = check_json(
         std::path::Path::new(&model),
         &[
             "--search",

@@ -21,6 +21,23 @@ pub fn zingrs(args: &[&str]) -> Output {
     o
 }
 
+/// The exit code, verdict kind and stored states of `zingrs check PATH ARGS --format json
+/// --timeout 60`.
+pub fn check_json<S: AsRef<str>>(path: &std::path::Path, args: &[S]) -> (i32, String, u64) {
+    let path = path.display().to_string();
+    let mut all = vec!["check", path.as_str()];
+    all.extend(args.iter().map(|a| a.as_ref()));
+    all.extend(["--format", "json", "--timeout", "60"]);
+    let o = zingrs(&all);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{all:?}: no JSON ({e}): {}", err(&o)));
+    (
+        o.status.code().expect("an exit code"),
+        json["verdict"]["kind"].as_str().unwrap_or("").to_string(),
+        json["stats"]["states"].as_u64().unwrap_or(0),
+    )
+}
+
 /// Runs zingrs with `args` and `input` on standard input.
 pub fn with_stdin(args: &[&str], input: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_zingrs"))
