@@ -5,7 +5,7 @@
 //! arbitrary initial value need not be enumerated: engines fix it instead, which removes a
 //! factor of two per dead local from every call without changing any verdict.
 
-use crate::ir::{Expr, LValue, Pc, Proc, Stmt};
+use crate::ir::{Const, Expr, LValue, Pc, Proc, Stmt};
 
 /// Marks the locals an expression reads. `targets` are the locals written by the same
 /// statement: a primed name of a target is the new value, not a read.
@@ -226,6 +226,32 @@ fn passive_reads(p: &Proc) -> Vec<bool> {
     out
 }
 
+/// The nodes control can reach from node `pc` of `p`: none after `assume(F)` or `assert(F)`,
+/// which end every path (C translations cut off the cases they do not cover that way, and a
+/// variable read only past such a cut is not read), and one branch of a constant test.
+fn successors(p: &Proc, pc: usize) -> &[Pc] {
+    let node = &p.nodes[pc];
+    match &node.stmt {
+        Stmt::Assume {
+            cond: Expr::Const(Const::Bool(false)),
+        }
+        | Stmt::Assert {
+            cond: Expr::Const(Const::Bool(false)),
+        } => &[],
+        // `while (T)`: its exit is never taken
+        Stmt::Branch {
+            cond: Expr::Const(Const::Bool(b)),
+        } if node.succ.len() == 2 => {
+            if *b {
+                &node.succ[..1]
+            } else {
+                &node.succ[1..]
+            }
+        }
+        _ => &node.succ,
+    }
+}
+
 /// For each node, the locals live just before it executes.
 pub fn live_in(p: &Proc) -> Vec<Vec<bool>> {
     let n = p.locals.len();
@@ -294,7 +320,7 @@ fn live_words(p: &Proc) -> Vec<u64> {
         changed = false;
         for pc in (0..len).rev() {
             out.fill(0);
-            for &s in &p.nodes[pc].succ {
+            for &s in successors(p, pc) {
                 let s = s as usize;
                 for (o, l) in out.iter_mut().zip(&live[s * words..(s + 1) * words]) {
                     *o |= *l;
@@ -463,7 +489,7 @@ pub fn globals_live_at_entry(p: &Proc, globals: usize, stop: u32) -> Vec<bool> {
                 if live[pc][g] {
                     continue;
                 }
-                let out = p.nodes[pc].succ.iter().any(|&s| live[s as usize][g]);
+                let out = successors(p, pc).iter().any(|&s| live[s as usize][g]);
                 if used[pc][g] || (out && !defs[pc][g]) {
                     live[pc][g] = true;
                     changed = true;
@@ -493,6 +519,46 @@ mod tests {
         // a is written first; b is read by the test; c is read by the assert on the path
         // that skips the branch
         assert_eq!(live_at_entry(&p), vec![false, true, true]);
+    }
+
+    #[test]
+    fn nothing_is_read_past_a_false_assumption() {
+        // the shape of a C array read translated to a boolean program: every index the
+        // translation covers writes x, and the rest is cut off by assume(F)
+        let p = proc_of(
+            "void main() begin decl i, x; i := *; if (i) then x := T; else assume(F); fi \
+             assert(x); end",
+            "main",
+        );
+        assert_eq!(live_at_entry(&p), vec![false, false]);
+        // nor past the exit of `while (T)`, which is never taken
+        let p = proc_of(
+            "void main() begin decl x; while (T) do skip; od assert(x); end",
+            "main",
+        );
+        assert_eq!(live_at_entry(&p), vec![false]);
+        let p = proc_of(
+            "void main() begin decl x; while (F) do assert(x); od end",
+            "main",
+        );
+        assert_eq!(live_at_entry(&p), vec![false]);
+        let g = crate::compile(
+            "t.bp",
+            "decl g; void init() begin if (*) then g := T; else assume(F); fi endinit: skip; \
+             end void thread1() begin skip; end",
+            crate::Lang::Bp,
+        )
+        .expect("compiles");
+        let init = g.program.proc_by_name("init").expect("init");
+        let stop = g.program.procs[init as usize]
+            .nodes
+            .iter()
+            .position(|n| n.labels.iter().any(|l| l == "endinit"))
+            .expect("endinit") as u32;
+        assert_eq!(
+            globals_live_at_entry(&g.program.procs[init as usize], 1, stop),
+            vec![false]
+        );
     }
 
     #[test]
