@@ -109,7 +109,9 @@ pub struct CheckArgs {
     pub memory: Option<u64>,
     /// Reductions of the explicit search: `transactions` (an atomic region is one transition),
     /// `por` (partial-order reduction: a thread whose next step touches only its own variables,
-    /// or shared data no other thread can touch then, runs alone), `all` (both), `none`. Default: `all`; `transactions` with `--search zing`
+    /// or shared data no other thread can touch then, runs alone; under `--contexts`, a thread
+    /// is left only right after a step another thread can see), `all` (both), `none`.
+    /// Default: `all`; `transactions` with `--search zing`
     /// or `--format zing` (whose "distinct states" count is ZING's); `none` with `--bfs`
     /// (shortest counterexamples).
     #[arg(long, value_enum, value_name = "R")]

@@ -58,6 +58,9 @@ struct Explorer<'m, 'p> {
     atomic_interior: bool,
     /// A thread whose next step is private runs alone (`--reduction por`).
     por: bool,
+    /// Under a context bound, a thread is left only at a switch point (`--reduction por`:
+    /// see [`Machine::switch_point`]).
+    switch_points: bool,
     /// Transactions run on through lock releases and one non-mover (`--reduction por`: see
     /// `reduce::Phase`).
     movers: bool,
@@ -193,6 +196,7 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
         zing: None,
         atomic_interior: false,
         por: false,
+        switch_points: false,
         movers: false,
         ran_alone: false,
         expands_all: false,
@@ -206,6 +210,7 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
     let reducible = opts.contexts.is_none() && !opts.cooperative;
     ex.atomic_interior = reducible && opts.reduction.transactions();
     ex.por = reducible && opts.reduction.por();
+    ex.switch_points = opts.contexts.is_some() && opts.reduction.por();
     ex.movers = ex.por;
     if ex.por {
         // states that differ only in dead locals are one state
@@ -400,8 +405,18 @@ impl Explorer<'_, '_> {
         self.visited.insert(&self.buf)
     }
 
+    /// Whether thread `last` of `parent`, which made the last step, may be left for another
+    /// under a context bound ([`Machine::switch_point`]; an ended thread always).
+    fn may_leave(&self, parent: &State, last: u32) -> bool {
+        parent
+            .threads
+            .get(last as usize)
+            .and_then(|t| t.stack.top())
+            .is_none_or(|f| self.m.switch_point(f.proc, f.pc))
+    }
+
     /// The bookkeeping after `choice` led from `parent` to a state by a step of `kind`; `None`
-    /// if the step exceeds the context bound.
+    /// if the step exceeds the context bound, or switches where no switch is needed.
     fn advance(&mut self, parent: &State, ctx: Ctx, choice: Choice, kind: Kind) -> Option<Ctx> {
         let t = choice.thread;
         let mut next = ctx;
@@ -425,7 +440,12 @@ impl Explorer<'_, '_> {
                 next.used = 0;
             }
             last if last == t => {}
-            _ => {
+            last => {
+                // a switch: only where the thread that ran may be left (it got there by a
+                // step another thread can see); elsewhere the same run switches earlier
+                if self.switch_points && !self.may_leave(parent, last) {
+                    return None;
+                }
                 next.last = t;
                 next.used = ctx.used + 1;
             }

@@ -40,6 +40,9 @@ pub struct Independence {
     /// Every node of the procedure, and of every procedure it calls, is private: a call of it
     /// is a sequence of both-movers, one transaction whatever the other threads do.
     private_call: Vec<bool>,
+    /// A thread that has just run may be left here under a context bound (see
+    /// [`Machine::switch_point`]).
+    switch_point: Vec<Vec<bool>>,
 }
 
 impl Independence {
@@ -60,6 +63,7 @@ impl Independence {
         let mut alone = Vec::with_capacity(program.procs.len());
         let mut loop_head = Vec::with_capacity(program.procs.len());
         let mut private_call = Vec::with_capacity(program.procs.len());
+        let mut switch_point = Vec::with_capacity(program.procs.len());
         for (i, p) in program.procs.iter().enumerate() {
             let private: Vec<bool> = (0..p.nodes.len())
                 .map(|pc| {
@@ -68,6 +72,7 @@ impl Independence {
                         && private_node(m, &protected, i as u32, p, pc, results_private[i])
                 })
                 .collect();
+            switch_point.push(switch_points(p, &private));
             // a transaction runs on through private steps and releases: every cycle of those
             // must hold a node where it stops
             private_call.push(private.iter().all(|&x| x));
@@ -111,6 +116,7 @@ impl Independence {
             mover,
             loop_head,
             private_call,
+            switch_point,
         }
     }
 }
@@ -157,6 +163,41 @@ impl Machine<'_> {
     pub fn loop_head(&self, proc: u32, pc: u32) -> bool {
         self.independence.loop_head[proc as usize][pc as usize]
     }
+
+    /// Whether a context may end with the running thread at `pc` of `proc`: the thread got
+    /// here by a step that is not private (or by a call, a return, an exception), or this is
+    /// where a procedure starts. A context that ends elsewhere, after private steps since
+    /// the last such point, has the same effect on the other threads as one that ends at that
+    /// point with the private steps taken when the thread runs again (they touch only its own
+    /// variables and stay enabled; if it never runs again, what they reach it reached before
+    /// the switch). So a search under a context bound loses nothing, and takes no more
+    /// switches, by leaving a thread only at these points.
+    pub fn switch_point(&self, proc: u32, pc: u32) -> bool {
+        self.independence.switch_point[proc as usize][pc as usize]
+    }
+}
+
+/// [`Machine::switch_point`] for the nodes of `p`, given which of them are private.
+fn switch_points(p: &Proc, private: &[bool]) -> Vec<bool> {
+    let mut point = vec![false; p.nodes.len()];
+    if let Some(entry) = point.first_mut() {
+        *entry = true;
+    }
+    for (pc, n) in p.nodes.iter().enumerate() {
+        // the step after a call returns from the callee (whose return may write anything)
+        let left_by_return = matches!(n.stmt, Stmt::Call { .. });
+        if !private[pc] || left_by_return {
+            for &s in &n.succ {
+                point[s as usize] = true;
+            }
+        }
+    }
+    for t in &p.tries {
+        for &(_, h) in &t.handlers {
+            point[h as usize] = true;
+        }
+    }
+    point
 }
 
 /// Per procedure: every call of it stores its results in the caller's own variables.
@@ -357,4 +398,50 @@ fn back_edge_targets(p: &Proc, keep: impl Fn(usize) -> bool) -> Vec<bool> {
         }
     }
     heads
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::Semantics;
+    use zingrs_lang::Lang;
+
+    /// The lines of `proc`'s nodes where a context may end, in node order.
+    fn switch_lines(text: &str, proc: &str) -> Vec<u32> {
+        let program = zingrs_lang::compile("t.bp", text, Lang::Bp)
+            .expect("the model compiles")
+            .program;
+        let m = Machine::new(&program, Semantics::default());
+        let q = program.proc_by_name(proc).expect("the procedure");
+        (0..program.procs[q as usize].nodes.len() as u32)
+            .filter(|&pc| m.switch_point(q, pc))
+            .map(|pc| program.line_of(q, pc))
+            .collect()
+    }
+
+    #[test]
+    fn a_context_ends_only_after_a_step_another_thread_can_see() {
+        let text = "decl g;\n\
+                    void init() begin g := F; endinit: skip; end\n\
+                    void f() begin g := T; end\n\
+                    void thread1()\n\
+                    begin\n\
+                    decl a, b;\n\
+                    a := T;\n\
+                    b := a;\n\
+                    g := b;\n\
+                    a := F;\n\
+                    if (a) then b := F; fi\n\
+                    f();\n\
+                    b := T;\n\
+                    a := b;\n\
+                    end\n\
+                    void thread2() begin skip; end\n";
+        // line 7 is the entry; 8 follows a private step; 10 follows the write of g; 11 and
+        // its branch follow private steps; 13 follows the call (the return may write
+        // anything); 14 and the end follow private steps
+        assert_eq!(switch_lines(text, "thread1"), vec![7, 10, 13]);
+        // the callee's entry, and its end after the write of g
+        assert_eq!(switch_lines(text, "f"), vec![3, 3]);
+    }
 }

@@ -53,8 +53,8 @@ pub struct Options {
     /// deep scheme (`canon::deep`; default [`crate::canon::DIGESTED_DEPTH`]; 1: every state
     /// with a frame, so that tests compare that scheme on every model). The DFS only.
     pub deep_from: Option<u32>,
-    /// The reductions applied (`--reduction`; none under a context bound or in cooperative
-    /// mode, whose bookkeeping counts every step).
+    /// The reductions applied (`--reduction`; in cooperative mode none, and under a context
+    /// bound only `por`'s switch points, since their bookkeeping counts every step).
     pub reduction: Reduction,
     /// Symmetry reduction (`--symmetry`): for boolean programs, states whose thread lists are
     /// permutations of each other are one state (see [`crate::canon::symmetric_threads`]);
@@ -160,7 +160,9 @@ pub enum Reduction {
     Transactions,
     /// Partial-order reduction: a thread whose next step touches only its own variables (or
     /// shared data that only it can touch then: under a lock it holds, or an object it just
-    /// allocated) runs alone (a persistent set of one thread, with the cycle proviso).
+    /// allocated) runs alone (a persistent set of one thread, with the cycle proviso). Under
+    /// a context bound, instead: a thread is left only right after a step another thread can
+    /// see (the same runs, with the same number of switches).
     Por,
     /// Both.
     All,
