@@ -181,7 +181,7 @@ impl GlobalLive {
                             }
                             Stmt::Return { .. } => out.copy_from_slice(&exit[q]),
                             _ => {
-                                for &s in &node.succ {
+                                for &s in crate::liveness::successors(p, pc) {
                                     let s = s as usize;
                                     or_into(&mut out, &live[q][s * words..(s + 1) * words]);
                                 }
@@ -297,6 +297,15 @@ mod tests {
              void main() begin a, b := *, *; a := t(); assert(a & b); end",
         );
         assert_eq!(after_first(&p, &l, "main"), vec![false, true]);
+    }
+
+    #[test]
+    fn nothing_is_read_past_a_false_assumption() {
+        let (p, l) = live_of(
+            "decl a, b; void main() begin a, b := *, *; if (*) then a := T; else assume(F); fi \
+             assert(a); end",
+        );
+        assert_eq!(after_first(&p, &l, "main"), vec![false, false]);
     }
 
     #[test]

@@ -229,7 +229,7 @@ fn passive_reads(p: &Proc) -> Vec<bool> {
 /// The nodes control can reach from node `pc` of `p`: none after `assume(F)` or `assert(F)`,
 /// which end every path (C translations cut off the cases they do not cover that way, and a
 /// variable read only past such a cut is not read), and one branch of a constant test.
-fn successors(p: &Proc, pc: usize) -> &[Pc] {
+pub(crate) fn successors(p: &Proc, pc: usize) -> &[Pc] {
     let node = &p.nodes[pc];
     match &node.stmt {
         Stmt::Assume {
