@@ -210,10 +210,13 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
     let reducible = opts.contexts.is_none() && !opts.cooperative;
     ex.atomic_interior = reducible && opts.reduction.transactions();
     ex.por = reducible && opts.reduction.por();
-    ex.switch_points = opts.contexts.is_some() && opts.reduction.por();
+    // (not in cooperative mode: a thread is left there only right after a yield, and the
+    // point a switch would move back to may lie before it)
+    ex.switch_points = opts.contexts.is_some() && !opts.cooperative && opts.reduction.por();
     ex.movers = ex.por;
-    if ex.por {
-        // states that differ only in dead locals are one state
+    if ex.por || ex.switch_points {
+        // states that differ only in dead locals are one state (under a context bound too:
+        // what a dead local holds is overwritten before any thread reads it)
         ex.dead = std::rc::Rc::new(DeadLocals::new(m));
         ex.hasher = SegmentHasher::with_dead(ex.dead.clone());
     }

@@ -162,7 +162,8 @@ pub enum Reduction {
     /// shared data that only it can touch then: under a lock it holds, or an object it just
     /// allocated) runs alone (a persistent set of one thread, with the cycle proviso). Under
     /// a context bound, instead: a thread is left only right after a step another thread can
-    /// see (the same runs, with the same number of switches).
+    /// see (the same runs, with the same number of switches). Both: states that differ only in
+    /// dead locals are one state.
     Por,
     /// Both.
     All,
