@@ -73,9 +73,9 @@ pub(super) fn mark_bits(marks: &[u32], i: usize) -> u8 {
 
 impl Sorter {
     /// Computes every thread's key of `s` (each prefixed with its [`mark_bits`] when `marks`
-    /// is not empty); returns whether some thread holds a reference. When none does, each key
-    /// is exactly the thread's part of the walk (after its mark byte), whatever the numbering.
-    pub(super) fn keys(&mut self, s: &State, dead: &DeadLocals, marks: &[u32]) -> bool {
+    /// is not empty). When no thread holds a reference, each key is exactly the thread's part
+    /// of the walk (after its mark byte), whatever the numbering.
+    pub(super) fn keys(&mut self, s: &State, dead: &DeadLocals, marks: &[u32]) {
         let n = s.threads.len();
         if self.keys.len() < n {
             self.keys.resize_with(n, Vec::new);
@@ -92,7 +92,7 @@ impl Sorter {
             self.refs.push(probe.0);
         }
         if !self.refs.iter().any(|&r| r) {
-            return false;
+            return;
         }
         // the globals' objects, numbered as a walk of the globals alone meets them
         self.scratch.clear();
@@ -124,7 +124,6 @@ impl Sorter {
             self.enc.truncate(shared);
         }
         self.enc.reset();
-        true
     }
 
     /// Sorts the `n` threads whose keys [`Sorter::keys`] computed into [`Sorter::order`]: by
