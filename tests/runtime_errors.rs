@@ -173,6 +173,12 @@ fn a_null_dereference_names_the_null_reference_and_what_was_wanted_of_it() {
         line.ends_with(": `Main.c` is null (sending on it) (in Main.main)"),
         "{line}"
     );
+    // a receive's guard tests the channel's size, but what the model asked is a receive
+    let line = null_line("chan_receive_on_null_channel.zing");
+    assert!(
+        line.ends_with(": `Main.c` is null (receiving from it) (in Main.main)"),
+        "{line}"
+    );
     // s.Grow(1) through an interface: the dispatch needs the object's class
     let line = null_line("interface_null_receiver_at_call.zing");
     assert!(

@@ -893,6 +893,12 @@ impl Machine<'_> {
             } => {
                 let mut enabled = Vec::new();
                 for (i, g) in guards.iter().enumerate() {
+                    // a receive's guard tests its channel's size: a null channel is a receive
+                    // from null, and is said so
+                    for r in receives.get(i).into_iter().flatten() {
+                        let chan = self.value(&r.chan, &env, rec)?;
+                        non_null(chan, &r.chan, Access::Receive, rec)?;
+                    }
                     if self.value(g, &env, rec)?.as_bool() {
                         enabled.push(i);
                     }
