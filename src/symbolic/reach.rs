@@ -163,6 +163,12 @@ pub struct Engine<'m, 'p, B: Bdds> {
     /// Batches of new path edges: the edges and the previous batch of the same vertex.
     pub log: Vec<(B::F, u32)>,
     pub queue: VecDeque<u32>,
+    /// With [`Engine::ordered`]: the queued vertices, lowest first.
+    pub by_index: std::collections::BTreeSet<u32>,
+    /// Process the lowest queued vertex first instead of the oldest (the product states of
+    /// [`super::contexts`] number their contexts in order, so each context is complete
+    /// before the next starts, and every vertex is processed about once).
+    pub ordered: bool,
     pub found: Vec<Found>,
     /// The cube of every entry and current copy (call sites cut their seed cubes from it).
     pub all_ec: B::F,
@@ -277,6 +283,8 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             head: vec![NONE; n],
             log: Vec::new(),
             queue: VecDeque::new(),
+            by_index: Default::default(),
+            ordered: false,
             found: Vec::new(),
             all_ec: bdd.constant(true),
             seen_targets: vec![false; targets.len()],
@@ -458,7 +466,11 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         }
         if !self.queued[wi] {
             self.queued[wi] = true;
-            self.queue.push_back(w);
+            if self.ordered {
+                self.by_index.insert(w);
+            } else {
+                self.queue.push_back(w);
+            }
         }
     }
 
@@ -470,7 +482,11 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         self.propagate(self.entry(self.main), init, true);
         let mut tick = 0u32;
         let mut gc_at = 1usize << 20;
-        while let Some(v) = self.queue.pop_front() {
+        while let Some(v) = if self.ordered {
+            self.by_index.pop_first()
+        } else {
+            self.queue.pop_front()
+        } {
             if !opts.keep_going && !self.found.is_empty() {
                 break;
             }
