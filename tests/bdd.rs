@@ -329,6 +329,7 @@ fn reductions_do_not_change_verdicts() {
                     live_variables: live,
                     mod_ref,
                     count_edges: true,
+                    tuples: false,
                 };
                 let (r, replays) = search(&m, &opts, &sym);
                 assert_eq!(replays.len(), r.findings.len());

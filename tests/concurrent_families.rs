@@ -189,9 +189,16 @@ fn contexts_from_needs_a_largest_bound_not_below_it() {
 }
 
 /// Whether `check --engine bdd --contexts K` reaches SLIC_ERROR (exit 3) for K in `ks`; any
-/// other exit must be 8 (a bound exists, so a pass is never claimed outright here).
+/// other exit must be 8 (a bound exists, so a pass is never claimed outright here). The
+/// default search and `--context-tuples` must give the same exit codes.
 fn bdd_reached(model: &std::path::Path, ks: std::ops::RangeInclusive<u32>) -> Vec<bool> {
-    codes(model, ks, &["--engine", "bdd"])
+    let default = codes(model, ks.clone(), &["--engine", "bdd"]);
+    let tuples = codes(model, ks, &["--engine", "bdd", "--context-tuples"]);
+    assert_eq!(
+        default, tuples,
+        "the default search and --context-tuples disagree"
+    );
+    default
         .into_iter()
         .map(|c| {
             assert!(c == 3 || c == 8 || c == 0, "exit {c}");
@@ -461,7 +468,7 @@ fn bdd_engine_path_edges_of_fib_stay_small() {
     // 79,002 nodes; with each global beside its copies they had 135,340 and doubled per
     // context. A size bound, not a time bound: it fails if the order regresses.
     let model = generate(&["fib-bp", "4"]);
-    let (code, json) = bdd_json(&model, "6", &["--stats"]);
+    let (code, json) = bdd_json(&model, "6", &["--stats", "--context-tuples"]);
     assert_eq!(code, 8, "{json}");
     let n = json["stats"]["counters"]
         .as_array()
@@ -471,4 +478,60 @@ fn bdd_engine_path_edges_of_fib_stay_small() {
         .and_then(|c| c["value"].as_u64())
         .expect("nodes of context 6");
     assert!(n <= 100_000, "{n} nodes in context 6");
+}
+
+/// The names of the `--stats` counters of `check --engine bdd --contexts K --stats`.
+fn counter_names(json: &serde_json::Value) -> Vec<String> {
+    json["stats"]["counters"]
+        .as_array()
+        .expect("counters")
+        .iter()
+        .map(|c| c["name"].as_str().expect("a name").to_string())
+        .collect()
+}
+
+#[test]
+fn bdd_engine_searches_product_states_where_no_thread_calls() {
+    // fib-bp's threads call nothing: the default search is over product states (it has no
+    // switch rounds, which Getafix's search counts), and it finds the label at the smallest bound with a counterexample that
+    // replays; `--context-tuples` keeps Getafix's search. Bluetooth's threads call: tuples.
+    let fib = generate(&["fib-bp", "3"]);
+    let (code, json) = bdd_json(&fib, "5", &["--stats"]);
+    assert_eq!(code, 3, "{json}");
+    assert!(
+        !counter_names(&json).iter().any(|n| n == "switch_rounds"),
+        "{json}"
+    );
+    assert_eq!(switches(&json), 5, "{json}");
+    let (code, json) = bdd_json(&fib, "5", &["--stats", "--context-tuples"]);
+    assert_eq!(code, 3, "{json}");
+    assert!(
+        counter_names(&json).iter().any(|n| n == "switch_rounds"),
+        "{json}"
+    );
+    let bt = generate(&["bluetooth-bp", "2", "1"]);
+    let (code, json) = bdd_json(&bt, "4", &["--stats"]);
+    assert_eq!(code, 3, "{json}");
+    assert!(
+        counter_names(&json).iter().any(|n| n == "switch_rounds"),
+        "{json}"
+    );
+}
+
+#[test]
+fn bdd_engine_product_states_stay_small_on_fib() {
+    // Without the history of the globals at each switch, fib-bp 4's path edges at context 6
+    // (K = 6, the proof that the label needs K = 7) stay below half of §5's 79,002 nodes
+    // (17,746 measured). A size bound, not a time bound.
+    let model = generate(&["fib-bp", "4"]);
+    let (code, json) = bdd_json(&model, "6", &["--stats"]);
+    assert_eq!(code, 8, "{json}");
+    let n = json["stats"]["counters"]
+        .as_array()
+        .expect("counters")
+        .iter()
+        .find(|c| c["name"] == "bdd_nodes_context_6")
+        .and_then(|c| c["value"].as_u64())
+        .expect("nodes of context 6");
+    assert!(n <= 40_000, "{n} nodes in context 6");
 }

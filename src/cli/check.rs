@@ -133,6 +133,11 @@ pub struct CheckArgs {
     /// BDD engine: keep every global in every procedure (switches off MOD/REF).
     #[arg(long)]
     pub no_mod_ref: bool,
+    /// BDD engine under --contexts: always Getafix's search, which keeps the globals at every
+    /// switch, also where the default searches the product of the threads' states (Getafix
+    /// layout, no procedure calls in the threads).
+    #[arg(long)]
+    pub context_tuples: bool,
     /// Report every distinct error, not only the first.
     #[arg(long)]
     pub keep_going: bool,
@@ -404,6 +409,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         cooperative: a.cooperative,
         no_live_ranges: a.no_live_ranges,
         no_mod_ref: a.no_mod_ref,
+        context_tuples: a.context_tuples,
         // a saved report (`-o`) always has the whole trace
         verdict_only: a.output.is_none()
             && (a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json)),
@@ -458,6 +464,7 @@ fn ineffective_options(a: &CheckArgs, engine: Engine, program: &Program) -> Vec<
         for (set, flag) in [
             (a.no_live_ranges, "--no-live-ranges"),
             (a.no_mod_ref, "--no-mod-ref"),
+            (a.context_tuples, "--context-tuples"),
         ] {
             if set {
                 out.push(format!(
@@ -640,6 +647,7 @@ fn run_engine_on(
             let sym = crate::symbolic::SymbolicOptions {
                 live_variables: !opts.no_live_ranges,
                 mod_ref: !opts.no_mod_ref,
+                tuples: opts.context_tuples,
                 ..Default::default()
             };
             if program.is_concurrent() {

@@ -92,6 +92,8 @@ pub struct Config {
     symmetry: Option<bool>,
     /// A live-thread bound (`--threads N`) for the explicit engine.
     threads: Option<u32>,
+    /// The bdd engine with `--context-tuples` (checked only where it differs from `bdd`).
+    tuples: bool,
 }
 
 impl Config {
@@ -104,6 +106,15 @@ impl Config {
             reduction: None,
             symmetry: None,
             threads: None,
+            tuples: false,
+        }
+    }
+
+    /// The bdd engine with seed 002 §5's tuples where product states would apply.
+    fn tuples() -> Config {
+        Config {
+            tuples: true,
+            ..Config::new("bdd-tuples", Engine::Bdd, false, false)
         }
     }
 
@@ -156,6 +167,7 @@ pub fn differential_configs() -> Vec<Config> {
         Config::unreduced(),
         Config::new("summary", Engine::Summary, false, false),
         Config::new("bdd", Engine::Bdd, false, false),
+        Config::tuples(),
         Config::new("coverability", Engine::Coverability, false, false),
     ]
 }
@@ -176,6 +188,7 @@ fn configs_for(engine: RegressEngine, modes: bool) -> Vec<Config> {
     }
     if matches!(engine, RegressEngine::Bdd | RegressEngine::All) {
         v.push(Config::new("bdd", Engine::Bdd, false, false));
+        v.push(Config::tuples());
     }
     if matches!(engine, RegressEngine::Coverability | RegressEngine::All) {
         v.push(Config::new(
@@ -248,6 +261,7 @@ fn options_of(
     if let Some(on) = c.symmetry {
         opts.symmetry = on;
     }
+    opts.context_tuples |= c.tuples;
     let mut semantics = semantics;
     if let Some(n) = c.threads {
         // as `--threads N` would: the bound replaces the deepening on it
@@ -271,6 +285,10 @@ fn run_config(
     budget: Duration,
 ) -> Result<Run, String> {
     let (opts, semantics) = options_of(c, program, a, budget);
+    if c.tuples && (opts.contexts.is_none() || !crate::symbolic::contexts::product_applies(program))
+    {
+        return Err("the bdd engine's own search here (no product states to compare)".into());
+    }
     let start = Instant::now();
     // this run's memory limit, armed on this thread only: other models run beside it
     let guard = watchdog::guard(opts.limits.memory);

@@ -41,6 +41,8 @@ pub struct Options {
     pub no_live_ranges: bool,
     /// BDD engine: keep every global in every procedure (`--no-mod-ref`).
     pub no_mod_ref: bool,
+    /// BDD engine under `--contexts`: seed 002 §5's tuples only (`--context-tuples`).
+    pub context_tuples: bool,
     /// Only the verdict will be shown: counterexamples are still replayed, but not turned into
     /// source-level traces (which costs more than the search on long traces).
     pub verdict_only: bool,

@@ -22,8 +22,13 @@
 //! `init` runs first with `phase` false; its states at `endinit` start context 0 of any thread.
 //! Counterexamples are walked back from the stored path edges, thread by thread
 //! ([`interleave`]), and run on the interpreter before they are reported.
+//!
+//! Where no thread of a Getafix-layout program calls a procedure, [`product`] searches the
+//! product of the threads' states instead (no history of switches), unless
+//! [`SymbolicOptions::tuples`] asks for §5.
 
 mod interleave;
+mod product;
 mod remap;
 mod standard;
 
@@ -39,6 +44,12 @@ use zingrs_lang::ir::{Const, Expr, Init, LValue, Layout, Pc, ProcId, Program, St
 /// Whether the context-bounded BDD search applies to `program`; `Err` says why not.
 pub fn applies(program: &Program) -> Result<(), String> {
     refusal(program).map_or(Ok(()), Err)
+}
+
+/// Whether the search over product states ([`product`]) checks `program` under a bound
+/// (otherwise §5's tuples do, or nothing does).
+pub fn product_applies(program: &Program) -> bool {
+    shape(program).is_ok_and(|s| product::applies(&s))
 }
 
 /// Why the context-bounded search does not check `program` (rendered with the statement's
@@ -299,6 +310,11 @@ pub fn search(
         ));
     }
     let start = Instant::now();
+    if !sym.tuples {
+        if let Some(r) = product::search(m, &shape, opts, sym, k) {
+            return Ok(r);
+        }
+    }
     let (aug, x) = augment(&shape, k);
     let am = Machine::new(&aug, m.semantics);
     let slots = aug.globals.len() as u32 + super::reach::max_frame(&aug);
@@ -410,7 +426,7 @@ pub fn search(
 }
 
 /// `--stats` names for the BDD nodes of each context's path edges.
-fn context_label(c: usize) -> &'static str {
+pub(super) fn context_label(c: usize) -> &'static str {
     const LABELS: [&str; 16] = [
         "bdd_nodes_context_0",
         "bdd_nodes_context_1",
@@ -434,7 +450,7 @@ fn context_label(c: usize) -> &'static str {
 
 /// `--stats` names for the BDD nodes of the path edges of each thread (by its position among
 /// the thread procedures).
-fn thread_label(j: usize) -> &'static str {
+pub(super) fn thread_label(j: usize) -> &'static str {
     const LABELS: [&str; 8] = [
         "bdd_nodes_thread_0",
         "bdd_nodes_thread_1",

@@ -6,7 +6,8 @@
 //!   entry/current/next), value-set encoding of expressions, live locals and MOD/REF.
 //! * [`reach`]: path edges per vertex, summary edges per call site, the worklist (Figure 3).
 //! * [`contexts`]: bounded context switching for the Getafix layout (seed 002 §5) on top of
-//!   [`reach`], with the switch rules between fixpoints of its worklist.
+//!   [`reach`], with the switch rules between fixpoints of its worklist, or over product
+//!   states where no thread calls a procedure.
 //! * [`trace`]: shortest-first hierarchical counterexamples (§3.2), expanded through summaries
 //!   into interpreter choices that [`crate::search::replay`] re-executes.
 //!
@@ -35,6 +36,9 @@ pub struct SymbolicOptions {
     pub mod_ref: bool,
     /// Count path edges and summary edges for `--stats` (one pass over all vertices at the end).
     pub count_edges: bool,
+    /// Under `--contexts`: always seed 002 §5's tuples of the globals at each switch, also
+    /// where the product states of [`contexts`] apply (`--context-tuples`).
+    pub tuples: bool,
 }
 
 impl Default for SymbolicOptions {
@@ -43,6 +47,7 @@ impl Default for SymbolicOptions {
             live_variables: true,
             mod_ref: true,
             count_edges: true,
+            tuples: false,
         }
     }
 }
@@ -199,7 +204,7 @@ fn stats<B: bdd::Bdds>(e: &reach::Engine<B>, start: Instant) -> SearchStats {
     }
 }
 
-fn sat_u64(x: f64) -> u64 {
+pub(crate) fn sat_u64(x: f64) -> u64 {
     if x >= u64::MAX as f64 {
         u64::MAX
     } else {

@@ -1,0 +1,734 @@
+//! Context bounding over product states, for the Getafix layout when no thread calls a
+//! procedure (issue 15; the published lock-free programs are of this kind).
+//!
+//! §5's path edges keep the globals at every switch so far, and on programs whose threads
+//! interleave richly those histories multiply (SafeStack: sevenfold per context). When a
+//! thread never calls, its whole state is its pc and its locals, so the concurrent program
+//! can be written as one sequential procedure over the product of the threads' states: each
+//! thread's locals and pc become globals, and context c of thread t runs copy c of its code.
+//! A switch before node v (at [`Machine::switch_point`]s only, with `atomic` false, or where
+//! the thread ends) stores v in the thread's pc, gives the locals dead at v any value, and
+//! jumps to a dispatch tree of copy c + 1 that tests another thread's pc bit by bit and
+//! resumes it there. The sequential engine then runs unchanged, lowest vertex first
+//! ([`Engine::ordered`]): the copies are numbered in context order, so each context is
+//! complete before the next starts. No history is kept: a path edge holds the states of all
+//! threads at once, so its size follows the number of distinct states, not of schedules.
+//!
+//! Counterexamples are the sequential engine's own (walked back from the path edges and
+//! matched against `runtime::step` on the product program), then run again on the original
+//! program, each step of a thread matched against the next product state.
+
+use super::{context_label, thread_label, Shape};
+use crate::runtime::{Machine, Outcome, State, Value};
+use crate::search::{self, Finding, Replayed, Replayer, SearchResult, SearchStats};
+use crate::symbolic::bdd::{Bdds, Oxidd};
+use crate::symbolic::model::{live_locals, Bits};
+use crate::symbolic::reach::{Engine, Found};
+use crate::symbolic::SymbolicOptions;
+use std::time::Instant;
+use zingrs_lang::ir::{
+    Const, Expr, Init, LValue, Layout, Node, Pc, Proc, ProcId, Program, Stmt, Type, UnOp, Var,
+};
+
+fn var(name: String, init: Init) -> Var {
+    Var {
+        name,
+        ty: Type::Bool,
+        init,
+        thread_local: false,
+        span: Default::default(),
+    }
+}
+
+fn bits_for(n: u64) -> u32 {
+    (64 - n.saturating_sub(1).leading_zeros()).max(1)
+}
+
+/// Where a procedure's variables go in the product program.
+struct Map<'a> {
+    globals: &'a [u32],
+    /// The global each local becomes.
+    locals: &'a [u32],
+}
+
+impl Map<'_> {
+    fn expr(&self, e: &mut Expr) {
+        zingrs_lang::deep::grow(|| self.expr_here(e))
+    }
+    fn expr_here(&self, e: &mut Expr) {
+        match e {
+            Expr::Global(i) | Expr::PrimedGlobal(i) => *i = self.globals[*i as usize],
+            Expr::Local(i) => *e = Expr::Global(self.locals[*i as usize]),
+            Expr::PrimedLocal(i) => *e = Expr::PrimedGlobal(self.locals[*i as usize]),
+            e => e.for_each_child_mut(|c| self.expr(c)),
+        }
+    }
+    fn lv(&self, lv: &mut LValue) {
+        match lv {
+            LValue::Global(i) => *i = self.globals[*i as usize],
+            LValue::Local(i) => *lv = LValue::Global(self.locals[*i as usize]),
+            LValue::PassiveLocal(_) | LValue::Field(..) | LValue::Elem(..) => {}
+        }
+    }
+    /// Rewrites the statements [`crate::symbolic::sequential_parts_apply`] admits.
+    fn node(&self, n: &mut Node) {
+        if let Some(i) = &mut n.invariant {
+            self.expr(i);
+        }
+        match &mut n.stmt {
+            Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => {
+                self.expr(cond)
+            }
+            Stmt::Constrain { expr } => self.expr(expr),
+            Stmt::Assign {
+                targets,
+                values,
+                constrain,
+            } => {
+                targets.iter_mut().flatten().for_each(|t| self.lv(t));
+                values.iter_mut().for_each(|v| self.expr(v));
+                if let Some(c) = constrain {
+                    self.expr(c);
+                }
+            }
+            Stmt::Havoc { targets } => targets.iter_mut().for_each(|t| self.lv(t)),
+            Stmt::Call { args, results, .. } => {
+                args.iter_mut().for_each(|a| self.expr(a));
+                results.iter_mut().flatten().for_each(|t| self.lv(t));
+            }
+            Stmt::Return { values } => values.iter_mut().flatten().for_each(|v| self.expr(v)),
+            _ => {}
+        }
+    }
+}
+
+fn node(stmt: Stmt, succ: Vec<Pc>) -> Node {
+    Node {
+        stmt,
+        succ,
+        span: Default::default(),
+        labels: Vec::new(),
+        invariant: None,
+        glue: Default::default(),
+    }
+}
+
+fn not(a: Expr) -> Expr {
+    Expr::Unary(UnOp::Not, Box::new(a))
+}
+
+fn tt(b: bool) -> Expr {
+    Expr::Const(Const::Bool(b))
+}
+
+/// What a node of the product procedure stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// The scheduling around the threads' code: choices, switches, dispatch.
+    Aux,
+    /// `init`'s node at the same pc.
+    Init,
+    /// Thread `thread` is at its node `v` (a choice between running it and a switch, or a
+    /// return, where the thread ends).
+    At { thread: usize, v: Pc },
+    /// Thread `thread` runs its node `v`.
+    Runs { thread: usize, v: Pc },
+}
+
+/// The product program and what its nodes stand for.
+struct Product {
+    program: Program,
+    /// The product procedure.
+    proc: ProcId,
+    role: Vec<Role>,
+    /// Per node of the product procedure: its context, for a thread's node.
+    layer: Vec<Option<u32>>,
+    /// The product global of each global of the program.
+    gmap: Vec<u32>,
+    /// Per thread: the product global of each of its locals.
+    lmaps: Vec<Vec<u32>>,
+    /// The product global of each of `init`'s locals.
+    imap: Vec<u32>,
+    /// Per thread: the bits of its pc and the code "ended".
+    pcbits: Vec<Vec<u32>>,
+    ended: Vec<u64>,
+    /// Per thread: the locals live before each of its nodes.
+    live: Vec<Vec<Bits>>,
+    /// The nodes of the last context where a switch would happen under a larger bound:
+    /// (node, thread, whether the thread ends there).
+    last: Vec<(u32, usize, bool)>,
+}
+
+/// The nodes of the product procedure, built in context order.
+struct Builder {
+    nodes: Vec<Node>,
+    role: Vec<Role>,
+    layer: Vec<Option<u32>>,
+}
+
+impl Builder {
+    fn push(&mut self, n: Node, role: Role, layer: Option<u32>) -> u32 {
+        self.nodes.push(n);
+        self.role.push(role);
+        self.layer.push(layer);
+        self.nodes.len() as u32 - 1
+    }
+    fn reserve(&mut self, k: u32, role: Role, layer: Option<u32>) -> u32 {
+        let at = self.nodes.len() as u32;
+        for _ in 0..k {
+            self.push(node(Stmt::Skip, vec![]), role, layer);
+        }
+        at
+    }
+    /// A binary tree testing `bits` (most significant first) down to `leaf0 + code`, or
+    /// `dead` past the last code.
+    fn tree(
+        &mut self,
+        bits: &[u32],
+        depth: usize,
+        prefix: u64,
+        n: u64,
+        to: (u32, u32),
+        c: u32,
+    ) -> u32 {
+        let (leaf0, dead) = to;
+        let nb = bits.len();
+        if depth == nb {
+            return if prefix < n {
+                leaf0 + prefix as u32
+            } else {
+                dead
+            };
+        }
+        if prefix << (nb - depth) >= n {
+            return dead;
+        }
+        let one = self.tree(bits, depth + 1, prefix << 1 | 1, n, to, c);
+        let zero = self.tree(bits, depth + 1, prefix << 1, n, to, c);
+        let cond = Expr::Global(bits[nb - 1 - depth]);
+        self.push(
+            node(Stmt::Branch { cond }, vec![one, zero]),
+            Role::Aux,
+            Some(c),
+        )
+    }
+}
+
+/// Whether the product search applies: the Getafix layout, and no thread calls.
+pub(super) fn applies(shape: &Shape) -> bool {
+    shape.init.is_some()
+        && shape.starts.iter().all(|&(q, _)| {
+            !shape.pre.procs[q as usize]
+                .nodes
+                .iter()
+                .any(|n| matches!(n.stmt, Stmt::Call { .. }))
+        })
+}
+
+/// The product program for bound `k`; `point(q, pc)`: may a context end before `pc` of `q`.
+fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> Product {
+    let pre = &shape.pre;
+    let (init, endinit) = shape.init.expect("the Getafix layout");
+    let threads = shape.starts.len();
+    // the order: the threads' pcs, their locals, the program's globals, init's locals
+    let mut globals = Vec::new();
+    let mut pcbits: Vec<Vec<u32>> = Vec::new();
+    let mut ended = Vec::new();
+    for (j, &(q, pc)) in shape.starts.iter().enumerate() {
+        let n = pre.procs[q as usize].nodes.len() as u64;
+        ended.push(n);
+        let bits = (0..bits_for(n + 1))
+            .map(|b| {
+                let start = Init::Value(Const::Bool(pc as u64 >> b & 1 == 1));
+                globals.push(var(format!("%pc{j}.{b}"), start));
+                globals.len() as u32 - 1
+            })
+            .collect();
+        pcbits.push(bits);
+    }
+    let mut lmaps: Vec<Vec<u32>> = Vec::new();
+    for (j, &(q, _)) in shape.starts.iter().enumerate() {
+        let lm = pre.procs[q as usize]
+            .locals
+            .iter()
+            .map(|l| {
+                globals.push(var(format!("%t{j}.{}", l.name), l.init));
+                globals.len() as u32 - 1
+            })
+            .collect();
+        lmaps.push(lm);
+    }
+    let gbase = globals.len() as u32;
+    let gmap: Vec<u32> = (0..pre.globals.len() as u32).map(|g| gbase + g).collect();
+    globals.extend(pre.globals.iter().cloned());
+    let imap: Vec<u32> = pre.procs[init as usize]
+        .locals
+        .iter()
+        .map(|l| {
+            globals.push(var(format!("%init.{}", l.name), l.init));
+            globals.len() as u32 - 1
+        })
+        .collect();
+    let live: Vec<Vec<Bits>> = shape
+        .starts
+        .iter()
+        .map(|&(q, _)| live_locals(pre, q))
+        .collect();
+    let atomic = shape.atomic.map(|a| Expr::Global(gmap[a as usize]));
+
+    let mut b = Builder {
+        nodes: Vec::new(),
+        role: Vec::new(),
+        layer: Vec::new(),
+    };
+    let init_len = pre.procs[init as usize].nodes.len() as u32;
+    b.reserve(init_len, Role::Init, None);
+    let dead = b.push(
+        node(Stmt::Assume { cond: tt(false) }, vec![]),
+        Role::Aux,
+        None,
+    );
+    b.nodes[dead as usize].succ = vec![dead];
+    let mut roots: Vec<Vec<u32>> = Vec::new();
+    // per context: (switch node, thread) to be sent to the next context's dispatch
+    let mut outs: Vec<Vec<(u32, usize)>> = Vec::new();
+    let mut dispatch: Vec<Vec<u32>> = Vec::new();
+    let mut last = Vec::new();
+    for c in 0..=k {
+        let mut layer_roots = Vec::new();
+        let mut layer_outs = Vec::new();
+        for (j, &(q, _)) in shape.starts.iter().enumerate() {
+            let proc = &pre.procs[q as usize];
+            let n = proc.nodes.len() as u32;
+            // resuming: the tree, then a leaf per node that forgets the pc
+            let leaf0 = b.reserve(n, Role::Aux, Some(c));
+            layer_roots.push(b.tree(&pcbits[j], 0, 0, n as u64, (leaf0, dead), c));
+            let nb = b.reserve(n, Role::Aux, Some(c));
+            let forget: Vec<LValue> = pcbits[j].iter().map(|&x| LValue::Global(x)).collect();
+            for v in 0..n {
+                b.nodes[(leaf0 + v) as usize] = node(
+                    Stmt::Havoc {
+                        targets: forget.clone(),
+                    },
+                    vec![nb + v],
+                );
+            }
+            let m = Map {
+                globals: &gmap,
+                locals: &lmaps[j],
+            };
+            let unswitchable = shape.unswitchable[q as usize];
+            for (v, orig) in proc.nodes.iter().enumerate() {
+                let v = v as Pc;
+                let at = (nb + v) as usize;
+                let mut nn = orig.clone();
+                m.node(&mut nn);
+                let ending = matches!(orig.stmt, Stmt::Return { .. });
+                if ending {
+                    // the thread ends here: it is only left
+                    nn.stmt = Stmt::Goto;
+                    nn.succ = vec![];
+                    b.role[at] = Role::At { thread: j, v };
+                } else {
+                    nn.succ = orig.succ.iter().map(|&s| nb + s).collect();
+                    b.role[at] = Role::Runs { thread: j, v };
+                }
+                b.nodes[at] = nn;
+                if unswitchable || !(ending || point(q, v)) {
+                    continue;
+                }
+                if c == k {
+                    last.push((at as u32, j, ending));
+                    continue;
+                }
+                // a switch before v: assume the lock is free, store v (or "ended") in the
+                // pc, forget the dead locals, go to the next context's dispatch
+                let cond = match (&atomic, ending) {
+                    (Some(a), false) => not(a.clone()),
+                    _ => tt(true),
+                };
+                let code = if ending { n as u64 } else { v as u64 };
+                let mut targets: Vec<Option<LValue>> = Vec::new();
+                let mut values = Vec::new();
+                for (i, &x) in pcbits[j].iter().enumerate() {
+                    targets.push(Some(LValue::Global(x)));
+                    values.push(tt(code >> i & 1 == 1));
+                }
+                for l in 0..proc.locals.len() as u32 {
+                    if ending || !live[j][v as usize].contains(l) {
+                        targets.push(Some(LValue::Global(lmaps[j][l as usize])));
+                        values.push(Expr::Nondet);
+                    }
+                }
+                let store = Stmt::Assign {
+                    targets,
+                    values,
+                    constrain: None,
+                };
+                let xb = b.push(node(store, vec![]), Role::Aux, Some(c));
+                let xa = b.push(node(Stmt::Assume { cond }, vec![xb]), Role::Aux, Some(c));
+                layer_outs.push((xb, j));
+                // the node becomes a choice between its statement (moved) and the switch
+                if ending {
+                    b.nodes[at].succ = vec![xa];
+                } else {
+                    let labels = std::mem::take(&mut b.nodes[at].labels);
+                    let body = b.nodes[at].clone();
+                    let moved = b.push(body, Role::Runs { thread: j, v }, Some(c));
+                    let mut choice = node(Stmt::Goto, vec![moved, xa]);
+                    choice.labels = labels;
+                    b.nodes[at] = choice;
+                    b.role[at] = Role::At { thread: j, v };
+                }
+            }
+        }
+        // the dispatch out of context c comes right after its code
+        dispatch.push(
+            (0..threads)
+                .map(|_| b.push(node(Stmt::Goto, vec![]), Role::Aux, Some(c)))
+                .collect(),
+        );
+        roots.push(layer_roots);
+        outs.push(layer_outs);
+    }
+    for c in 0..k as usize {
+        for &(xb, j) in &outs[c] {
+            b.nodes[xb as usize].succ = vec![dispatch[c][j]];
+        }
+        for (j, &d) in dispatch[c].iter().enumerate() {
+            let others = (0..threads).filter(|&u| u != j).map(|u| roots[c + 1][u]);
+            b.nodes[d as usize].succ = others.collect();
+        }
+    }
+    // init, whose `endinit` starts context 0 of any thread
+    let m = Map {
+        globals: &gmap,
+        locals: &imap,
+    };
+    for (pc, n) in pre.procs[init as usize].nodes.iter().enumerate() {
+        let mut nn = n.clone();
+        if pc as Pc == endinit {
+            nn.stmt = Stmt::Goto;
+            nn.succ = roots[0].clone();
+        } else {
+            m.node(&mut nn);
+        }
+        b.nodes[pc] = nn;
+    }
+    let mut program = pre.clone();
+    program.globals = globals;
+    // the procedures `init` calls run as they are, over the new globals
+    super::remap::remap_program(&mut program, &gmap);
+    let proc = program.procs.len() as ProcId;
+    program.procs.push(Proc {
+        name: "%product".into(),
+        params: 0,
+        locals: Vec::new(),
+        returns: Vec::new(),
+        atomic: false,
+        nodes: b.nodes,
+        span: Default::default(),
+        tries: Vec::new(),
+    });
+    program.activations = vec![proc];
+    program.layout = Layout::Standard;
+    Product {
+        program,
+        proc,
+        role: b.role,
+        layer: b.layer,
+        gmap,
+        lmaps,
+        imap,
+        pcbits,
+        ended,
+        live,
+        last,
+    }
+}
+
+/// The context-bounded search over product states, or `None` where it does not apply (see
+/// [`applies`]): `m` runs the original program.
+pub(super) fn search(
+    m: &Machine,
+    shape: &Shape,
+    opts: &search::Options,
+    sym: &SymbolicOptions,
+    k: u32,
+) -> Option<(SearchResult, Vec<Option<Replayed>>)> {
+    if !applies(shape) {
+        return None;
+    }
+    let start = Instant::now();
+    let prod = sequentialize(shape, k, &|q, pc| m.switch_point(q, pc));
+    let pm = Machine::new(&prod.program, m.semantics);
+    let slots =
+        prod.program.globals.len() as u32 + crate::symbolic::reach::max_frame(&prod.program);
+    let memory = opts.limits.memory.unwrap_or(8 << 30);
+    let nodes = prod.role.len();
+    let bdd = Oxidd::new(
+        3 * slots,
+        (memory / 40).clamp(1 << 20, 1 << 30) as usize,
+        nodes.next_power_of_two().clamp(1 << 18, 1 << 22),
+    );
+    let _gc = bdd.manager_guard();
+    let mut e = Engine::new(&pm, bdd, *sym, &opts.targets);
+    e.ordered = true;
+    let opts = &search::Options {
+        keep_going: false,
+        ..opts.clone()
+    };
+    let limit = e.run(opts);
+    let context_cut = limit.is_none() && e.found.is_empty() && cut(&e, &prod, shape);
+    let mut result = SearchResult {
+        limit,
+        context_cut,
+        ..Default::default()
+    };
+    let mut replays = Vec::new();
+    if let Some(&f) = e.found.first() {
+        match counterexample(&e, &prod, shape, m, f) {
+            Ok((finding, replayed)) => {
+                result.findings.push(finding);
+                replays.push(Some(replayed));
+            }
+            Err(why) => {
+                // a bug of ours: report a finding that will fail to replay (exit 5)
+                eprintln!(
+                    "internal error: the bdd engine could not build a counterexample under \
+                     --contexts {k}: {why}"
+                );
+                result.findings.push(Finding::Assertion {
+                    path: search::Path {
+                        init: Vec::new(),
+                        choices: Vec::new(),
+                    },
+                });
+                replays.push(None);
+            }
+        }
+        result.limit = None;
+    }
+    result.stats = stats(&e, &prod, shape, k, start);
+    Some((result, replays))
+}
+
+/// Whether a switch out of the last context could happen: a thread at a switch point with
+/// the lock free (or ending), while another thread has not ended. Conservative as §5's dry
+/// run: the other thread may be unable to move.
+fn cut<B: Bdds>(e: &Engine<B>, prod: &Product, shape: &Shape) -> bool {
+    let b = &e.bdd;
+    let cv = |s: u32| e.layout.cv(s);
+    let unlocked = match shape.atomic {
+        Some(a) => b.not(&b.var(cv(prod.gmap[a as usize]))),
+        None => b.constant(true),
+    };
+    let running: Vec<B::F> = prod
+        .pcbits
+        .iter()
+        .zip(&prod.ended)
+        .map(|(bits, &code)| {
+            let lits: Vec<(u32, bool)> = bits
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| (cv(x), code >> i & 1 == 1))
+                .collect();
+            b.not(&b.literals(&lits))
+        })
+        .collect();
+    prod.last.iter().any(|&(n, j, ending)| {
+        let r = &e.reached[n as usize];
+        if b.is_false(r) {
+            return false;
+        }
+        let mut other = b.constant(false);
+        for (u, run) in running.iter().enumerate() {
+            if u != j {
+                other = b.or(&other, run);
+            }
+        }
+        let s = b.and(r, &other);
+        let s = if ending { s } else { b.and(&s, &unlocked) };
+        !b.is_false(&s)
+    })
+}
+
+fn stats<B: Bdds>(
+    e: &Engine<B>,
+    prod: &Product,
+    shape: &Shape,
+    k: u32,
+    start: Instant,
+) -> SearchStats {
+    let b = &e.bdd;
+    let base = e.entry(prod.proc) as usize;
+    let reached = e.reached.iter().filter(|f| !b.is_false(f)).count() as u64;
+    let mut per_context = vec![0usize; k as usize + 1];
+    let mut per_thread = vec![0usize; shape.starts.len()];
+    for (n, role) in prod.role.iter().enumerate() {
+        let r = &e.reached[base + n];
+        if b.is_false(r) {
+            continue;
+        }
+        let size = b.size(r);
+        if let Some(c) = prod.layer[n] {
+            per_context[c as usize] += size;
+        }
+        if let Role::At { thread, .. } | Role::Runs { thread, .. } = *role {
+            per_thread[thread] += size;
+        }
+    }
+    let mut counters = vec![
+        ("bdd_variables", b.num_vars() as u64),
+        ("peak_live_nodes", e.peak_nodes.max(b.live_nodes()) as u64),
+        ("vertices_reached", reached),
+        ("worklist_steps", e.steps),
+    ];
+    if e.sym.count_edges {
+        // a path edge here is a state of every thread at once (with `init`'s entry)
+        let mut edges = 0.0f64;
+        for (v, f) in e.reached.iter().enumerate() {
+            if !b.is_false(f) {
+                edges += b.count(f, e.scope_len(v as u32));
+            }
+        }
+        counters.push(("path_edges", crate::symbolic::sat_u64(edges)));
+    }
+    for (c, n) in per_context.into_iter().enumerate() {
+        counters.push((context_label(c), n as u64));
+    }
+    for (j, n) in per_thread.into_iter().enumerate() {
+        counters.push((thread_label(j), n as u64));
+    }
+    SearchStats {
+        states: reached,
+        transitions: e.steps,
+        initial_states: 1,
+        elapsed: start.elapsed(),
+        counters,
+        ..Default::default()
+    }
+}
+
+/// The finding's path on the original program: the sequential engine's counterexample on
+/// the product program, each step of a thread taken again on `m` and matched against the
+/// next product state.
+fn counterexample<B: Bdds>(
+    e: &Engine<B>,
+    prod: &Product,
+    shape: &Shape,
+    m: &Machine,
+    f: Found,
+) -> Result<(Finding, Replayed), String> {
+    let (_, pr) = e.finding(f, true)?;
+    let ps = &pr.states;
+    let pg = |s: &State, x: u32| s.globals[x as usize];
+    let first = ps.first().ok_or("the product path has no state")?;
+    let (init, _) = shape.init.expect("the Getafix layout");
+    let mut start: Vec<Value> = prod.gmap.iter().map(|&x| pg(first, x)).collect();
+    start.extend(prod.imap.iter().map(|&x| pg(first, x)));
+    let mut r = Replayer::start(m, start, true)?;
+    let globals_agree = |s: &State, tid: usize, p: &State| {
+        let gv = m.global_values(s, Some(tid));
+        prod.gmap
+            .iter()
+            .enumerate()
+            .all(|(g, &x)| gv[g] == pg(p, x))
+    };
+    // thread j of `s` is at v with the live locals of `p`
+    let thread_agrees = |s: &State, j: usize, v: Pc, p: &State| {
+        let Some(fr) = s.threads.get(j).and_then(|t| t.stack.top()) else {
+            return false;
+        };
+        fr.proc == shape.starts[j].0
+            && fr.pc == v
+            && prod.live[j][v as usize]
+                .iter()
+                .all(|l| fr.locals[l as usize] == pg(p, prod.lmaps[j][l as usize]))
+    };
+    // where thread j is in product state `p`, if its frame is at one of its nodes
+    let at = |p: &State| -> Option<(usize, Pc)> {
+        let fr = p.threads.first()?.stack.top()?;
+        if fr.proc != prod.proc {
+            return None;
+        }
+        match prod.role[fr.pc as usize] {
+            Role::At { thread, v } | Role::Runs { thread, v } => Some((thread, v)),
+            _ => None,
+        }
+    };
+    let take = |r: &mut Replayer, tid: usize, ok: &dyn Fn(&State) -> bool| {
+        let hit = r.outcomes(tid as u32)?.iter().position(|o| match o {
+            Outcome::Next { state, .. } => ok(state),
+            _ => false,
+        });
+        let i = hit.ok_or_else(|| format!("no step of thread {tid} matches the product path"))?;
+        r.take(i as u32)
+    };
+    for w in ps.windows(2) {
+        let (p0, p1) = (&w[0], &w[1]);
+        let fr = p0.threads[0]
+            .stack
+            .top()
+            .ok_or("the product thread ended")?;
+        let role = if fr.proc == prod.proc {
+            prod.role[fr.pc as usize]
+        } else {
+            // inside a procedure `init` calls
+            Role::Init
+        };
+        match role {
+            Role::Aux | Role::At { .. } => {}
+            Role::Init if fr.proc == prod.proc && fr.pc == shape.init.unwrap().1 => {
+                // the threads start, each with the locals it has in the product
+                take(&mut r, 0, &|s| {
+                    (0..prod.lmaps.len()).all(|j| thread_agrees(s, j, shape.starts[j].1, p1))
+                })?;
+            }
+            Role::Init => {
+                let f1 = p1.threads[0]
+                    .stack
+                    .top()
+                    .ok_or("the product thread ended")?;
+                let ok = |s: &State| {
+                    let Some(fo) = s.threads.first().and_then(|t| t.stack.top()) else {
+                        return false;
+                    };
+                    if !globals_agree(s, 0, p1) {
+                        return false;
+                    }
+                    if f1.proc == prod.proc {
+                        fo.proc == init
+                            && fo.pc == f1.pc
+                            && prod
+                                .imap
+                                .iter()
+                                .enumerate()
+                                .all(|(l, &x)| fo.locals[l] == pg(p1, x))
+                    } else {
+                        fo.proc == f1.proc && fo.pc == f1.pc && fo.locals == f1.locals
+                    }
+                };
+                take(&mut r, 0, &ok)?;
+            }
+            Role::Runs { thread, .. } => {
+                let (j, v1) = at(p1).ok_or("a thread's step leaves its code")?;
+                if j != thread {
+                    return Err("a thread's step lands in another thread".into());
+                }
+                take(&mut r, j, &|s| {
+                    globals_agree(s, j, p1) && thread_agrees(s, j, v1, p1)
+                })?;
+            }
+        }
+    }
+    let (path, replayed) = r.finish();
+    let finding = match f {
+        Found::Assertion { .. } => Finding::Assertion { path },
+        Found::Target { target, .. } => Finding::Target {
+            label: e.target_names[target as usize].clone(),
+            path,
+        },
+    };
+    Ok((finding, replayed))
+}
