@@ -490,11 +490,22 @@ fn counter_names(json: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+/// A Getafix program whose thread1 recurses (`down` calls itself while `*`), so its threads
+/// have no product form; SLIC_ERROR needs thread1's write of `g` seen by thread2.
+const RECURSIVE: &str = "decl atomic, g;
+void init() begin atomic, g := F, F; endinit: skip; end
+void down() begin if (*) then down(); fi g := T; end
+void thread1() begin down(); end
+void thread2() begin if (g) then SLIC_ERROR: skip; fi end
+";
+
 #[test]
-fn bdd_engine_searches_product_states_where_no_thread_calls() {
-    // fib-bp's threads call nothing: the default search is over product states (it has no
-    // switch rounds, which Getafix's search counts), and it finds the label at the smallest bound with a counterexample that
-    // replays; `--context-tuples` keeps Getafix's search. Bluetooth's threads call: tuples.
+fn bdd_engine_searches_product_states_unless_a_thread_recurses() {
+    // fib-bp's and Bluetooth's threads do not recurse (Bluetooth's call procedures, which are
+    // inlined): the default search is over product states (it has no switch rounds, which
+    // Getafix's search counts) and finds the label at the smallest bound with a
+    // counterexample that replays; `--context-tuples` keeps Getafix's search, which is also
+    // the only one for a recursive thread.
     let fib = generate(&["fib-bp", "3"]);
     let (code, json) = bdd_json(&fib, "5", &["--stats"]);
     assert_eq!(code, 3, "{json}");
@@ -513,9 +524,21 @@ fn bdd_engine_searches_product_states_where_no_thread_calls() {
     let (code, json) = bdd_json(&bt, "4", &["--stats"]);
     assert_eq!(code, 3, "{json}");
     assert!(
+        !counter_names(&json).iter().any(|n| n == "switch_rounds"),
+        "{json}"
+    );
+    let dir = std::env::temp_dir().join(format!("zingrs-families-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let rec = dir.join("recursive.bp");
+    std::fs::write(&rec, RECURSIVE).expect("write model");
+    let (code, json) = bdd_json(&rec, "1", &["--stats"]);
+    assert_eq!(code, 3, "{json}");
+    assert!(
         counter_names(&json).iter().any(|n| n == "switch_rounds"),
         "{json}"
     );
+    let (code, _) = bdd_json(&rec, "0", &[]);
+    assert_eq!(code, 8);
 }
 
 #[test]

@@ -23,7 +23,7 @@
 //! Counterexamples are walked back from the stored path edges, thread by thread
 //! ([`interleave`]), and run on the interpreter before they are reported.
 //!
-//! Where no thread of a Getafix-layout program calls a procedure, [`product`] searches the
+//! Where no thread of a Getafix-layout program recurses, [`product`] searches the
 //! product of the threads' states instead (no history of switches), unless
 //! [`SymbolicOptions::tuples`] asks for §5.
 

@@ -7,7 +7,7 @@
 //! * [`reach`]: path edges per vertex, summary edges per call site, the worklist (Figure 3).
 //! * [`contexts`]: bounded context switching for the Getafix layout (seed 002 §5) on top of
 //!   [`reach`], with the switch rules between fixpoints of its worklist, or over product
-//!   states where no thread calls a procedure.
+//!   states where no thread recurses.
 //! * [`trace`]: shortest-first hierarchical counterexamples (§3.2), expanded through summaries
 //!   into interpreter choices that [`crate::search::replay`] re-executes.
 //!

@@ -1,9 +1,10 @@
-//! Context bounding over product states, for the Getafix layout when no thread calls a
-//! procedure (issue 15; the published lock-free programs are of this kind).
+//! Context bounding over product states, for the Getafix layout when no thread recurses
+//! (issue 15; the published lock-free programs are of this kind).
 //!
 //! §5's path edges keep the globals at every switch so far, and on programs whose threads
 //! interleave richly those histories multiply (SafeStack: sevenfold per context). When a
-//! thread never calls, its whole state is its pc and its locals, so the concurrent program
+//! thread does not recurse, its calls can be inlined ([`flat`]) and its whole state is its
+//! pc and the locals of its instances, so the concurrent program
 //! can be written as one sequential procedure over the product of the threads' states: each
 //! thread's locals and pc become globals, and context c of thread t runs copy c of its code.
 //! A switch before node v (at [`Machine::switch_point`]s only, with `atomic` false, or where
@@ -17,6 +18,8 @@
 //! Counterexamples are the sequential engine's own (walked back from the path edges and
 //! matched against `runtime::step` on the product program), then run again on the original
 //! program, each step of a thread matched against the next product state.
+
+mod flat;
 
 use super::{context_label, thread_label, Shape};
 use crate::runtime::{Machine, Outcome, State, Value};
@@ -145,14 +148,14 @@ struct Product {
     layer: Vec<Option<u32>>,
     /// The product global of each global of the program.
     gmap: Vec<u32>,
-    /// Per thread: the product global of each of its locals.
-    lmaps: Vec<Vec<u32>>,
+    /// Per thread: its code, calls inlined.
+    flats: Vec<flat::Flat>,
     /// The product global of each of `init`'s locals.
     imap: Vec<u32>,
     /// Per thread: the bits of its pc and the code "ended".
     pcbits: Vec<Vec<u32>>,
     ended: Vec<u64>,
-    /// Per thread: the locals live before each of its nodes.
+    /// Per procedure (of the threads): the locals live before each of its nodes.
     live: Vec<Vec<Bits>>,
     /// The nodes of the last context where a switch would happen under a larger bound:
     /// (node, thread, whether the thread ends there).
@@ -214,28 +217,43 @@ impl Builder {
     }
 }
 
-/// Whether the product search applies: the Getafix layout, and no thread calls.
+/// Whether the product search applies: the Getafix layout, and no thread recurses.
 pub(super) fn applies(shape: &Shape) -> bool {
     shape.init.is_some()
-        && shape.starts.iter().all(|&(q, _)| {
-            !shape.pre.procs[q as usize]
-                .nodes
-                .iter()
-                .any(|n| matches!(n.stmt, Stmt::Call { .. }))
+        && (0..shape.starts.len()).all(|j| {
+            let (q, _) = shape.starts[j];
+            let gmap: Vec<u32> = (0..shape.pre.globals.len() as u32).collect();
+            flat::flatten(
+                &shape.pre,
+                q,
+                j,
+                &gmap,
+                &shape.unswitchable,
+                &mut Vec::new(),
+            )
+            .is_some()
         })
 }
 
 /// The product program for bound `k`; `point(q, pc)`: may a context end before `pc` of `q`.
-fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> Product {
+fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> Option<Product> {
     let pre = &shape.pre;
     let (init, endinit) = shape.init.expect("the Getafix layout");
     let threads = shape.starts.len();
-    // the order: the threads' pcs, their locals, the program's globals, init's locals
+    // the order: the threads' pcs, their locals, the program's globals, init's locals. The
+    // pcs' widths depend on the inlined code, so each thread is inlined once to count its
+    // nodes and once more with the final numbering
+    let g = pre.globals.len() as u32;
+    let same: Vec<u32> = (0..g).collect();
     let mut globals = Vec::new();
     let mut pcbits: Vec<Vec<u32>> = Vec::new();
     let mut ended = Vec::new();
+    let mut nlocals = 0;
     for (j, &(q, pc)) in shape.starts.iter().enumerate() {
-        let n = pre.procs[q as usize].nodes.len() as u64;
+        let mut locals = Vec::new();
+        let counted = flat::flatten(pre, q, j, &same, &shape.unswitchable, &mut locals)?;
+        nlocals += locals.len();
+        let n = counted.nodes.len() as u64;
         ended.push(n);
         let bits = (0..bits_for(n + 1))
             .map(|b| {
@@ -246,20 +264,20 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> P
             .collect();
         pcbits.push(bits);
     }
-    let mut lmaps: Vec<Vec<u32>> = Vec::new();
+    let gbase = (globals.len() + nlocals) as u32;
+    let gmap: Vec<u32> = (0..g).map(|x| gbase + x).collect();
+    let mut flats = Vec::new();
     for (j, &(q, _)) in shape.starts.iter().enumerate() {
-        let lm = pre.procs[q as usize]
-            .locals
-            .iter()
-            .map(|l| {
-                globals.push(var(format!("%t{j}.{}", l.name), l.init));
-                globals.len() as u32 - 1
-            })
-            .collect();
-        lmaps.push(lm);
+        flats.push(flat::flatten(
+            pre,
+            q,
+            j,
+            &gmap,
+            &shape.unswitchable,
+            &mut globals,
+        )?);
     }
-    let gbase = globals.len() as u32;
-    let gmap: Vec<u32> = (0..pre.globals.len() as u32).map(|g| gbase + g).collect();
+    debug_assert_eq!(globals.len() as u32, gbase);
     globals.extend(pre.globals.iter().cloned());
     let imap: Vec<u32> = pre.procs[init as usize]
         .locals
@@ -269,10 +287,15 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> P
             globals.len() as u32 - 1
         })
         .collect();
-    let live: Vec<Vec<Bits>> = shape
-        .starts
-        .iter()
-        .map(|&(q, _)| live_locals(pre, q))
+    let live: Vec<Vec<Bits>> = (0..pre.procs.len() as ProcId)
+        .map(|q| {
+            let used = flats.iter().any(|f| f.insts.iter().any(|i| i.proc == q));
+            if used {
+                live_locals(pre, q)
+            } else {
+                Vec::new()
+            }
+        })
         .collect();
     let atomic = shape.atomic.map(|a| Expr::Global(gmap[a as usize]));
 
@@ -297,9 +320,8 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> P
     for c in 0..=k {
         let mut layer_roots = Vec::new();
         let mut layer_outs = Vec::new();
-        for (j, &(q, _)) in shape.starts.iter().enumerate() {
-            let proc = &pre.procs[q as usize];
-            let n = proc.nodes.len() as u32;
+        for (j, f) in flats.iter().enumerate() {
+            let n = f.nodes.len() as u32;
             // resuming: the tree, then a leaf per node that forgets the pc
             let leaf0 = b.reserve(n, Role::Aux, Some(c));
             layer_roots.push(b.tree(&pcbits[j], 0, 0, n as u64, (leaf0, dead), c));
@@ -313,16 +335,12 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> P
                     vec![nb + v],
                 );
             }
-            let m = Map {
-                globals: &gmap,
-                locals: &lmaps[j],
-            };
-            let unswitchable = shape.unswitchable[q as usize];
-            for (v, orig) in proc.nodes.iter().enumerate() {
+            for (v, orig) in f.nodes.iter().enumerate() {
                 let v = v as Pc;
                 let at = (nb + v) as usize;
                 let mut nn = orig.clone();
-                m.node(&mut nn);
+                let (inst, pc) = f.at[v as usize];
+                let inst = &f.insts[inst as usize];
                 let ending = matches!(orig.stmt, Stmt::Return { .. });
                 if ending {
                     // the thread ends here: it is only left
@@ -334,7 +352,7 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> P
                     b.role[at] = Role::Runs { thread: j, v };
                 }
                 b.nodes[at] = nn;
-                if unswitchable || !(ending || point(q, v)) {
+                if inst.atomic || !(ending || point(inst.proc, pc)) {
                     continue;
                 }
                 if c == k {
@@ -354,9 +372,9 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> P
                     targets.push(Some(LValue::Global(x)));
                     values.push(tt(code >> i & 1 == 1));
                 }
-                for l in 0..proc.locals.len() as u32 {
-                    if ending || !live[j][v as usize].contains(l) {
-                        targets.push(Some(LValue::Global(lmaps[j][l as usize])));
+                for (l, &x) in inst.locals.iter().enumerate() {
+                    if ending || !live[inst.proc as usize][pc as usize].contains(l as u32) {
+                        targets.push(Some(LValue::Global(x)));
                         values.push(Expr::Nondet);
                     }
                 }
@@ -432,19 +450,19 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> P
     });
     program.activations = vec![proc];
     program.layout = Layout::Standard;
-    Product {
+    Some(Product {
         program,
         proc,
         role: b.role,
         layer: b.layer,
         gmap,
-        lmaps,
+        flats,
         imap,
         pcbits,
         ended,
         live,
         last,
-    }
+    })
 }
 
 /// The context-bounded search over product states, or `None` where it does not apply (see
@@ -456,11 +474,10 @@ pub(super) fn search(
     sym: &SymbolicOptions,
     k: u32,
 ) -> Option<(SearchResult, Vec<Option<Replayed>>)> {
-    if !applies(shape) {
-        return None;
-    }
+    // the Getafix layout only (the standard one's creations are not inlined)
+    shape.init?;
     let start = Instant::now();
-    let prod = sequentialize(shape, k, &|q, pc| m.switch_point(q, pc));
+    let prod = sequentialize(shape, k, &|q, pc| m.switch_point(q, pc))?;
     let pm = Machine::new(&prod.program, m.semantics);
     let slots =
         prod.program.globals.len() as u32 + crate::symbolic::reach::max_frame(&prod.program);
@@ -536,8 +553,9 @@ fn cut<B: Bdds>(e: &Engine<B>, prod: &Product, shape: &Shape) -> bool {
             b.not(&b.literals(&lits))
         })
         .collect();
+    let base = e.entry(prod.proc);
     prod.last.iter().any(|&(n, j, ending)| {
-        let r = &e.reached[n as usize];
+        let r = &e.reached[(base + n) as usize];
         if b.is_false(r) {
             return false;
         }
@@ -640,11 +658,14 @@ fn counterexample<B: Bdds>(
         let Some(fr) = s.threads.get(j).and_then(|t| t.stack.top()) else {
             return false;
         };
-        fr.proc == shape.starts[j].0
-            && fr.pc == v
-            && prod.live[j][v as usize]
+        let f = &prod.flats[j];
+        let (inst, pc) = f.at[v as usize];
+        let inst = &f.insts[inst as usize];
+        fr.proc == inst.proc
+            && fr.pc == pc
+            && prod.live[inst.proc as usize][pc as usize]
                 .iter()
-                .all(|l| fr.locals[l as usize] == pg(p, prod.lmaps[j][l as usize]))
+                .all(|l| fr.locals[l as usize] == pg(p, inst.locals[l as usize]))
     };
     // where thread j is in product state `p`, if its frame is at one of its nodes
     let at = |p: &State| -> Option<(usize, Pc)> {
@@ -682,7 +703,7 @@ fn counterexample<B: Bdds>(
             Role::Init if fr.proc == prod.proc && fr.pc == shape.init.unwrap().1 => {
                 // the threads start, each with the locals it has in the product
                 take(&mut r, 0, &|s| {
-                    (0..prod.lmaps.len()).all(|j| thread_agrees(s, j, shape.starts[j].1, p1))
+                    (0..prod.flats.len()).all(|j| thread_agrees(s, j, shape.starts[j].1, p1))
                 })?;
             }
             Role::Init => {
