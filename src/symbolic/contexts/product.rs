@@ -30,7 +30,8 @@ use crate::symbolic::reach::{Engine, Found};
 use crate::symbolic::SymbolicOptions;
 use std::time::Instant;
 use zingrs_lang::ir::{
-    Const, Expr, Init, LValue, Layout, Node, Pc, Proc, ProcId, Program, Stmt, Type, UnOp, Var,
+    BinOp, Const, Expr, Init, LValue, Layout, Node, Pc, Proc, ProcId, Program, Stmt, Type, UnOp,
+    Var,
 };
 
 fn var(name: String, init: Init) -> Var {
@@ -395,6 +396,9 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
                     let moved = b.push(body, Role::Runs { thread: j, v }, Some(c));
                     let mut choice = node(Stmt::Goto, vec![moved, xa]);
                     choice.labels = labels;
+                    // `enforce`: the thread's step arrives here (a resumed thread is checked
+                    // again, as §5's search does)
+                    choice.invariant = b.nodes[moved as usize].invariant.clone();
                     b.nodes[at] = choice;
                     b.role[at] = Role::At { thread: j, v };
                 }
@@ -423,11 +427,26 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
         globals: &gmap,
         locals: &imap,
     };
+    // the threads start only where every one's `enforce` at its first node may hold, as
+    // the interpreter creates them
+    let starts_hold = flats
+        .iter()
+        .zip(&shape.starts)
+        .filter_map(|(f, &(_, pc))| f.nodes[pc as usize].invariant.clone())
+        .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)));
+    let to_threads = match starts_hold {
+        Some(cond) => vec![b.push(
+            node(Stmt::Assume { cond }, roots[0].clone()),
+            Role::Aux,
+            None,
+        )],
+        None => roots[0].clone(),
+    };
     for (pc, n) in pre.procs[init as usize].nodes.iter().enumerate() {
         let mut nn = n.clone();
         if pc as Pc == endinit {
             nn.stmt = Stmt::Goto;
-            nn.succ = roots[0].clone();
+            nn.succ = to_threads.clone();
         } else {
             m.node(&mut nn);
         }

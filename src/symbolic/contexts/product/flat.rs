@@ -156,6 +156,9 @@ fn instance(
                 constrain: None,
             };
             nn.succ = vec![entry];
+            if let Some(i) = &mut nn.invariant {
+                m.expr(i);
+            }
             // its returns: the receivers from the results, its locals forgotten
             let after = base + orig.succ[0];
             for r in rets {
