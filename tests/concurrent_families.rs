@@ -460,6 +460,18 @@ fn bdd_engine_stats_give_nodes_per_context_and_thread() {
     assert_eq!(counter("bdd_nodes_thread_2"), None, "{json}");
 }
 
+/// The `--stats` counter of the BDD nodes of context `c`'s path edges.
+fn context_nodes(json: &serde_json::Value, c: usize) -> u64 {
+    let name = format!("bdd_nodes_context_{c}");
+    json["stats"]["counters"]
+        .as_array()
+        .expect("counters")
+        .iter()
+        .find(|x| x["name"] == name.as_str())
+        .and_then(|x| x["value"].as_u64())
+        .expect("nodes of the context")
+}
+
 #[test]
 fn bdd_engine_path_edges_of_fib_stay_small() {
     // The variable order of the context copies (issue 15): in switch order (g_1, t_1, g_2,
@@ -470,13 +482,7 @@ fn bdd_engine_path_edges_of_fib_stay_small() {
     let model = generate(&["fib-bp", "4"]);
     let (code, json) = bdd_json(&model, "6", &["--stats", "--context-tuples"]);
     assert_eq!(code, 8, "{json}");
-    let n = json["stats"]["counters"]
-        .as_array()
-        .expect("counters")
-        .iter()
-        .find(|c| c["name"] == "bdd_nodes_context_6")
-        .and_then(|c| c["value"].as_u64())
-        .expect("nodes of context 6");
+    let n = context_nodes(&json, 6);
     assert!(n <= 100_000, "{n} nodes in context 6");
 }
 
@@ -549,12 +555,6 @@ fn bdd_engine_product_states_stay_small_on_fib() {
     let model = generate(&["fib-bp", "4"]);
     let (code, json) = bdd_json(&model, "6", &["--stats"]);
     assert_eq!(code, 8, "{json}");
-    let n = json["stats"]["counters"]
-        .as_array()
-        .expect("counters")
-        .iter()
-        .find(|c| c["name"] == "bdd_nodes_context_6")
-        .and_then(|c| c["value"].as_u64())
-        .expect("nodes of context 6");
+    let n = context_nodes(&json, 6);
     assert!(n <= 40_000, "{n} nodes in context 6");
 }

@@ -184,6 +184,7 @@ struct Extra {
     gs: Vec<Vec<u32>>,
 }
 
+/// The bits a number below `n` needs (at least one).
 fn bits_for(n: u64) -> u32 {
     (64 - n.saturating_sub(1).leading_zeros()).max(1)
 }
@@ -392,27 +393,8 @@ pub fn search(
     }
     let mut replays = Vec::new();
     if let Some(&f) = e.found.first() {
-        match interleave::counterexample(&e, &ctx, &x, &shape, m, f, false) {
-            Ok((finding, replayed)) => {
-                result.findings.push(finding);
-                replays.push(Some(replayed));
-            }
-            Err(why) => {
-                // a bug of ours: report a finding that will fail to replay (exit 5)
-                eprintln!(
-                    "internal error: the bdd engine could not build a counterexample under \
-                     --contexts {k}: {why}"
-                );
-                result.findings.push(search::Finding::Assertion {
-                    path: search::Path {
-                        init: Vec::new(),
-                        choices: Vec::new(),
-                    },
-                });
-                replays.push(None);
-            }
-        }
-        result.limit = None;
+        let built = interleave::counterexample(&e, &ctx, &x, &shape, m, f, false);
+        replays.push(counterexample_or_report(&mut result, built, k));
     }
     result.stats = SearchStats {
         states: reached,
@@ -423,6 +405,36 @@ pub fn search(
         ..Default::default()
     };
     Ok((result, replays))
+}
+
+/// Records a counterexample in `result` (the search found something: no limit stands), or,
+/// if it could not be built (a bug of ours), an empty finding that will fail to replay
+/// (exit 5) after saying why. The replay, for the report.
+fn counterexample_or_report(
+    result: &mut SearchResult,
+    built: Result<(search::Finding, search::Replayed), String>,
+    k: u32,
+) -> Option<search::Replayed> {
+    result.limit = None;
+    match built {
+        Ok((finding, replayed)) => {
+            result.findings.push(finding);
+            Some(replayed)
+        }
+        Err(why) => {
+            eprintln!(
+                "internal error: the bdd engine could not build a counterexample under \
+                 --contexts {k}: {why}"
+            );
+            result.findings.push(search::Finding::Assertion {
+                path: search::Path {
+                    init: Vec::new(),
+                    choices: Vec::new(),
+                },
+            });
+            None
+        }
+    }
 }
 
 /// `--stats` names for the BDD nodes of each context's path edges.

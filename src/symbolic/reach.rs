@@ -474,6 +474,17 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         }
     }
 
+    /// The finding `f` is, with the path that leads to it.
+    pub fn finding_of(&self, f: Found, path: search::Path) -> search::Finding {
+        match f {
+            Found::Assertion { .. } => search::Finding::Assertion { path },
+            Found::Target { target, .. } => search::Finding::Target {
+                label: self.target_names[target as usize].clone(),
+                path,
+            },
+        }
+    }
+
     /// Runs the worklist to its fixpoint, or to the first error (without `keep_going`), or to
     /// a limit.
     pub fn run(&mut self, opts: &search::Options) -> Option<Limit> {

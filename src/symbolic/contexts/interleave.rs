@@ -289,14 +289,7 @@ pub(super) fn counterexample<B: Bdds>(
         }
         None => run.replay_standard(&schedule, &histories, violation, all)?,
     };
-    let finding = match f {
-        Found::Assertion { .. } => Finding::Assertion { path },
-        Found::Target { target, .. } => Finding::Target {
-            label: e.target_names[target as usize].clone(),
-            path,
-        },
-    };
-    Ok((finding, replayed))
+    Ok((e.finding_of(f, path), replayed))
 }
 
 /// `init`'s point at `endinit` with the globals the first context (of thread `t0`) starts

@@ -21,7 +21,8 @@
 
 mod flat;
 
-use super::{context_label, thread_label, Shape};
+use super::standard::bool_global as var;
+use super::{bits_for, context_label, thread_label, Shape};
 use crate::runtime::{Machine, Outcome, State, Value};
 use crate::search::{self, Finding, Replayed, Replayer, SearchResult, SearchStats};
 use crate::symbolic::bdd::{Bdds, Oxidd};
@@ -30,23 +31,8 @@ use crate::symbolic::reach::{Engine, Found};
 use crate::symbolic::SymbolicOptions;
 use std::time::Instant;
 use zingrs_lang::ir::{
-    BinOp, Const, Expr, Init, LValue, Layout, Node, Pc, Proc, ProcId, Program, Stmt, Type, UnOp,
-    Var,
+    BinOp, Const, Expr, Init, LValue, Layout, Node, Pc, Proc, ProcId, Program, Stmt, UnOp,
 };
-
-fn var(name: String, init: Init) -> Var {
-    Var {
-        name,
-        ty: Type::Bool,
-        init,
-        thread_local: false,
-        span: Default::default(),
-    }
-}
-
-fn bits_for(n: u64) -> u32 {
-    (64 - n.saturating_sub(1).leading_zeros()).max(1)
-}
 
 /// Where a procedure's variables go in the product program.
 struct Map<'a> {
@@ -523,27 +509,8 @@ pub(super) fn search(
     };
     let mut replays = Vec::new();
     if let Some(&f) = e.found.first() {
-        match counterexample(&e, &prod, shape, m, f) {
-            Ok((finding, replayed)) => {
-                result.findings.push(finding);
-                replays.push(Some(replayed));
-            }
-            Err(why) => {
-                // a bug of ours: report a finding that will fail to replay (exit 5)
-                eprintln!(
-                    "internal error: the bdd engine could not build a counterexample under \
-                     --contexts {k}: {why}"
-                );
-                result.findings.push(Finding::Assertion {
-                    path: search::Path {
-                        init: Vec::new(),
-                        choices: Vec::new(),
-                    },
-                });
-                replays.push(None);
-            }
-        }
-        result.limit = None;
+        let built = counterexample(&e, &prod, shape, m, f);
+        replays.push(super::counterexample_or_report(&mut result, built, k));
     }
     result.stats = stats(&e, &prod, shape, k, start);
     Some((result, replays))
@@ -763,12 +730,5 @@ fn counterexample<B: Bdds>(
         }
     }
     let (path, replayed) = r.finish();
-    let finding = match f {
-        Found::Assertion { .. } => Finding::Assertion { path },
-        Found::Target { target, .. } => Finding::Target {
-            label: e.target_names[target as usize].clone(),
-            path,
-        },
-    };
-    Ok((finding, replayed))
+    Ok((e.finding_of(f, path), replayed))
 }

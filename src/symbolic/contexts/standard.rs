@@ -317,7 +317,8 @@ pub(super) fn shape(program: &Program) -> Result<Shape, Refusal> {
     rewrite(pre, orig, starts, site_slots)
 }
 
-fn global(name: String, init: Init) -> Var {
+/// A boolean global of a program the search builds (no source of its own).
+pub(super) fn bool_global(name: String, init: Init) -> Var {
     Var {
         name,
         ty: Type::Bool,
@@ -349,15 +350,17 @@ fn rewrite(
             .any(|n| matches!(n.stmt, Stmt::AtomicBegin | Stmt::AtomicEnd))
     });
     let atomic = uses_atomic.then(|| {
-        pre.globals
-            .push(global("%atomic".into(), Init::Value(Const::Bool(false))));
+        pre.globals.push(bool_global(
+            "%atomic".into(),
+            Init::Value(Const::Bool(false)),
+        ));
         pre.globals.len() as u32 - 1
     });
     // per slot: its `%started` flag and the globals its first frame's locals come from
     let mut created = vec![None; starts.len()];
     let mut copies: Vec<Vec<(u32, u32)>> = vec![Vec::new(); starts.len()];
     for (s, &(q, pc)) in starts.iter().enumerate().skip(1) {
-        pre.globals.push(global(
+        pre.globals.push(bool_global(
             format!("%started{s}"),
             Init::Value(Const::Bool(false)),
         ));
@@ -369,7 +372,8 @@ fn rewrite(
             proc.locals.len() as u32
         };
         for j in 0..n {
-            pre.globals.push(global(format!("%arg{s}.{j}"), Init::Any));
+            pre.globals
+                .push(bool_global(format!("%arg{s}.{j}"), Init::Any));
             copies[s].push((j, pre.globals.len() as u32 - 1));
         }
     }

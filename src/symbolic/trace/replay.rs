@@ -25,14 +25,7 @@ impl<B: Bdds> Engine<'_, '_, B> {
         let points = self.walk(self.point(v, &meet, s), None)?;
         let (path, replayed) =
             self.concretize(&points, matches!(f, Found::Assertion { .. }), all)?;
-        let finding = match f {
-            Found::Assertion { .. } => Finding::Assertion { path },
-            Found::Target { target, .. } => Finding::Target {
-                label: self.target_names[target as usize].clone(),
-                path,
-            },
-        };
-        Ok((finding, replayed))
+        Ok((self.finding_of(f, path), replayed))
     }
 
     /// Whether state `s` is at the vertex of the trail's point `i` and agrees with its
