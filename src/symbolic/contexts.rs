@@ -686,10 +686,11 @@ impl<B: Bdds> Contexts<B> {
     /// Adds path edges; true if one was new.
     /// (`entry`: a thread starting at its procedure's entry, whose entry copies are set to
     /// the current values when something calls that procedure.)
+    /// A resumed thread's `enforce` is not checked again (it did not move).
     fn feed(&self, e: &mut Engine<B>, seeds: Vec<(u32, B::F, bool)>) -> bool {
         let before = e.log.len();
         for (w, s, entry) in seeds {
-            e.propagate(w, s, entry);
+            e.propagate_checked(w, s, entry, entry);
         }
         e.log.len() > before
     }

@@ -439,12 +439,22 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
     /// Adds path edges `s` at `w` (after the invariant and, for a callee's entry, the
     /// self-loop). The transfer relations have already dropped the locals dead at `w`.
     pub fn propagate(&mut self, w: u32, s: B::F, entry: bool) {
+        self.propagate_checked(w, s, entry, true)
+    }
+
+    /// [`Engine::propagate`], with the `enforce` invariant at `w` applied only if `check`
+    /// (a thread resumed at `w` by a context switch did not move: bp-language §5.7 checks
+    /// only the thread that moves).
+    pub fn propagate_checked(&mut self, w: u32, s: B::F, entry: bool, check: bool) {
         let b = &self.bdd;
         if b.is_false(&s) {
             return;
         }
         let mut s = s;
-        if let Some(inv) = (!self.inv.is_empty()).then(|| self.inv.get(&w)).flatten() {
+        if let Some(inv) = (check && !self.inv.is_empty())
+            .then(|| self.inv.get(&w))
+            .flatten()
+        {
             s = b.and(&s, inv);
         }
         if entry {

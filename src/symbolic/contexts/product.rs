@@ -342,6 +342,23 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
                 if inst.atomic || !(ending || point(inst.proc, pc)) {
                     continue;
                 }
+                // where a thread may be left, and resumed: the node becomes a choice between
+                // its statement (moved) and a switch. `enforce` is checked where the thread's
+                // own step arrives (the choice), never on resuming (the moved statement):
+                // only the thread that moves is checked (bp-language §5.7)
+                // (the labels stay on both: a thread resumed at a label, or started at one,
+                // is there)
+                if !ending {
+                    let mut body = b.nodes[at].clone();
+                    let invariant = body.invariant.take();
+                    let moved = b.push(body, Role::Runs { thread: j, v }, Some(c));
+                    let mut choice = node(Stmt::Goto, vec![moved]);
+                    choice.labels = b.nodes[moved as usize].labels.clone();
+                    choice.invariant = invariant;
+                    b.nodes[at] = choice;
+                    b.role[at] = Role::At { thread: j, v };
+                    b.nodes[(leaf0 + v) as usize].succ = vec![moved];
+                }
                 if c == k {
                     last.push((at as u32, j, ending));
                     continue;
@@ -373,21 +390,7 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
                 let xb = b.push(node(store, vec![]), Role::Aux, Some(c));
                 let xa = b.push(node(Stmt::Assume { cond }, vec![xb]), Role::Aux, Some(c));
                 layer_outs.push((xb, j));
-                // the node becomes a choice between its statement (moved) and the switch
-                if ending {
-                    b.nodes[at].succ = vec![xa];
-                } else {
-                    let labels = std::mem::take(&mut b.nodes[at].labels);
-                    let body = b.nodes[at].clone();
-                    let moved = b.push(body, Role::Runs { thread: j, v }, Some(c));
-                    let mut choice = node(Stmt::Goto, vec![moved, xa]);
-                    choice.labels = labels;
-                    // `enforce`: the thread's step arrives here (a resumed thread is checked
-                    // again, as §5's search does)
-                    choice.invariant = b.nodes[moved as usize].invariant.clone();
-                    b.nodes[at] = choice;
-                    b.role[at] = Role::At { thread: j, v };
-                }
+                b.nodes[at].succ.push(xa);
             }
         }
         // the dispatch out of context c comes right after its code
