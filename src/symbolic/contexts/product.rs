@@ -521,7 +521,9 @@ pub(super) fn search(
 
 /// Whether a switch out of the last context could happen: a thread at a switch point with
 /// the lock free (or ending), while another thread has not ended. Conservative as §5's dry
-/// run: the other thread may be unable to move.
+/// run: the other thread may be unable to move. A thread resumed in the last context that
+/// takes no step is not counted: the globals are those of the switch into it, so any thread
+/// that could run after it could have run in its place, and been counted there.
 fn cut<B: Bdds>(e: &Engine<B>, prod: &Product, shape: &Shape) -> bool {
     let b = &e.bdd;
     let cv = |s: u32| e.layout.cv(s);
