@@ -65,7 +65,7 @@ fn searches(c: &mut Criterion) {
     let mut g = c.benchmark_group("bdd-search");
     g.sample_size(10);
     let sym = SymbolicOptions {
-        count_edges: false,
+        measure: false,
         ..Default::default()
     };
     for n in [100usize, 800, 3200] {

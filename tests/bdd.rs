@@ -328,7 +328,7 @@ fn reductions_do_not_change_verdicts() {
                 let sym = SymbolicOptions {
                     live_variables: live,
                     mod_ref,
-                    count_edges: true,
+                    measure: true,
                     tuples: false,
                 };
                 let (r, replays) = search(&m, &opts, &sym);

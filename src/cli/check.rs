@@ -413,6 +413,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         // a saved report (`-o`) always has the whole trace
         verdict_only: a.output.is_none()
             && (a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json)),
+        unseen_stats: !a.stats && a.format != Format::Json && a.output.is_none(),
         transactions: false,
         check_fingerprints: false,
         deep_from: None,
@@ -648,7 +649,7 @@ fn run_engine_on(
                 live_variables: !opts.no_live_ranges,
                 mod_ref: !opts.no_mod_ref,
                 tuples: opts.context_tuples,
-                ..Default::default()
+                measure: !opts.unseen_stats,
             };
             if program.is_concurrent() {
                 let Some(k) = opts.contexts else {

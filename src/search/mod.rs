@@ -46,6 +46,9 @@ pub struct Options {
     /// Only the verdict will be shown: counterexamples are still replayed, but not turned into
     /// source-level traces (which costs more than the search on long traces).
     pub verdict_only: bool,
+    /// No one will see the statistics (no `--stats`, no JSON, no saved report): the engines
+    /// skip the counts that cost time to make.
+    pub unseen_stats: bool,
     /// Summarize calls that run as one transaction (the summary engine on concurrent models).
     pub transactions: bool,
     /// For tests: fingerprint every successor by the whole walk too, and panic if the

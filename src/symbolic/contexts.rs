@@ -385,11 +385,13 @@ pub fn search(
         ("summary_updates", e.summaries),
         ("switch_rounds", rounds),
     ];
-    for (c, n) in ctx.nodes_per_context(&e).into_iter().enumerate() {
-        counters.push((context_label(c), n as u64));
-    }
-    for (j, n) in ctx.nodes_per_thread(&e).into_iter().enumerate() {
-        counters.push((thread_label(j), n as u64));
+    if e.sym.measure {
+        for (c, n) in ctx.nodes_per_context(&e).into_iter().enumerate() {
+            counters.push((context_label(c), n as u64));
+        }
+        for (j, n) in ctx.nodes_per_thread(&e).into_iter().enumerate() {
+            counters.push((thread_label(j), n as u64));
+        }
     }
     let mut replays = Vec::new();
     if let Some(&f) = e.found.first() {

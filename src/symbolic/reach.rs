@@ -169,6 +169,11 @@ pub struct Engine<'m, 'p, B: Bdds> {
     /// [`super::contexts`] number their contexts in order, so each context is complete
     /// before the next starts, and every vertex is processed about once).
     pub ordered: bool,
+    /// Per vertex (empty: none): a vertex whose path edges subsume this one's, or [`NONE`].
+    /// A state already reached at `shadow[w]` is not added at `w` (see
+    /// [`super::contexts`]' product states, where a node's shadow is the same node two
+    /// contexts earlier).
+    pub shadow: Vec<u32>,
     pub found: Vec<Found>,
     /// The cube of every entry and current copy (call sites cut their seed cubes from it).
     pub all_ec: B::F,
@@ -285,6 +290,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
             queue: VecDeque::new(),
             by_index: Default::default(),
             ordered: false,
+            shadow: Vec::new(),
             found: Vec::new(),
             all_ec: bdd.constant(true),
             seen_targets: vec![false; targets.len()],
@@ -460,11 +466,14 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         if entry {
             s = b.and(&s, &self.procs[self.proc_of[w as usize] as usize].selfloop);
         }
-        let new = b.and_not(&s, &self.reached[w as usize]);
+        let wi = w as usize;
+        let mut new = b.and_not(&s, &self.reached[wi]);
+        if let Some(&by) = self.shadow.get(wi).filter(|&&by| by != NONE) {
+            new = b.and_not(&new, &self.reached[by as usize]);
+        }
         if b.is_false(&new) {
             return;
         }
-        let wi = w as usize;
         self.reached[wi] = b.or(&self.reached[wi], &new);
         self.delta[wi] = b.or(&self.delta[wi], &new);
         self.log.push((new, self.head[wi]));
