@@ -135,9 +135,13 @@ impl Machine<'_> {
         self.may_run_alone_at(f.proc, f.pc, t.stack.depth())
     }
 
+    fn independence(&self) -> &Independence {
+        self.independence.get_or_init(|| Independence::new(self))
+    }
+
     /// [`Machine::may_run_alone`] for a thread at `pc` of `proc` with `depth` frames.
     pub fn may_run_alone_at(&self, proc: u32, pc: u32, depth: u32) -> bool {
-        if !self.independence.alone[proc as usize][pc as usize] {
+        if !self.independence().alone[proc as usize][pc as usize] {
             return false;
         }
         // the bottom frame's return ends the thread: a boolean program's thread leaves the
@@ -149,19 +153,19 @@ impl Machine<'_> {
 
     /// What the step at `pc` of `proc` is to the transaction reduction (see [`super::locks`]).
     pub fn mover(&self, proc: u32, pc: u32) -> Mover {
-        self.independence.mover[proc as usize][pc as usize]
+        self.independence().mover[proc as usize][pc as usize]
     }
 
     /// Whether a call of `proc` runs only private steps, in it and in every procedure it calls:
     /// the whole call is one transaction of both-movers, which the summary engine may summarize
     /// with other threads around.
     pub fn private_call(&self, proc: u32) -> bool {
-        self.independence.private_call[proc as usize]
+        self.independence().private_call[proc as usize]
     }
 
     /// Whether `pc` of `proc` is a loop head (the target of a back edge).
     pub fn loop_head(&self, proc: u32, pc: u32) -> bool {
-        self.independence.loop_head[proc as usize][pc as usize]
+        self.independence().loop_head[proc as usize][pc as usize]
     }
 
     /// Whether a context may end with the running thread at `pc` of `proc`: the thread got
@@ -173,7 +177,7 @@ impl Machine<'_> {
     /// the switch). So a search under a context bound loses nothing, and takes no more
     /// switches, by leaving a thread only at these points.
     pub fn switch_point(&self, proc: u32, pc: u32) -> bool {
-        self.independence.switch_point[proc as usize][pc as usize]
+        self.independence().switch_point[proc as usize][pc as usize]
     }
 }
 
