@@ -6,7 +6,7 @@
 //! by step. Recursive threads have no such form.
 
 use super::{node, var, Map};
-use zingrs_lang::ir::{Expr, LValue, Node, Pc, ProcId, Program, Stmt, Var};
+use zingrs_lang::ir::{Expr, Init, LValue, Node, Pc, ProcId, Program, Stmt, Var};
 
 /// One call site's copy of a procedure.
 pub(super) struct Instance {
@@ -136,7 +136,8 @@ fn instance(
             )?;
             let callee_proc = &pre.procs[*callee as usize];
             let callee_locals = f.insts[cid].locals.clone();
-            // the call: formals from the arguments, the other locals anything
+            // the call: formals from the arguments, the other locals their initial values
+            // (anything, unless declared with one), as a fresh frame's
             let mut targets = Vec::new();
             let mut values = Vec::new();
             for (l, &x) in callee_locals.iter().enumerate() {
@@ -147,7 +148,10 @@ fn instance(
                         m.expr(&mut a);
                         a
                     }
-                    _ => Expr::Nondet,
+                    _ => match callee_proc.locals[l].init {
+                        Init::Value(c) => Expr::Const(c),
+                        Init::Any => Expr::Nondet,
+                    },
                 });
             }
             nn.stmt = Stmt::Assign {
