@@ -474,8 +474,15 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         if b.is_false(&new) {
             return;
         }
+        // a vertex not yet processed since it was first reached has all its states pending
+        // (`delta` = `reached`, the common case in an ordered search): one union for both
+        let pending_all = self.delta[wi] == self.reached[wi];
         self.reached[wi] = b.or(&self.reached[wi], &new);
-        self.delta[wi] = b.or(&self.delta[wi], &new);
+        self.delta[wi] = if pending_all {
+            self.reached[wi].clone()
+        } else {
+            b.or(&self.delta[wi], &new)
+        };
         self.log.push((new, self.head[wi]));
         self.head[wi] = self.log.len() as u32 - 1;
         let t = self.target[wi];

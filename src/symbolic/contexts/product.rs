@@ -15,13 +15,18 @@
 //! complete before the next starts. No history is kept: a path edge holds the states of all
 //! threads at once, so its size follows the number of distinct states, not of schedules.
 //!
-//! A state reached at a node of context c − 2 is not added at the same node of context c
-//! ([`Engine::shadow`]): it reaches from there everything it would reach here, with two
-//! switches to spare. Two contexts back, not one: with two threads the thread that runs in
-//! context c ran in c − 2, and on fib-bp 9 at K = 16 the states of c − 1 never held one of
-//! c's, while subtracting them made the path edges larger (2.6 s against 1.5 s without any
-//! subtraction, 0.5 s with c − 2's). The program's globals come in [`order::globals`]'
-//! order, as its statements relate them.
+//! A state reached at a statement where a thread is resumed, in context c − 2, is not added
+//! at the same statement of context c ([`Engine::shadow`]): it reaches from there everything
+//! it would reach here, with two switches to spare. Two contexts back, not one: with two
+//! threads the thread that runs in context c ran in c − 2, and on fib-bp 9 at K = 16 the
+//! states of c − 1 never held one of c's, while subtracting them made the path edges larger
+//! (2.6 s against 1.5 s without any subtraction, 0.5 s with c − 2's). Only there: every
+//! state of a context arrives at such a statement (resumed) or follows from one that did by
+//! the thread's own steps, so a state pruned there takes its successors with it. Pruning
+//! at every node as well costs a subtraction per node and catches only states that two
+//! different states step to (fib-bp 9 at K = 16: 0.52 s against 0.45 s; SafeStack at K =
+//! 3 / 4: 3.5 / 15.5 s against 3.7 / 14.4 s). The program's globals come in
+//! [`order::globals`]' order, as its statements relate them.
 //!
 //! Counterexamples are the sequential engine's own (walked back from the path edges and
 //! matched against `runtime::step` on the product program), then run again on the original
@@ -141,8 +146,8 @@ struct Product {
     role: Vec<Role>,
     /// Per node of the product procedure: its context, for a thread's node.
     layer: Vec<Option<u32>>,
-    /// Per node of the product procedure: the same node two contexts earlier, or [`NONE`]
-    /// (see [`Engine::shadow`]).
+    /// Per node of the product procedure: for a statement where a thread is resumed, the
+    /// same statement two contexts earlier; else [`NONE`] (see [`Engine::shadow`]).
     shadow: Vec<u32>,
     /// The product global of each global of the program.
     gmap: Vec<u32>,
@@ -158,21 +163,6 @@ struct Product {
     /// The nodes of the last context where a switch would happen under a larger bound:
     /// (node, thread, whether the thread ends there).
     last: Vec<(u32, usize, bool)>,
-}
-
-/// A node of a thread's code in a context, by what it stands for (the same in every
-/// context).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Same {
-    /// The resuming leaves and tree, and the thread's nodes: by offset from the first leaf.
-    Fixed(u32),
-    /// The statement of node `v` where the thread is resumed there.
-    Moved(Pc),
-    /// The switch before node `v`: the test of the lock, the store of the pc.
-    Lock(Pc),
-    Store(Pc),
-    /// The dispatch to the other threads after a switch out of this one.
-    Dispatch,
 }
 
 /// The nodes of the product procedure, built in context order.
@@ -222,11 +212,19 @@ impl Builder {
         let one = self.tree(bits, depth + 1, prefix << 1 | 1, n, to, c);
         let zero = self.tree(bits, depth + 1, prefix << 1, n, to, c);
         let cond = Expr::Global(bits[nb - 1 - depth]);
-        self.push(
-            node(Stmt::Branch { cond }, vec![one, zero]),
-            Role::Aux,
-            Some(c),
-        )
+        // a side that leads only to `dead` is cut here, so that the states of threads that
+        // ended are not gathered at `dead` for nothing
+        let stmt = match (one == dead, zero == dead) {
+            (false, false) => Stmt::Branch { cond },
+            (false, true) => Stmt::Assume { cond },
+            (true, false) => Stmt::Assume { cond: not(cond) },
+            (true, true) => return dead,
+        };
+        let succ = match stmt {
+            Stmt::Branch { .. } => vec![one, zero],
+            _ => vec![if one == dead { zero } else { one }],
+        };
+        self.push(node(stmt, succ), Role::Aux, Some(c))
     }
 }
 
@@ -336,27 +334,23 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
     let mut outs: Vec<Vec<(u32, usize)>> = Vec::new();
     let mut dispatch: Vec<Vec<u32>> = Vec::new();
     let mut last = Vec::new();
-    // per context and thread, its nodes by what they stand for (the contexts are built
-    // alike, except that the last has no switches out), and each node's shadow (see
+    // per context and thread: the statement each node moves to where the thread is resumed
+    // there (or NONE), whose shadow is the same statement two contexts earlier (see
     // `Product::shadow`)
-    let mut built: Vec<Vec<ahash::AHashMap<Same, u32>>> = Vec::new();
-    let mut same_as = Vec::new();
+    let mut moved_at: Vec<Vec<Vec<u32>>> = Vec::new();
+    let mut shadow = Vec::new();
     for c in 0..=k {
         let mut layer_roots = Vec::new();
         let mut layer_outs = Vec::new();
         let mut dispatch_c = Vec::new();
-        let mut mines = Vec::new();
-        let mut layer = Vec::new();
+        let mut layer_moved = Vec::new();
         for (j, f) in flats.iter().enumerate() {
             let n = f.nodes.len() as u32;
             // resuming: the tree, then a leaf per node that forgets the pc
             let leaf0 = b.reserve(n, Role::Aux, Some(c));
             layer_roots.push(b.tree(&pcbits[j], 0, 0, n as u64, (leaf0, dead), c));
             let nb = b.reserve(n, Role::Aux, Some(c));
-            // this context's nodes of thread j, by what they stand for
-            let mut mine: Vec<(Same, u32)> = (leaf0..nb + n)
-                .map(|x| (Same::Fixed(x - leaf0), x))
-                .collect();
+            let mut moved_j = vec![NONE; n as usize];
             let forget: Vec<LValue> = pcbits[j].iter().map(|&x| LValue::Global(x)).collect();
             for v in 0..n {
                 b.nodes[(leaf0 + v) as usize] = node(
@@ -396,7 +390,10 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
                     let mut body = b.nodes[at].clone();
                     let invariant = body.invariant.take();
                     let moved = b.push(body, Role::Runs { thread: j, v }, Some(c));
-                    mine.push((Same::Moved(v), moved));
+                    moved_j[v as usize] = moved;
+                    if c >= 2 {
+                        shadow.push((moved, moved_at[c as usize - 2][j][v as usize]));
+                    }
                     let mut choice = node(Stmt::Goto, vec![moved]);
                     choice.labels = b.nodes[moved as usize].labels.clone();
                     choice.invariant = invariant;
@@ -436,25 +433,14 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
                 let xa = b.push(node(Stmt::Assume { cond }, vec![xb]), Role::Aux, Some(c));
                 layer_outs.push((xb, j));
                 b.nodes[at].succ.push(xa);
-                mine.extend([(Same::Lock(v), xa), (Same::Store(v), xb)]);
             }
-            mines.push(mine);
+            layer_moved.push(moved_j);
         }
         // the dispatch out of context c comes right after its code
-        for (j, mut mine) in mines.into_iter().enumerate() {
-            let d = b.push(node(Stmt::Goto, vec![]), Role::Aux, Some(c));
-            mine.push((Same::Dispatch, d));
-            dispatch_c.push(d);
-            if c >= 2 {
-                let before = &built[c as usize - 2][j];
-                same_as.extend(
-                    mine.iter()
-                        .filter_map(|(what, x)| Some((*x, *before.get(what)?))),
-                );
-            }
-            layer.push(mine.into_iter().collect());
+        for _ in &flats {
+            dispatch_c.push(b.push(node(Stmt::Goto, vec![]), Role::Aux, Some(c)));
         }
-        built.push(layer);
+        moved_at.push(layer_moved);
         dispatch.push(dispatch_c);
         roots.push(layer_roots);
         outs.push(layer_outs);
@@ -519,11 +505,11 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
         program,
         proc,
         shadow: {
-            let mut shadow = vec![NONE; b.role.len()];
-            for (x, y) in same_as {
-                shadow[x as usize] = y;
+            let mut by = vec![NONE; b.role.len()];
+            for (x, y) in shadow {
+                by[x as usize] = y;
             }
-            shadow
+            by
         },
         role: b.role,
         layer: b.layer,
