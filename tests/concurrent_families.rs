@@ -168,6 +168,65 @@ fn contexts_from_reports_the_smallest_sufficient_bound() {
 }
 
 #[test]
+fn bdd_contexts_from_decides_every_bound_in_one_run() {
+    // the product search completes each context before the next, so one run at the largest
+    // bound tells the smallest bound that reaches the label: the same notes as bound by bound
+    let model = generate(&["fib-bp", "3"]);
+    let bdd = ["--engine", "bdd"];
+    let (code, err) = iterate(&model, "1", "9", &bdd);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("reached with --contexts 5, not with --contexts 4"),
+        "{err}"
+    );
+    for (from, noted) in [("5", "5"), ("7", "7")] {
+        let (code, err) = iterate(&model, from, "9", &bdd);
+        assert_eq!(code, 3, "{err}");
+        assert!(
+            err.contains(&format!(
+                "reached with --contexts {noted}, the smallest bound tried"
+            )),
+            "from {from}: {err}"
+        );
+    }
+    // §5's tuples are searched bound by bound, and agree
+    let (code, err) = iterate(&model, "1", "9", &["--engine", "bdd", "--context-tuples"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("reached with --contexts 5, not with --contexts 4"),
+        "{err}"
+    );
+    let model = generate(&["bluetooth-bp", "2", "1"]);
+    let (code, err) = iterate(&model, "1", "6", &bdd);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("reached with --contexts 4, not with --contexts 3"),
+        "{err}"
+    );
+    // one run, at the largest bound: its statistics have every context up to 9 (those after
+    // the label's unexplored), and the bound reported is the smallest sufficient one
+    let (code, json) = bdd_json(
+        &model,
+        "9",
+        &["--contexts-from", "1", "--stats", "--trace", "none"],
+    );
+    assert_eq!(code, 3, "{json}");
+    let counters = json["stats"]["counters"].as_array().expect("counters");
+    let counter = |name: &str| {
+        counters
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| &c["value"])
+    };
+    assert_eq!(counter("contexts"), Some(&serde_json::json!(4)), "{json}");
+    assert_eq!(
+        counter("bdd_nodes_context_9"),
+        Some(&serde_json::json!(0)),
+        "{json}"
+    );
+}
+
+#[test]
 fn contexts_from_without_an_error_reports_the_last_bound() {
     // one adder and one stopper never fail: every bound is cut, the last run is reported (exit 8)
     let model = generate(&["bluetooth-bp", "1", "1"]);

@@ -73,7 +73,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32))]
     pub contexts: Option<u32>,
     /// With `--contexts K`: check with the bounds FROM, FROM + 1, ..., K in turn, stopping at the
-    /// first that reaches an error, and report the smallest sufficient bound.
+    /// first that reaches an error, and report the smallest sufficient bound (the bdd engine's
+    /// product search decides them all in one run at K).
     #[arg(long, value_name = "FROM")]
     pub contexts_from: Option<u32>,
     /// Bound the number of live threads (Boom's --threadbound): a thread creation is not
@@ -206,6 +207,17 @@ pub fn run(a: &CheckArgs) -> i32 {
         Engine::Auto => auto_engine(&program, a.threads.is_some() || a.contexts.is_some()),
         e => e,
     };
+    // the bdd engine's product search completes each context before the next: its run at the
+    // largest bound also finds the smallest bound that reaches an error, and the runs at
+    // smaller bounds would only repeat its first contexts
+    let bounds = if engine == Engine::Bdd
+        && a.contexts_from.is_some()
+        && crate::symbolic::contexts::completes_contexts_in_order(&program, &opts)
+    {
+        vec![a.contexts]
+    } else {
+        bounds
+    };
     if a.verbose {
         for w in ineffective_options(a, engine, &program) {
             eprintln!("warning: {w}");
@@ -260,13 +272,19 @@ pub fn run(a: &CheckArgs) -> i32 {
         };
         let last = i + 1 == bounds.len() || r.exit_code != exit::BOUNDED;
         if last {
-            if let (Some(k), Some(_)) = (k, a.contexts_from) {
+            // a search that knows the fewest switches its error needs decided the smaller
+            // bounds too
+            let k = match (k, r.fewest_switches, a.contexts_from) {
+                (Some(k), Some(fewest), Some(from)) => Some(fewest.clamp(from, k)),
+                _ => k,
+            };
+            if let (Some(k), Some(from)) = (k, a.contexts_from) {
                 let reached = matches!(
                     r.exit_code,
                     exit::ASSERTION | exit::DEADLOCK | exit::RUNTIME_ERROR
                 );
                 if reached && !a.quiet {
-                    if i == 0 {
+                    if k == from {
                         eprintln!("note: reached with --contexts {k}, the smallest bound tried");
                     } else {
                         eprintln!(
@@ -882,6 +900,7 @@ fn report_with<'m>(
     let mut r = Report::new(name, engine, verdict, trace);
     r.more = more;
     r.assertions = m.semantics.check_assertions;
+    r.fewest_switches = result.fewest_switches;
     if r.trace.is_some() {
         r.path = result.findings.first().map(|f| f.path().clone());
     }

@@ -498,6 +498,9 @@ pub struct Report<'m> {
     pub path: Option<crate::search::Path>,
     /// Whether assertions were checked (they change which outcomes a step has).
     pub assertions: bool,
+    /// [`crate::search::SearchResult::fewest_switches`]: `--contexts-from` reports that bound.
+    #[serde(skip)]
+    pub fewest_switches: Option<u32>,
 }
 
 impl<'m> Report<'m> {
@@ -515,6 +518,7 @@ impl<'m> Report<'m> {
             stats: Stats::default(),
             path: None,
             assertions: true,
+            fewest_switches: None,
         }
     }
 }

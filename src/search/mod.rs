@@ -150,6 +150,10 @@ pub struct SearchResult {
     pub thread_cut: bool,
     /// A limit stopped the search before it was complete.
     pub limit: Option<Limit>,
+    /// With a finding under `--contexts`: the fewest context switches that reach an error, when
+    /// the search knows it (it completed every context before the next, and found nothing in
+    /// the earlier ones). `--contexts-from` then needs no run at a smaller bound.
+    pub fewest_switches: Option<u32>,
     pub stats: SearchStats,
 }
 

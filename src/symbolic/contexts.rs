@@ -297,6 +297,14 @@ fn augment(shape: &Shape, k: u32) -> (Program, Extra) {
 }
 
 /// The context-bounded search with bound `k`.
+/// Whether [`search`] takes the product states for `program` (the Getafix layout, no thread
+/// recursing, without `--context-tuples`): that search completes each context before the next,
+/// so one run at the largest bound also finds the smallest that reaches an error
+/// ([`SearchResult::fewest_switches`]).
+pub fn completes_contexts_in_order(program: &Program, opts: &search::Options) -> bool {
+    !opts.context_tuples && shape(program).is_ok_and(|s| product::applies(&s))
+}
+
 pub fn search(
     m: &Machine,
     opts: &search::Options,

@@ -569,6 +569,10 @@ pub(super) fn search(
     };
     let mut replays = Vec::new();
     if let Some(&f) = e.found.first() {
+        // the contexts are completed in order and the search stops at its first finding: the
+        // context it was found in is the fewest switches any error needs
+        let (Found::Target { v, .. } | Found::Assertion { v }) = f;
+        result.fewest_switches = Some(prod.layer[(v - base) as usize].unwrap_or(0));
         let built = counterexample(&e, &prod, shape, m, f);
         replays.push(super::counterexample_or_report(&mut result, built, k));
     }
