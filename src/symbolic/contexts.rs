@@ -104,7 +104,7 @@ fn shape(program: &Program) -> Result<Shape, String> {
             v.name
         ));
     }
-    let shape = match program.layout {
+    let mut shape = match program.layout {
         Layout::Getafix {
             init,
             endinit,
@@ -113,7 +113,33 @@ fn shape(program: &Program) -> Result<Shape, String> {
         Layout::Standard => standard::shape(program).map_err(|r| r.render(program))?,
     };
     super::sequential_parts_apply(&shape.pre)?;
+    constrain_visible_only(&mut shape.pre, shape.own_globals);
     Ok(shape)
+}
+
+/// A stand-alone `constrain` gives every variable visible in its procedure a new value
+/// (bp-language §3.3.9): the program's own globals and the procedure's locals. Both searches
+/// add globals (the threads' pcs and inlined locals, creation flags, the lock, the context
+/// copies) that it must leave alone, so it becomes an assignment of exactly those with the
+/// constraint.
+fn constrain_visible_only(pre: &mut Program, own_globals: u32) {
+    for q in &mut pre.procs {
+        let nloc = q.locals.len() as u32;
+        for n in &mut q.nodes {
+            if let Stmt::Constrain { expr } = &n.stmt {
+                let targets: Vec<Option<LValue>> = (0..own_globals)
+                    .map(LValue::Global)
+                    .chain((0..nloc).map(LValue::Local))
+                    .map(Some)
+                    .collect();
+                n.stmt = Stmt::Assign {
+                    values: vec![Expr::Nondet; targets.len()],
+                    targets,
+                    constrain: Some(expr.clone()),
+                };
+            }
+        }
+    }
 }
 
 fn getafix_shape(
@@ -254,25 +280,6 @@ fn augment(shape: &Shape, k: u32) -> (Program, Extra) {
     let base = p.globals.len() as u32;
     let map: Vec<u32> = (0..g).map(|x| base + x).collect();
     p.globals.extend(own);
-    // a stand-alone `constrain` gives every visible variable of the program new values, not
-    // the added globals (creation flags, the lock, then the context copies)
-    for q in &mut p.procs {
-        let nloc = q.locals.len() as u32;
-        for n in &mut q.nodes {
-            if let Stmt::Constrain { expr } = &n.stmt {
-                let targets: Vec<Option<LValue>> = (0..shape.own_globals)
-                    .map(LValue::Global)
-                    .chain((0..nloc).map(LValue::Local))
-                    .map(Some)
-                    .collect();
-                n.stmt = Stmt::Assign {
-                    values: vec![Expr::Nondet; targets.len()],
-                    targets,
-                    constrain: Some(expr.clone()),
-                };
-            }
-        }
-    }
     remap::remap_program(&mut p, &map);
     match shape.init {
         Some((init, endinit)) => {
