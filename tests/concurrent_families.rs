@@ -451,12 +451,21 @@ fn bebop_format_names_the_thread_of_each_step() {
 #[test]
 fn engines_agree_on_random_getafix_programs() {
     // random concurrent programs (two threads, K = 0..2): explicit (DFS, BFS, exact), summary
-    // and bdd must give the same conclusive verdicts
+    // and bdd must give the same conclusive verdicts. `ZINGRS_GETAFIX_START` and
+    // `ZINGRS_GETAFIX_COUNT` (default 0 and 80) choose the seeds for a longer run.
     use zingrs::cli::regress::{check_text, differential_configs, disagreement};
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let start = env("ZINGRS_GETAFIX_START", 0);
+    let count = env("ZINGRS_GETAFIX_COUNT", 80);
     let configs = differential_configs();
     let mut compared = 0;
     let mut reached = 0;
-    for seed in 0..80u64 {
+    for seed in start..start + count {
         let text = zingrs::gen::concurrent::random_getafix(seed, 6);
         if !text.contains("--target HIT") {
             continue;
