@@ -303,7 +303,6 @@ fn augment(shape: &Shape, k: u32) -> (Program, Extra) {
     )
 }
 
-/// The context-bounded search with bound `k`.
 /// Whether [`search`] takes the product states for `program` (the Getafix layout, no thread
 /// recursing, without `--context-tuples`): that search completes each context before the next,
 /// so one run at the largest bound also finds the smallest that reaches an error
@@ -312,6 +311,7 @@ pub fn completes_contexts_in_order(program: &Program, opts: &search::Options) ->
     !opts.context_tuples && shape(program).is_ok_and(|s| product::applies(&s))
 }
 
+/// The context-bounded search with bound `k`.
 pub fn search(
     m: &Machine,
     opts: &search::Options,
