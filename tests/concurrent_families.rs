@@ -6,10 +6,12 @@
 use std::path::PathBuf;
 
 mod common {
+    pub mod env;
     pub mod run;
     pub mod schema;
 }
 
+use common::env::env_num;
 use common::run::zingrs;
 
 /// Writes `zingrs gen ARGS` to a file named after the arguments, one file per call: tests run
@@ -454,14 +456,8 @@ fn engines_agree_on_random_getafix_programs() {
     // and bdd must give the same conclusive verdicts. `ZINGRS_GETAFIX_START` and
     // `ZINGRS_GETAFIX_COUNT` (default 0 and 80) choose the seeds for a longer run.
     use zingrs::cli::regress::{check_text, differential_configs, disagreement};
-    let env = |name: &str, default: u64| {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    };
-    let start = env("ZINGRS_GETAFIX_START", 0);
-    let count = env("ZINGRS_GETAFIX_COUNT", 80);
+    let start = env_num("ZINGRS_GETAFIX_START", 0);
+    let count = env_num("ZINGRS_GETAFIX_COUNT", 80);
     let configs = differential_configs();
     let mut compared = 0;
     let mut reached = 0;

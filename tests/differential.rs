@@ -12,6 +12,11 @@
 //! skipped, not counted as compared), for long runs aimed at the reductions; both tests print
 //! how many concurrent models they checked.
 
+mod common {
+    pub mod env;
+}
+
+use common::env::env_num;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -32,13 +37,6 @@ const TIMEOUT: Duration = Duration::from_secs(5);
 const SPAWN_TIMEOUT: Duration = Duration::from_secs(2);
 /// Per configuration and candidate while minimizing.
 const MIN_TIMEOUT: Duration = Duration::from_secs(1);
-
-fn env_num(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(default)
-}
 
 /// Whether only concurrent models are checked (`ZINGRS_DIFF_CONCURRENT=1`).
 fn concurrent_only() -> bool {

@@ -82,7 +82,9 @@ impl Map<'_> {
             Stmt::Branch { cond } | Stmt::Assume { cond } | Stmt::Assert { cond } => {
                 self.expr(cond)
             }
-            Stmt::Constrain { expr } => self.expr(expr),
+            // `contexts::shape` made every stand-alone constrain an assignment of the
+            // variables its procedure sees (here, it would also change the added globals)
+            Stmt::Constrain { .. } => unreachable!("a stand-alone constrain left in the shape"),
             Stmt::Assign {
                 targets,
                 values,
