@@ -5,8 +5,9 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use zingrs::gen::families;
 use zingrs::runtime::{InitialStates, Kind, Machine, Outcome, Semantics, State};
+use zingrs::search::effects::visible_of;
 use zingrs::search::Options;
-use zingrs::summary::{self, visible_of, Transaction};
+use zingrs::summary;
 
 fn compile(name: &str, text: &str) -> zingrs_lang::ir::Program {
     let lang = zingrs_lang::Lang::from_path(name).expect("a known extension");
@@ -79,7 +80,7 @@ fn match_apply(c: &mut Criterion) {
     let at_call = first_call(&m);
     let visible = visible_of(&at_call, 0);
     let opts = Options::default();
-    let tx = Transaction::summarize(&m, &opts, visible.clone()).expect("no limit");
+    let tx = summary::summarize_transaction(&m, &opts, visible.clone()).expect("no limit");
     let map = tx.matches(&m, &visible).expect("its own entry matches");
     c.bench_function("match", |b| {
         b.iter(|| black_box(tx.matches(&m, black_box(&visible)).is_some()))

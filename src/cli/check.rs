@@ -432,7 +432,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         verdict_only: a.output.is_none()
             && (a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json)),
         unseen_stats: !a.stats && a.format != Format::Json && a.output.is_none(),
-        transactions: false,
+        transactions: None,
         check_fingerprints: false,
         deep_from: None,
         // ZING's count is of every order of the process list
@@ -656,7 +656,7 @@ fn run_engine_on(
                 // threads (or blocking): calls that run as one transaction are summarized, every
                 // other step is explored plainly
                 let opts = Options {
-                    transactions: true,
+                    transactions: Some(crate::summary::summarize_transaction),
                     ..opts.clone()
                 };
                 Ok((explore::search(m, &opts), Vec::new()))

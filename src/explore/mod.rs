@@ -20,8 +20,8 @@ mod zing_count;
 
 use crate::canon::{Canon, DeadLocals, Encoder, MoveFp, SegmentHasher, Visited};
 use crate::runtime::{InitialStates, Kind, Machine, Outcome, State, Touched, Value, Violation};
+use crate::search::effects::{FrameShape, Transaction};
 use crate::search::{watchdog, Choice, Finding, Limit, Options, Path, SearchResult, Watch};
-use crate::summary::Transaction;
 use chunked::Chunked;
 use reduce::{split_chain, Levels};
 use zingrs_lang::ir::{Layout, Stmt};
@@ -95,14 +95,12 @@ struct Transactions {
     spawns: Vec<bool>,
     /// Per procedure: it (or a procedure it calls) can block or yield.
     blocks: Vec<bool>,
-    cache: ahash::AHashMap<TxShape, Vec<std::rc::Rc<Transaction>>>,
+    cache: ahash::AHashMap<FrameShape, Vec<std::rc::Rc<Transaction>>>,
     macros: Vec<Macro>,
     summarized: u64,
     reused: u64,
     roots: u64,
 }
-
-type TxShape = (u32, u32, Box<[Value]>, Box<[Value]>);
 
 /// A step of a path that stands for a whole summarized call: the call's outcome, then the
 /// callee's steps to one of its returns (or to its error).
@@ -168,7 +166,7 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
             // the Getafix lock is released by plain assignments, which a summary would hide
             // (nor are collections and exceptions, whose effects summaries do not record)
             // (nor broadcasts, which write other threads' locals that a summary does not carry)
-            enabled: opts.transactions
+            enabled: opts.transactions.is_some()
                 && matches!(m.program.layout, Layout::Standard)
                 && !m.program.beyond_summaries()
                 && !m.program.has_passive(),
@@ -242,7 +240,7 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
     ex.result.stats.states = ex.visited.len() as u64;
     ex.result.stats.zing_states = ex.zing.map(|z| z.states);
     ex.result.stats.elapsed = ex.watch.elapsed();
-    if opts.transactions {
+    if opts.transactions.is_some() {
         ex.result.stats.counters = vec![
             ("transactions summarized", ex.tx.summarized),
             ("transaction summaries reused", ex.tx.reused),

@@ -208,7 +208,7 @@ impl Explorer<'_, '_> {
                 out.push((choice, Outcome::Next { state: s2, kind }));
                 continue;
             }
-            let visible = crate::summary::visible_of(&s2, tid);
+            let visible = crate::search::effects::visible_of(&s2, tid);
             let Some((tx, map)) = self.transaction(&visible) else {
                 return;
             };
@@ -248,8 +248,8 @@ impl Explorer<'_, '_> {
     fn transaction(
         &mut self,
         visible: &State,
-    ) -> Option<(std::rc::Rc<Transaction>, crate::summary::AddrMap)> {
-        let shape = crate::summary::transaction_shape(visible);
+    ) -> Option<(std::rc::Rc<Transaction>, crate::search::effects::AddrMap)> {
+        let shape = crate::search::effects::frame_shape(visible);
         if let Some(cands) = self.tx.cache.get(&shape) {
             for t in cands {
                 if let Some(map) = t.matches(self.m, visible) {
@@ -258,7 +258,8 @@ impl Explorer<'_, '_> {
                 }
             }
         }
-        match Transaction::summarize(self.m, self.opts, visible.clone()) {
+        let summarize = self.opts.transactions?;
+        match summarize(self.m, self.opts, visible.clone()) {
             Ok(t) => {
                 self.tx.summarized += 1;
                 self.tx.roots += t.roots;

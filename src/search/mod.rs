@@ -4,8 +4,10 @@
 //!
 //! The explicit search ([`crate::explore`]), the summary engine ([`crate::summary`]), the
 //! BDD engine ([`crate::symbolic`]) and the coverability engine all speak these types, so
-//! none of them imports another for them.
+//! none of them imports another for them. [`effects`] holds the summaries' effects and
+//! transactions, which the summary engine builds and the explicit search applies.
 
+pub mod effects;
 mod limits;
 mod replay;
 
@@ -49,8 +51,9 @@ pub struct Options {
     /// No one will see the statistics (no `--stats`, no JSON, no saved report): the engines
     /// skip the counts that cost time to make.
     pub unseen_stats: bool,
-    /// Summarize calls that run as one transaction (the summary engine on concurrent models).
-    pub transactions: bool,
+    /// Summarize calls that run as one transaction, with this summarizer (the summary engine
+    /// on concurrent models: it runs the explicit search with its own summarizer).
+    pub transactions: Option<effects::Summarize>,
     /// For tests: fingerprint every successor by the whole walk too, and panic if the
     /// incremental fingerprint differs.
     pub check_fingerprints: bool,

@@ -21,177 +21,21 @@
 //! the interpreter like any other counterexample.
 
 use crate::canon::{encode_with_roots, fingerprint, Fingerprint};
-use crate::runtime::{
-    Addr, Kind, Loc, Machine, Outcome, Record, Stack, State, Thread, Value, GLOBALS,
+use crate::runtime::{Addr, Kind, Loc, Machine, Outcome, Record, State, Value, GLOBALS};
+use crate::search::effects::visible_of;
+use crate::search::effects::{
+    apply_effect, effect_at_return, frame_shape, match_entry, AddrMap, Effect, FrameShape,
+    PathEffect, Transaction,
 };
-use crate::search::{Choice, Finding, Options, Path, SearchResult, Watch};
+use crate::search::{Choice, Finding, Options, SearchResult, Watch};
 use ahash::{AHashMap, AHashSet};
 use std::collections::VecDeque;
-use std::rc::Rc;
 use zingrs_lang::ir::Stmt;
+
+mod trace;
 
 type RootId = u32;
 type NodeId = u32;
-
-/// What a path did since its root's entry: the last value of each location it wrote and the
-/// objects it allocated (with their classes), in the root's address space.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct PathEffect {
-    /// Sorted by location.
-    writes: Vec<(Loc, Value)>,
-    allocs: Vec<(Addr, u32)>,
-}
-
-impl PathEffect {
-    fn set(&mut self, loc: Loc, v: Value) {
-        match self.writes.binary_search_by_key(&loc, |(l, _)| *l) {
-            Ok(i) => self.writes[i].1 = v,
-            Err(i) => self.writes.insert(i, (loc, v)),
-        }
-    }
-    fn wrote(&self, loc: Loc) -> bool {
-        self.writes.binary_search_by_key(&loc, |(l, _)| *l).is_ok()
-    }
-    fn allocated(&self, a: Addr) -> bool {
-        self.allocs.iter().any(|&(x, _)| x == a)
-    }
-}
-
-/// What a procedure invocation did (Figure 3's effect), with its results.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Effect {
-    path: PathEffect,
-    rets: Box<[Value]>,
-}
-
-/// The first of the labels that name an effect's allocations (far above real addresses).
-const ALLOC_LABEL: Addr = 0x8000_0000;
-
-/// The effect of a path that returns `rets` in state `s`: the allocations still reachable —
-/// from the globals, the results, or an object that existed at the root's entry (which the
-/// caller may still reach; a new object hangs off an old one only through a write the path
-/// made) — and the writes except those to allocations that became garbage (seed 004 §5). Allocations are renamed to labels in allocation order, so that effects equal
-/// up to the addresses of new objects are one effect.
-fn effect_at_return(s: &State, path: &PathEffect, rets: &[Value]) -> Effect {
-    let is_alloc = |a: Addr| path.allocated(a);
-    let mut reach: AHashSet<Addr> = AHashSet::new();
-    let mut work: Vec<Addr> = Vec::new();
-    let root_value = |v: &Value, work: &mut Vec<Addr>| {
-        if let Value::Ref(a) = v {
-            work.push(*a);
-        }
-    };
-    for v in s.globals.iter().chain(rets.iter()) {
-        root_value(v, &mut work);
-    }
-    for t in s.threads.iter() {
-        for v in t.thread_locals.iter() {
-            root_value(v, &mut work);
-        }
-    }
-    // a new object can hang off an old one only through a write to one of its fields
-    for (l, v) in &path.writes {
-        if l.addr != GLOBALS && !is_alloc(l.addr) {
-            root_value(v, &mut work);
-        }
-    }
-    while let Some(a) = work.pop() {
-        if !is_alloc(a) || !reach.insert(a) {
-            continue;
-        }
-        if let Some(obj) = s.heap.get(&a) {
-            for v in obj.fields.iter() {
-                root_value(v, &mut work);
-            }
-        }
-    }
-    let kept: Vec<(Addr, u32)> = path
-        .allocs
-        .iter()
-        .copied()
-        .filter(|(a, _)| reach.contains(a))
-        .collect();
-    let label = |a: Addr| {
-        kept.iter()
-            .position(|&(x, _)| x == a)
-            .map(|i| ALLOC_LABEL + i as Addr)
-    };
-    let rename = |v: Value| match v {
-        Value::Ref(a) if is_alloc(a) => label(a).map_or(Value::Null, Value::Ref),
-        other => other,
-    };
-    let mut writes: Vec<(Loc, Value)> = path
-        .writes
-        .iter()
-        .filter_map(|&(l, v)| {
-            let addr = if l.addr != GLOBALS && is_alloc(l.addr) {
-                label(l.addr)?
-            } else {
-                l.addr
-            };
-            Some((Loc { addr, ..l }, rename(v)))
-        })
-        .collect();
-    writes.sort_by_key(|(l, _)| *l);
-    Effect {
-        path: PathEffect {
-            writes,
-            allocs: kept
-                .iter()
-                .enumerate()
-                .map(|(i, &(_, c))| (ALLOC_LABEL + i as Addr, c))
-                .collect(),
-        },
-        rets: rets.iter().map(|&v| rename(v)).collect(),
-    }
-}
-
-/// A one-to-one map from one state's addresses to another's (Match's addrMap).
-#[derive(Clone, Debug, Default)]
-pub struct AddrMap(Vec<(Addr, Addr)>);
-
-impl AddrMap {
-    fn get(&self, a: Addr) -> Option<Addr> {
-        self.0.iter().find(|&&(x, _)| x == a).map(|&(_, y)| y)
-    }
-    /// Relates `a` to `b`; false if that breaks the bijection.
-    fn relate(&mut self, a: Addr, b: Addr) -> bool {
-        match (self.get(a), self.0.iter().find(|&&(_, y)| y == b)) {
-            (Some(y), _) => y == b,
-            (None, Some(_)) => false,
-            (None, None) => {
-                self.0.push((a, b));
-                true
-            }
-        }
-    }
-    /// Whether two values agree under the map (extending it for new references).
-    fn agree(&mut self, pattern: Value, actual: Value) -> bool {
-        match (pattern, actual) {
-            (Value::Ref(a), Value::Ref(b)) => self.relate(a, b),
-            (x, y) => x == y,
-        }
-    }
-    fn loc(&self, l: Loc) -> Option<Loc> {
-        if l.addr == GLOBALS {
-            Some(l)
-        } else {
-            self.get(l.addr).map(|addr| Loc { addr, ..l })
-        }
-    }
-    fn value(&self, v: Value) -> Option<Value> {
-        match v {
-            Value::Ref(a) => self.get(a).map(Value::Ref),
-            other => Some(other),
-        }
-    }
-}
-
-/// A pending piece of a trace expansion: a root's path to a node, or one choice.
-enum Expand {
-    Within(RootId, NodeId),
-    Emit(Choice),
-}
 
 /// How a node of a root's search was reached (for expanding traces).
 #[derive(Clone, Copy, Debug)]
@@ -306,187 +150,6 @@ enum Stop {
     Limit(crate::search::Limit),
 }
 
-/// `Match` (Figure 7) of an entry visible state and its pattern against a visible state: the
-/// entry frames agree (references up to a bijection), then every pattern location, read
-/// through the growing address map, holds the pattern's value.
-fn match_entry(
-    m: &Machine,
-    entry: &State,
-    pattern: &[(Loc, Value)],
-    visible: &State,
-) -> Option<AddrMap> {
-    let (et, vt) = (&entry.threads[0], &visible.threads[0]);
-    let (ef, vf) = (et.stack.top()?, vt.stack.top()?);
-    if ef.proc != vf.proc || ef.pc != vf.pc || ef.locals.len() != vf.locals.len() {
-        return None;
-    }
-    let mut map = AddrMap::default();
-    let frames = ef.locals.iter().zip(vf.locals.iter());
-    let tls = et.thread_locals.iter().zip(vt.thread_locals.iter());
-    for (&p, &a) in frames.chain(tls) {
-        if !map.agree(p, a) {
-            return None;
-        }
-    }
-    for &(loc, v) in pattern {
-        let at = map.loc(loc)?;
-        if !map.agree(v, m.read_loc(visible, 0, at)) {
-            return None;
-        }
-    }
-    // related objects must be of one class and length: a step may read an object's class
-    // (a call through an interface dispatches on it) without reading any of its fields
-    let same_kind = map
-        .0
-        .iter()
-        .all(|&(a, b)| match (entry.heap.get(&a), visible.heap.get(&b)) {
-            (Some(x), Some(y)) => x.class == y.class && x.fields.len() == y.fields.len(),
-            (None, None) => true,
-            _ => false,
-        });
-    same_kind.then_some(map)
-}
-
-/// What applying an effect produced, in the target state's addresses.
-struct Applied {
-    /// The state with the new objects allocated and the writes done (the callee frame still
-    /// on top: the return that completes the call comes next).
-    state: State,
-    allocs: Vec<(Addr, u32)>,
-    writes: Vec<(Loc, Value)>,
-    rets: Box<[Value]>,
-}
-
-/// `Apply` (Figure 8): allocates fresh objects for the effect's allocations, extends the map
-/// to them, and writes the effect's locations (as thread `tid` sees them) through the map.
-/// `None` if the map lacks an address the effect names.
-fn apply_effect(
-    m: &Machine,
-    effect: &Effect,
-    map: &AddrMap,
-    s: &State,
-    tid: usize,
-) -> Option<Applied> {
-    let mut map = map.clone();
-    let mut st = s.clone();
-    let mut allocs = Vec::with_capacity(effect.path.allocs.len());
-    let first = st.fresh_addr();
-    for (next, &(a, class)) in (first..).zip(effect.path.allocs.iter()) {
-        st.heap.insert(next, Rc::new(m.new_object(class)));
-        map.0.push((a, next));
-        allocs.push((next, class));
-    }
-    let mut writes = Vec::with_capacity(effect.path.writes.len());
-    for &(l, v) in &effect.path.writes {
-        writes.push((map.loc(l)?, map.value(v)?));
-    }
-    let rets = effect
-        .rets
-        .iter()
-        .map(|&v| map.value(v))
-        .collect::<Option<Box<[Value]>>>()?;
-    let state = m.write_locs(&st, tid, &writes);
-    Some(Applied {
-        state,
-        allocs,
-        writes,
-        rets,
-    })
-}
-
-/// The visible state of thread `tid`'s top frame: the globals, the heap and that frame alone.
-pub fn visible_of(s: &State, tid: usize) -> State {
-    let t = &s.threads[tid];
-    State {
-        globals: s.globals.clone(),
-        threads: Rc::from(vec![Rc::new(Thread {
-            stack: Stack::new(t.stack.top().expect("a frame").clone()),
-            thread_locals: t.thread_locals.clone(),
-            atomic: t.atomic,
-            atomic_steps: t.atomic_steps,
-        })]),
-        heap: s.heap.clone(),
-    }
-}
-
-/// The summary of one call that runs as a transaction (no other process can move until it
-/// returns): computed by a summarizing search from the callee's visible state, and reusable
-/// at every call whose visible state matches its pattern.
-pub struct Transaction {
-    entry: State,
-    pattern: Vec<(Loc, Value)>,
-    /// Each effect with the steps (of thread 0) from the entry through its return.
-    pub effects: Vec<(Effect, Vec<Choice>)>,
-    /// An error inside the call, with its path from the entry (thread 0).
-    pub finding: Option<Finding>,
-    /// Roots the summarizing search needed.
-    pub roots: u64,
-}
-
-/// The frame shape a transaction is indexed by (procedure, pc, locals with references blanked).
-pub fn transaction_shape(visible: &State) -> (u32, u32, Box<[Value]>, Box<[Value]>) {
-    Summarizer::frame_shape(visible)
-}
-
-impl Transaction {
-    /// Summarizes the call whose callee frame is the top of `visible` (one thread). `Err` when
-    /// a limit stopped the search.
-    pub fn summarize(
-        m: &Machine,
-        opts: &Options,
-        visible: State,
-    ) -> Result<Transaction, crate::search::Limit> {
-        let mut opts = opts.clone();
-        opts.keep_going = false;
-        let mut s = Summarizer::new(m, &opts);
-        let outcome = s.new_root(visible, None, None).and_then(|_| s.drain());
-        if let Err(Stop::Limit(l)) = outcome {
-            return Err(l);
-        }
-        let finding = s.result.findings.pop();
-        let root = &s.roots[0];
-        let effects = (0..root.effects.len())
-            .map(|j| (root.effects[j].0.clone(), s.expand_summary(0, j as u32)))
-            .collect();
-        Ok(Transaction {
-            entry: root.entry.clone(),
-            pattern: root.pattern.clone(),
-            effects,
-            finding,
-            roots: s.roots.len() as u64,
-        })
-    }
-
-    /// The address map if `visible` matches this transaction's entry and pattern.
-    pub fn matches(&self, m: &Machine, visible: &State) -> Option<AddrMap> {
-        match_entry(m, &self.entry, &self.pattern, visible)
-    }
-
-    /// Applies effect `j` to thread `tid` of `full` (stopped at the call, the callee's entry
-    /// frame on top): the outcome of the return that completes the call.
-    pub fn apply(
-        &self,
-        m: &Machine,
-        j: usize,
-        map: &AddrMap,
-        full: &State,
-        tid: usize,
-    ) -> Option<Outcome> {
-        let a = apply_effect(m, &self.effects[j].0, map, full, tid)?;
-        Some(m.finish_return(&a.state, tid, &a.rets, &mut ()))
-    }
-}
-
-/// A frame with references blanked out: roots that could match a visible state share it.
-type FrameShape = (u32, u32, Box<[Value]>, Box<[Value]>);
-
-fn blank(v: &Value) -> Value {
-    match v {
-        Value::Ref(_) => Value::Ref(0),
-        other => *other,
-    }
-}
-
 /// The summarizing engine's state.
 pub struct Summarizer<'m, 'p> {
     m: &'m Machine<'p>,
@@ -527,6 +190,35 @@ pub fn applies_to(program: &zingrs_lang::ir::Program) -> bool {
         && program.activations.len() == 1
         && !blocking
         && !program.beyond_summaries()
+}
+
+/// Summarizes the call whose callee frame is the top of `visible` (one thread): the summary
+/// engine's [`crate::search::effects::Summarize`], which the explicit search calls for calls
+/// that run as one transaction (seed 004 §7). `Err` when a limit stopped the search.
+pub fn summarize_transaction(
+    m: &Machine,
+    opts: &Options,
+    visible: State,
+) -> Result<Transaction, crate::search::Limit> {
+    let mut opts = opts.clone();
+    opts.keep_going = false;
+    let mut s = Summarizer::new(m, &opts);
+    let outcome = s.new_root(visible, None, None).and_then(|_| s.drain());
+    if let Err(Stop::Limit(l)) = outcome {
+        return Err(l);
+    }
+    let finding = s.result.findings.pop();
+    let root = &s.roots[0];
+    let effects = (0..root.effects.len())
+        .map(|j| (root.effects[j].0.clone(), s.expand_summary(0, j as u32)))
+        .collect();
+    Ok(Transaction {
+        entry: root.entry.clone(),
+        pattern: root.pattern.clone(),
+        effects,
+        finding,
+        roots: s.roots.len() as u64,
+    })
 }
 
 impl<'m, 'p> Summarizer<'m, 'p> {
@@ -695,17 +387,6 @@ impl Summarizer<'_, '_> {
         fingerprint(&self.buf)
     }
 
-    fn frame_shape(s: &State) -> FrameShape {
-        let t = &s.threads[0];
-        let f = t.stack.top().expect("a visible state has a frame");
-        (
-            f.proc,
-            f.pc,
-            f.locals.iter().map(blank).collect(),
-            t.thread_locals.iter().map(blank).collect(),
-        )
-    }
-
     /// `Match` (Figure 7) of one root against a visible state: the entry frames agree
     /// (references up to a bijection), then every pattern location, read through the growing
     /// address map, holds the pattern's value.
@@ -716,7 +397,7 @@ impl Summarizer<'_, '_> {
 
     /// A root whose pattern `visible` matches, with the address map.
     fn find_root(&mut self, visible: &State) -> Option<(RootId, AddrMap)> {
-        let cands = self.by_frame.get(&Self::frame_shape(visible))?.clone();
+        let cands = self.by_frame.get(&frame_shape(visible))?.clone();
         for r in cands {
             self.counters.match_attempts += 1;
             if let Some(map) = self.match_root(r, visible) {
@@ -738,7 +419,7 @@ impl Summarizer<'_, '_> {
         let mut visited = AHashSet::new();
         visited.insert(key);
         self.by_frame
-            .entry(Self::frame_shape(&entry))
+            .entry(frame_shape(&entry))
             .or_default()
             .push(id);
         self.roots.push(Root {
@@ -1123,89 +804,5 @@ impl Summarizer<'_, '_> {
             w.set(l, v);
         }
         Some((a.state, w, a.rets))
-    }
-
-    /// The choices from root `r`'s entry to node `n`, summaries expanded into their steps.
-    fn choices_within(&self, r: RootId, n: NodeId) -> Vec<Choice> {
-        let mut out = Vec::new();
-        self.append_within(r, n, &mut out);
-        out
-    }
-
-    /// Appends the choices from root `r`'s entry to node `n` to `out` (each nested summary is
-    /// expanded in place, so the whole trace costs time linear in its length).
-    fn append_within(&self, r: RootId, n: NodeId, out: &mut Vec<Choice>) {
-        self.expand_work(vec![Expand::Within(r, n)], out);
-    }
-
-    /// The steps a summary application stands for: the callee's path from its entry to the
-    /// return that produced the effect, then that return.
-    fn expand_summary(&self, callee: RootId, effect: u32) -> Vec<Choice> {
-        let mut out = Vec::new();
-        self.append_summary(callee, effect, &mut out);
-        out
-    }
-
-    fn append_summary(&self, callee: RootId, effect: u32, out: &mut Vec<Choice>) {
-        self.expand_work(self.summary_work(callee, effect), out);
-    }
-
-    /// The work that expands an application of `callee`'s effect, in stack order.
-    fn summary_work(&self, callee: RootId, effect: u32) -> Vec<Expand> {
-        let (_, ret_node, k) = &self.roots[callee as usize].effects[effect as usize];
-        vec![
-            Expand::Emit(Choice {
-                thread: 0,
-                outcome: *k,
-            }),
-            Expand::Within(callee, *ret_node),
-        ]
-    }
-
-    /// Expands work items with an explicit stack (summaries nest as deep as the calls, which
-    /// may be far deeper than the machine stack).
-    fn expand_work(&self, mut work: Vec<Expand>, out: &mut Vec<Choice>) {
-        while let Some(w) = work.pop() {
-            match w {
-                Expand::Emit(c) => out.push(c),
-                Expand::Within(r, n) => {
-                    // walking back from n pushes the last item first: they pop in path order
-                    let root = &self.roots[r as usize];
-                    let mut cur = n;
-                    loop {
-                        match root.nodes[cur as usize] {
-                            Via::Entry => break,
-                            Via::Step { parent, choice } => {
-                                work.push(Expand::Emit(choice));
-                                cur = parent;
-                            }
-                            Via::Summary {
-                                parent,
-                                callee,
-                                effect,
-                            } => {
-                                work.extend(self.summary_work(callee, effect));
-                                cur = parent;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// A whole path from an initial state to node `n` of root `r` (then `last`).
-    fn path_to(&self, r: RootId, n: NodeId, last: Option<Choice>) -> Path {
-        let mut segments = vec![self.choices_within(r, n)];
-        let mut cur = r;
-        while let Some((caller, call_node)) = self.roots[cur as usize].origin {
-            segments.push(self.choices_within(caller, call_node));
-            cur = caller;
-        }
-        let init = self.roots[cur as usize].init.clone().unwrap_or_default();
-        Path {
-            init,
-            choices: segments.into_iter().rev().flatten().chain(last).collect(),
-        }
     }
 }
