@@ -15,7 +15,8 @@
 //! in the order of t̄, each step matched against the next point, so the path the report
 //! prints has been executed once already.
 
-use super::{Contexts, Extra, Shape};
+use super::tuples::{Contexts, Extra};
+use super::Shape;
 use crate::runtime::Kind;
 use crate::runtime::{Machine, Outcome, State, Value};
 use crate::search::{Finding, Path, Replayed, Replayer};
