@@ -1,0 +1,288 @@
+//! The steps and questions about threads: Getafix's start of the threads at `endinit`,
+//! atomic ownership and ZING's atomic step count, creating and ending threads under the
+//! live-thread bound, and whether a thread is blocked or the state deadlocked.
+
+use super::{for_each_product_in, Window};
+use super::{Kind, Outcome, Violation};
+use crate::runtime::eval::{Env, RtError};
+use crate::runtime::record::Recorder;
+use crate::runtime::state::{Frame, State, Thread};
+use crate::runtime::Machine;
+use std::rc::Rc;
+use zingrs_lang::ir::{Layout, Pc, ProcId, Stmt};
+
+impl Machine<'_> {
+    /// Counts the steps of an atomic region: a thread that stays atomic has taken one more,
+    /// and more than [`MAX_ATOMIC_STEPS`] is ZING's infinite-loop-in-atomic error (§4.7).
+    pub(super) fn count_atomic_steps(s: &State, tid: usize, outs: &mut [Outcome]) {
+        let before = s.threads[tid].atomic_steps;
+        for o in outs {
+            if let Outcome::Moved { mv, .. } = o {
+                let steps = if mv.atomic { before + 1 } else { 0 };
+                if steps > crate::runtime::state::MAX_ATOMIC_STEPS {
+                    *o = Outcome::Violation(Violation::Runtime(RtError::InfiniteLoop));
+                } else {
+                    mv.atomic_steps = steps;
+                }
+                continue;
+            }
+            let Outcome::Next { state, .. } = o else {
+                continue;
+            };
+            let Some(t) = state.threads.get(tid) else {
+                continue;
+            };
+            let steps = if t.atomic { before + 1 } else { 0 };
+            if steps > crate::runtime::state::MAX_ATOMIC_STEPS {
+                *o = Outcome::Violation(Violation::Runtime(RtError::InfiniteLoop));
+            } else if steps != t.atomic_steps {
+                state.thread_mut(tid).atomic_steps = steps;
+            }
+        }
+    }
+
+    /// Getafix layout: `init` reached `endinit`; it gives way to one thread per `thread…`
+    /// procedure (and `main`), each with arbitrary locals.
+    pub(super) fn start_getafix_threads<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        procs: &[ProcId],
+        rec: &mut R,
+        out: &mut Vec<Outcome>,
+        win: &mut Window,
+    ) {
+        let thread = &s.threads[tid];
+        let mut alts = Vec::new();
+        for &p in procs {
+            let n = self.program.procs[p as usize].locals.len();
+            alts.extend((0..n).map(|i| self.local_alts(p, i)));
+        }
+        for_each_product_in(&alts, win, |combo| {
+            let mut rest = combo;
+            let mut threads = Vec::new();
+            for &p in procs {
+                let n = self.program.procs[p as usize].locals.len();
+                let (mine, more) = rest.split_at(n);
+                rest = more;
+                threads.push(Rc::new(Thread {
+                    stack: crate::runtime::Stack::new(Frame {
+                        proc: p,
+                        pc: 0,
+                        locals: mine.into(),
+                    }),
+                    thread_locals: thread.thread_locals.clone(),
+                    atomic: false,
+                    atomic_steps: 0,
+                }));
+            }
+            let st = State {
+                globals: s.globals.clone(),
+                threads: threads.into(),
+                heap: s.heap.clone(),
+            };
+            let moved: Vec<usize> = (0..procs.len()).collect();
+            out.push(self.checked(st, &moved, Kind::ThreadStart, rec));
+        });
+    }
+
+    /// Atomic ownership that follows from a step: the first step inside an atomic method (or a
+    /// Getafix `__VERIFIER_atomic…` procedure) makes the thread atomic until that call returns; in the
+    /// Getafix layout the thread that sets the global `atomic` owns the lock until it clears it.
+    pub(super) fn atomic_bookkeeping(
+        &self,
+        s: &State,
+        tid: usize,
+        proc: ProcId,
+        outs: &mut [Outcome],
+    ) {
+        for o in outs {
+            let Outcome::Next { state, kind } = o else {
+                continue;
+            };
+            let Some(t) = state.threads.get(tid) else {
+                continue;
+            };
+            let mut owner = t.atomic;
+            if let Some(g) = self.lock_global {
+                // no context switch while `atomic` is true, however it got its value (an
+                // arbitrary initial value, `atomic := T` when it already is): the thread that
+                // moved keeps the lock; assigning false releases it
+                let before = self.global(&s.globals, &s.threads[tid].thread_locals, g);
+                let after = self.global(&state.globals, &t.thread_locals, g);
+                if after.as_bool() {
+                    owner = true;
+                } else if before.as_bool() {
+                    owner = false;
+                }
+            }
+            match kind {
+                Kind::Return if self.atomic_proc[proc as usize] => {
+                    // the atomic call is over unless the caller is itself atomic (or,
+                    // in Zing, runs inside a region its own callers entered)
+                    let caller_atomic = t.stack.top().is_some_and(|f| {
+                        self.atomic_proc[f.proc as usize]
+                            || self.in_atomic_block[f.proc as usize][f.pc as usize]
+                    }) || self.enclosing_atomic(&t.stack);
+                    let locked = self.lock_global.is_some_and(|g| {
+                        self.global(&state.globals, &t.thread_locals, g).as_bool()
+                    });
+                    owner = caller_atomic || locked;
+                }
+                // Getafix: a call of a `__VERIFIER_atomic…` procedure is one atomic step with
+                // its body (the arguments it read must not change before the body runs)
+                Kind::Call
+                    if matches!(self.program.layout, Layout::Getafix { .. })
+                        && t.stack
+                            .top()
+                            .is_some_and(|f| self.atomic_proc[f.proc as usize]) =>
+                {
+                    owner = true
+                }
+                // a step inside an atomic method: the body runs as one transition from its
+                // first step on (the call itself is an ordinary step, and a select first in
+                // the body may block before the body starts)
+                _ if self.atomic_proc[proc as usize] && *kind != Kind::ThreadEnd => owner = true,
+                _ => {}
+            }
+            if owner != t.atomic {
+                state.thread_mut(tid).atomic = owner;
+            }
+        }
+    }
+
+    /// Whether `s` has as many live threads as `--threads` allows (a creation is then not
+    /// enabled). Completed Zing processes, which stay in the list, do not count.
+    pub(super) fn at_thread_bound(&self, s: &State) -> bool {
+        self.semantics.thread_bound.is_some_and(|n| {
+            let live = if self.program.keep_completed {
+                s.threads.iter().filter(|t| t.stack.top().is_some()).count()
+            } else {
+                s.threads.len()
+            };
+            live >= n as usize
+        })
+    }
+
+    /// Whether thread `tid` of `s` is at a thread creation that the live-thread bound does not
+    /// enable (so a search that meets one was cut by the bound).
+    pub fn creation_blocked(&self, s: &State, tid: usize) -> bool {
+        s.threads[tid].stack.top().is_some_and(|f| {
+            matches!(
+                self.program.node(f.proc, f.pc).stmt,
+                Stmt::StartThread { .. } | Stmt::StartThreadGoto
+            ) && self.at_thread_bound(s)
+        })
+    }
+
+    pub(super) fn spawn<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        pc: Pc,
+        child: Thread,
+        rec: &mut R,
+    ) -> Outcome {
+        let mut st = s.clone();
+        let t = st.thread_mut(tid);
+        let top = t.stack.top().expect("running thread has a frame");
+        let f = Frame { pc, ..top.clone() };
+        t.stack = t.stack.with_top(f);
+        let mut threads = st.threads.to_vec();
+        threads.push(Rc::new(child));
+        let new = threads.len() - 1;
+        st.threads = threads.into();
+        self.checked(st, &[tid, new], Kind::ThreadStart, rec)
+    }
+
+    pub(super) fn end_thread(&self, s: &State, tid: usize) -> Outcome {
+        let mut st = s.clone();
+        if self.program.keep_completed {
+            // a completed Zing process stays in the process list with no frames
+            let t = st.thread_mut(tid);
+            t.stack = crate::runtime::Stack::default();
+            t.atomic = false;
+        } else {
+            let mut threads = st.threads.to_vec();
+            threads.remove(tid);
+            st.threads = threads.into();
+        }
+        Outcome::Next {
+            state: st,
+            kind: Kind::ThreadEnd,
+        }
+    }
+
+    /// How many alternatives thread `tid`'s next statement chooses among (`choose`, and a
+    /// `select` without `first` with several enabled branches); 1 for every other statement.
+    pub fn alternatives(&self, s: &State, tid: usize) -> usize {
+        let Some(thread) = s.threads.get(tid) else {
+            return 1;
+        };
+        let Some(frame) = thread.stack.top() else {
+            return 1;
+        };
+        // most statements choose nothing: the environment is built only for those that may
+        let env = || Env {
+            self_id: tid as u32,
+            ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
+        };
+        match &self.program.node(frame.proc, frame.pc).stmt {
+            Stmt::Choose { lo, hi, .. } => (hi - lo + 1).max(0) as usize,
+            Stmt::ChooseElem { targets, from } => self
+                .value(from, &env(), &mut ())
+                .and_then(|c| self.collection(&s.heap, c))
+                .map_or(1, |(_, f)| f.len() / targets.len().max(1)),
+            Stmt::Select { guards, first, .. } if !*first && guards.len() > 1 => {
+                let env = env();
+                guards
+                    .iter()
+                    .filter(|g| self.value(g, &env, &mut ()).is_ok_and(|v| v.as_bool()))
+                    .count()
+            }
+            _ => 1,
+        }
+    }
+
+    /// Whether thread `tid` is blocked: at a `select` with no enabled branch (and whether that
+    /// select is marked `end`, a valid end state).
+    pub fn blocked(&self, s: &State, tid: usize) -> Option<bool> {
+        let thread = s.threads.get(tid)?;
+        if thread.atomic {
+            // inside an atomic region a disabled select is an error, which the step reports
+            return None;
+        }
+        let frame = thread.stack.top()?;
+        let Stmt::Select { guards, end, .. } = &self.program.node(frame.proc, frame.pc).stmt else {
+            return None;
+        };
+        let env = Env {
+            self_id: tid as u32,
+            ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
+        };
+        // a guard whose evaluation fails counts as enabled: the step reports the error
+        let any = guards
+            .iter()
+            .any(|g| self.value(g, &env, &mut ()).map_or(true, |v| v.as_bool()));
+        (!any).then_some(*end)
+    }
+
+    /// Whether `s` is a deadlock: every thread is blocked at a `select` and at least one of those
+    /// selects is not marked `end` (completed Zing processes do not count).
+    pub fn deadlocked(&self, s: &State) -> bool {
+        if s.threads.is_empty() {
+            return false;
+        }
+        let mut invalid = false;
+        for t in 0..s.threads.len() {
+            if s.threads[t].stack.is_empty() {
+                continue;
+            }
+            match self.blocked(s, t) {
+                None => return false,
+                Some(end) => invalid |= !end,
+            }
+        }
+        invalid
+    }
+}
