@@ -1,0 +1,227 @@
+//! The output formats.
+//!
+//! This file has the entry points ([`render`], [`render_to`], [`header`]) and the pieces
+//! several formats share; each format has its own file: `text.rs`, `json.rs`, `bebop.rs`,
+//! `zing.rs`.
+
+mod bebop;
+mod json;
+mod text;
+mod zing;
+
+use super::{ErrorDetail, Report, Trace};
+use bebop::bebop;
+use std::fmt::Write as _;
+use text::text;
+use zing::zing;
+
+/// How to print a report (`--format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The verdict, where it happened, the counterexample step by step, statistics.
+    Text,
+    /// The whole report as JSON (schema in docs/json-schema.json), replayable path included.
+    Json,
+    /// Bebop's layout: the trace's lines in reverse order, indented by call depth.
+    Bebop,
+    /// The ZING model checker's layout: every state of the counterexample dumped.
+    Zing,
+}
+
+/// How much of a counterexample to print (`--trace`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TraceDetail {
+    /// Every step with the values in scope and what it changed (`--format zing`: every state
+    /// dumped).
+    Full,
+    /// Every step, without values (`--format zing`: the state headers only).
+    Short,
+    /// Every step with only what it changed, not the values in scope (`--format zing` and
+    /// `bebop`: as `short`).
+    Changes,
+    /// No counterexample, only the verdict.
+    None,
+}
+
+/// Renders a report. `stats` adds the statistics block; `quiet` keeps only the verdict line
+/// (and the statistics, if asked for).
+pub fn render(r: &Report, format: Format, detail: TraceDetail, stats: bool, quiet: bool) -> String {
+    let mut out = Vec::new();
+    render_to(&mut out, r, format, detail, stats, quiet, true).expect("writing to memory");
+    String::from_utf8(out).expect("the renderings are UTF-8")
+}
+
+/// The first line of the text format, which `check` prints before it starts searching (so a
+/// user sees at once what runs), and then renders the rest without it. `note` says how the
+/// engine runs when that is not what its name alone suggests.
+pub fn header(model: &str, engine: &str, note: Option<&str>) -> String {
+    let note = note.map(|n| format!(" ({n})")).unwrap_or_default();
+    format!(
+        "zingrs {}: checking {model} with the {engine} engine{note}\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// [`render`] onto `out`, written as it is built: a counterexample's steps are built one at a
+/// time from its path and written at once (a trace of millions of steps renders to hundreds
+/// of megabytes, which are never held in memory); the text format starts with [`header`] only
+/// when `with_header`.
+pub fn render_to(
+    out: &mut dyn std::io::Write,
+    r: &Report,
+    format: Format,
+    detail: TraceDetail,
+    stats: bool,
+    quiet: bool,
+    with_header: bool,
+) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+    match format {
+        Format::Json => json::write(&mut w, r)?,
+        Format::Bebop => bebop(&mut w, r, detail, stats)?,
+        Format::Zing => zing(&mut w, r, detail, stats)?,
+        Format::Text => text(&mut w, r, detail, stats, quiet, with_header)?,
+    }
+    w.flush()
+}
+
+fn values(step: &super::TraceStep) -> String {
+    step.values
+        .iter()
+        .map(|b| format!("{}={}", b.name, b.value))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// After a trace whose writing Ctrl-C stopped, a line that says so (the verdict above it
+/// stands: the counterexample was replayed and checked before it was written).
+fn cut(out: &mut dyn std::io::Write, t: &Trace) -> std::io::Result<()> {
+    if t.interrupted() {
+        writeln!(
+            out,
+            "  … interrupted (Ctrl-C): the rest of the counterexample is not written"
+        )?;
+    }
+    Ok(())
+}
+
+fn stats_line(r: &Report) -> String {
+    let s = &r.stats;
+    let mut line = format!(
+        "{} distinct states, {} transitions, {} initial states, max stack depth {}, {:.3} s",
+        s.states, s.transitions, s.initial_states, s.max_stack_depth, s.seconds
+    );
+    if let Some(b) = s.peak_memory_bytes {
+        let _ = write!(line, ", {:.1} MB peak", b as f64 / 1e6);
+    }
+    if let Some(z) = s.zing_states {
+        let _ = write!(line, ", {z} states by ZING's count");
+    }
+    for c in &s.counters {
+        let _ = write!(line, ", {} {}", c.value, c.name.replace('_', " "));
+    }
+    line
+}
+
+/// What a runtime error's failing operation saw, in words.
+fn detail_text(d: &ErrorDetail) -> String {
+    match d {
+        ErrorDetail::Index {
+            array,
+            index,
+            value,
+            length,
+        } => format!(
+            "index `{index}` is {value} and `{array}` has {length} element{}",
+            if *length == 1 { "" } else { "s" }
+        ),
+        ErrorDetail::Overflow {
+            expression,
+            operator,
+            operands,
+            result,
+            min,
+            max,
+        } => {
+            let computed = match (operator.as_str(), &operands[..]) {
+                ("negation", [x]) => format!("-({x}) = {result}"),
+                ("conversion", [x]) => format!("{x}"),
+                (op, [x, y]) => format!("{x} {op} {y} = {result}"),
+                _ => format!("{result}"),
+            };
+            format!("`{expression}` overflows: {computed}, outside {min}..{max}")
+        }
+        ErrorDetail::DivideByZero {
+            expression,
+            operands,
+            ..
+        } => format!(
+            "`{expression}` divides {} by 0",
+            operands.first().copied().unwrap_or(0)
+        ),
+        ErrorDetail::Length {
+            expression,
+            value,
+            max,
+        } => format!("the array length `{expression}` is {value}, outside 0..{max}"),
+        ErrorDetail::NullReference {
+            reference,
+            access,
+            field,
+        } => {
+            let field = field.as_deref().unwrap_or("?");
+            let doing = match *access {
+                "read-field" => format!("reading its field `{field}`"),
+                "write-field" => format!("writing its field `{field}`"),
+                "element" => "indexing it".into(),
+                "size" => "taking its size".into(),
+                "membership" => "testing membership in it".into(),
+                "set-update" => "updating it as a set".into(),
+                "send" => "sending on it".into(),
+                "receive" => "receiving from it".into(),
+                "choose" => "choosing one of its elements".into(),
+                _ => "calling a method on it".into(),
+            };
+            format!("`{reference}` is null ({doing})")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Verdict;
+
+    #[test]
+    fn a_trace_100000_calls_deep_prints_with_bounded_indentation() {
+        let step = |depth: u32| crate::report::TraceStep {
+            step: depth as usize,
+            thread: 0,
+            depth,
+            procedure: format!("level{depth}"),
+            line: 3,
+            statement: "call".into(),
+            values: Vec::new(),
+            changed: Vec::new(),
+        };
+        let trace = Trace::listed(1, vec![step(1), step(21), step(100_000)], Vec::new(), None);
+        let verdict = Verdict::AssertionFailed {
+            procedure: "level100000".into(),
+            line: 3,
+            column: 5,
+            condition: "g".into(),
+            message: String::new(),
+        };
+        let r = Report::new("t.bp", "summary", verdict, Some(trace));
+        let text = render(&r, Format::Text, TraceDetail::Full, false, false);
+        assert!(
+            text.contains(&format!("{}level21 ", "  ".repeat(20))),
+            "{text}"
+        );
+        assert!(text.contains("[100000] level100000"), "{text}");
+        assert!(text.lines().all(|l| l.len() < 200), "{text}");
+        let bebop = render(&r, Format::Bebop, TraceDetail::Full, false, false);
+        assert!(bebop.lines().all(|l| l.len() < 500), "{bebop}");
+    }
+}
