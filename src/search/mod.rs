@@ -133,7 +133,8 @@ pub struct SearchStats {
     pub max_stack: u32,
     pub max_path: u64,
     pub elapsed: Duration,
-    /// Engine-specific counters (summaries computed, BDD nodes, ...), reported as they are.
+    /// Engine-specific counters (summaries computed, BDD nodes, ...), reported as they are;
+    /// a count past 64 bits is `u64::MAX`, which the reports read as "that many or more".
     pub counters: Vec<(&'static str, u64)>,
     /// Summary engine: per procedure, the roots (patterns) and effects computed.
     pub summaries: Vec<(String, u64, u64)>,

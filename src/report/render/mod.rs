@@ -119,7 +119,13 @@ fn stats_line(r: &Report) -> String {
         let _ = write!(line, ", {z} states by ZING's count");
     }
     for c in &s.counters {
-        let _ = write!(line, ", {} {}", c.value, c.name.replace('_', " "));
+        let name = c.name.replace('_', " ");
+        if c.value == u64::MAX {
+            // a count past 64 bits (a BDD's path edges) saturates: say so, not 18446744073709551615
+            let _ = write!(line, ", 2^64 or more {name}");
+        } else {
+            let _ = write!(line, ", {} {name}", c.value);
+        }
     }
     line
 }
@@ -223,5 +229,23 @@ mod tests {
         assert!(text.lines().all(|l| l.len() < 200), "{text}");
         let bebop = render(&r, Format::Bebop, TraceDetail::Full, false, false);
         assert!(bebop.lines().all(|l| l.len() < 500), "{bebop}");
+    }
+
+    #[test]
+    fn a_saturated_counter_reads_as_at_least_2_to_the_64() {
+        let mut r = Report::new("t.bp", "bdd", Verdict::Passed, None);
+        for (name, value) in [("path_edges", u64::MAX), ("summary_edges", u64::MAX - 1)] {
+            r.stats.counters.push(crate::report::Counter {
+                name: name.into(),
+                value,
+            });
+        }
+        let line = stats_line(&r);
+        assert!(line.contains(", 2^64 or more path edges"), "{line}");
+        assert!(
+            line.contains(", 18446744073709551614 summary edges"),
+            "{line}"
+        );
+        assert!(!line.contains("18446744073709551615"), "{line}");
     }
 }
