@@ -255,6 +255,16 @@ fn contexts_from_needs_a_largest_bound_not_below_it() {
 fn bdd_reached(model: &std::path::Path, ks: std::ops::RangeInclusive<u32>) -> Vec<bool> {
     let default = codes(model, ks.clone(), &["--engine", "bdd"]);
     let tuples = codes(model, ks, &["--engine", "bdd", "--context-tuples"]);
+    for c in [&default, &tuples] {
+        // a pass that the bound did not cut (exit 0) is a proof for every bound: no larger
+        // bound may reach the label
+        if let Some(p) = c.iter().position(|&c| c == 0) {
+            assert!(
+                !c[p..].contains(&3),
+                "exit 0 at a bound below one that reaches the label: {c:?}"
+            );
+        }
+    }
     assert_eq!(
         default, tuples,
         "the default search and --context-tuples disagree"
@@ -641,4 +651,61 @@ fn bdd_engine_product_states_stay_small_on_fib() {
     assert_eq!(code, 8, "{json}");
     let n = context_nodes(&json, 6);
     assert!(n <= 40_000, "{n} nodes in context 6");
+}
+
+/// Two threads that never end: `thread1` flips `g` forever, `thread2` copies it inside the
+/// lock and checks the copy before anyone can flip it again (unreachable). The explicit engine
+/// can always switch once more; the product search sees that the states of the last context
+/// were all reached in earlier ones.
+const LOOPING: &str = "decl atomic, g, h;
+void init()
+begin
+  atomic, g, h := F, F, F;
+  endinit: skip;
+end
+void thread1()
+begin
+  while (T) do
+    g := !g;
+  od
+end
+void thread2()
+begin
+  while (T) do
+    atomic := T;
+    h := g;
+    if (h != g) then SLIC_ERROR: skip; fi
+    atomic := F;
+  od
+end
+";
+
+#[test]
+fn bdd_engine_proves_every_bound_when_more_switches_find_nothing_new() {
+    let dir = std::env::temp_dir().join(format!("zingrs-families-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let model = dir.join("looping.bp");
+    std::fs::write(&model, LOOPING).expect("write model");
+    // from K = 4 on, every state of the last context (a state with thread1 or thread2 resumed
+    // at a statement) came up at the same statement in a context before: a proof (exit 0)
+    assert_eq!(
+        codes(&model, 0..=6, &["--engine", "bdd"]),
+        vec![8, 8, 8, 8, 0, 0, 0]
+    );
+    // the explicit engine can only say that the bound cut the search, and without a bound it
+    // agrees that the label is unreachable
+    assert_eq!(codes(&model, 4..=4, &["--engine", "explicit"]), vec![8]);
+    let path = model.to_str().expect("utf-8 path");
+    let out = zingrs(&[
+        "check",
+        "-q",
+        "--target",
+        "SLIC_ERROR",
+        "--engine",
+        "explicit",
+        path,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    // `--engine all` takes the proof and the bounded answer as no disagreement
+    assert_eq!(codes(&model, 4..=4, &["--engine", "all"]), vec![0]);
 }

@@ -165,6 +165,9 @@ struct Product {
     /// The nodes of the last context where a switch would happen under a larger bound:
     /// (node, thread, whether the thread ends there).
     last: Vec<(u32, usize, bool)>,
+    /// Per context and thread: the first of the dispatch leaves, one per node of the thread
+    /// (the leaf for node v leads to the statement where the thread is resumed at v).
+    leaves: Vec<Vec<u32>>,
 }
 
 /// The nodes of the product procedure, built in context order.
@@ -341,7 +344,9 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
     // `Product::shadow`)
     let mut moved_at: Vec<Vec<Vec<u32>>> = Vec::new();
     let mut shadow = Vec::new();
+    let mut leaves = Vec::new();
     for c in 0..=k {
+        let mut layer_leaves = Vec::new();
         let mut layer_roots = Vec::new();
         let mut layer_outs = Vec::new();
         let mut dispatch_c = Vec::new();
@@ -350,6 +355,7 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
             let n = f.nodes.len() as u32;
             // resuming: the tree, then a leaf per node that forgets the pc
             let leaf0 = b.reserve(n, Role::Aux, Some(c));
+            layer_leaves.push(leaf0);
             layer_roots.push(b.tree(&pcbits[j], 0, 0, n as u64, (leaf0, dead), c));
             let nb = b.reserve(n, Role::Aux, Some(c));
             let mut moved_j = vec![NONE; n as usize];
@@ -443,6 +449,7 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
             dispatch_c.push(b.push(node(Stmt::Goto, vec![]), Role::Aux, Some(c)));
         }
         moved_at.push(layer_moved);
+        leaves.push(layer_leaves);
         dispatch.push(dispatch_c);
         roots.push(layer_roots);
         outs.push(layer_outs);
@@ -522,6 +529,7 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
         ended,
         live,
         last,
+        leaves,
     })
 }
 
@@ -563,7 +571,8 @@ pub(super) fn search(
         ..opts.clone()
     };
     let limit = e.run(opts);
-    let context_cut = limit.is_none() && e.found.is_empty() && cut(&e, &prod, shape);
+    let context_cut =
+        limit.is_none() && e.found.is_empty() && cut(&e, &prod, shape) && !saturated(&e, &prod, k);
     let mut result = SearchResult {
         limit,
         context_cut,
@@ -622,6 +631,35 @@ fn cut<B: Bdds>(e: &Engine<B>, prod: &Product, shape: &Shape) -> bool {
         let s = b.and(r, &other);
         let s = if ending { s } else { b.and(&s, &unlocked) };
         !b.is_false(&s)
+    })
+}
+
+/// Whether more switches would find nothing new: every state of the last context at a
+/// statement where a thread is resumed was reached at the same statement in an earlier
+/// context. A run with more than `k` switches enters context `k` at such a statement with
+/// such a state; the run that reached it earlier, with fewer switches, goes on from there with
+/// the same steps, so (repeating the exchange) every state any run reaches is reached within
+/// `k` switches, and a pass is a proof for every bound. The same-statement pruning
+/// ([`Engine::shadow`]) looks two contexts back only; this looks at all of them, once, at the
+/// end (looping threads whose states come back every other context end here).
+fn saturated<B: Bdds>(e: &Engine<B>, prod: &Product, k: u32) -> bool {
+    let b = &e.bdd;
+    let base = e.entry(prod.proc);
+    let nodes = &prod.program.procs[prod.proc as usize].nodes;
+    // the statement the leaf for node v of thread j leads to, in context c
+    let entry = |c: usize, j: usize, v: u32| base + nodes[(prod.leaves[c][j] + v) as usize].succ[0];
+    let k = k as usize;
+    prod.flats.iter().enumerate().all(|(j, f)| {
+        (0..f.nodes.len() as u32).all(|v| {
+            let mut rest = e.reached[entry(k, j, v) as usize].clone();
+            for c in (0..k).rev() {
+                if b.is_false(&rest) {
+                    break;
+                }
+                rest = b.and_not(&rest, &e.reached[entry(c, j, v) as usize]);
+            }
+            b.is_false(&rest)
+        })
     })
 }
 
