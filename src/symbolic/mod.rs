@@ -122,15 +122,12 @@ pub fn search(
     let start = Instant::now();
     let p = m.program;
     let nodes: usize = p.procs.iter().map(|q| q.nodes.len()).sum();
-    let slots = p.globals.len() as u32 + reach::max_frame(p);
-    let memory = opts.limits.memory.unwrap_or(8 << 30);
-    let node_capacity = (memory / 40).clamp(1 << 20, 1 << 30) as usize;
     // a direct-mapped apply cache; too small a cache makes operations on shared BDDs redo work
     // (one entry per vertex: four made the cache alone a tenth of the memory of bebop-t, whose
     // BDDs have a dozen variables). The floor is small: a cache is cleared when it is made, and
     // 2^18 entries (7.5 MB) took longer to set up than a small model takes to check.
     let cache = nodes.next_power_of_two().clamp(1 << 14, 1 << 22);
-    let bdd = bdd::Oxidd::new(3 * slots, node_capacity, cache);
+    let bdd = manager_for(p, &opts.limits, cache);
     // dropped after the engine and all its functions: see `Oxidd::manager_guard`
     let _gc = bdd.manager_guard();
     let mut e = reach::Engine::new(m, bdd, *sym, &opts.targets);
@@ -205,6 +202,23 @@ fn stats<B: bdd::Bdds>(e: &reach::Engine<B>, start: Instant) -> SearchStats {
         counters,
         ..Default::default()
     }
+}
+
+/// A BDD manager for the sequential engine on `p`: the entry, current and next copy of every
+/// slot (globals, then the largest frame), room for as many nodes as the memory limit allows
+/// (about 40 bytes each), and an apply cache of `cache` entries.
+pub(crate) fn manager_for(
+    p: &zingrs_lang::ir::Program,
+    limits: &crate::search::Limits,
+    cache: usize,
+) -> bdd::Oxidd {
+    let slots = p.globals.len() as u32 + reach::max_frame(p);
+    let memory = limits.memory.unwrap_or(8 << 30);
+    bdd::Oxidd::new(
+        3 * slots,
+        (memory / 40).clamp(1 << 20, 1 << 30) as usize,
+        cache,
+    )
 }
 
 pub(crate) fn sat_u64(x: f64) -> u64 {

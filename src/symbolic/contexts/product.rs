@@ -38,7 +38,7 @@ use super::standard::bool_global as var;
 use super::{bits_for, context_label, thread_label, Shape};
 use crate::runtime::{Machine, Outcome, State, Value};
 use crate::search::{self, Finding, Replayed, Replayer, SearchResult, SearchStats};
-use crate::symbolic::bdd::{Bdds, Oxidd};
+use crate::symbolic::bdd::Bdds;
 use crate::symbolic::model::{live_locals, Bits};
 use crate::symbolic::reach::{Engine, Found, NONE};
 use crate::symbolic::{order, SymbolicOptions};
@@ -547,13 +547,10 @@ pub(super) fn search(
     let start = Instant::now();
     let prod = sequentialize(shape, k, &|q, pc| m.switch_point(q, pc))?;
     let pm = Machine::new(&prod.program, m.semantics);
-    let slots =
-        prod.program.globals.len() as u32 + crate::symbolic::reach::max_frame(&prod.program);
-    let memory = opts.limits.memory.unwrap_or(8 << 30);
     let nodes = prod.role.len();
-    let bdd = Oxidd::new(
-        3 * slots,
-        (memory / 40).clamp(1 << 20, 1 << 30) as usize,
+    let bdd = crate::symbolic::manager_for(
+        &prod.program,
+        &opts.limits,
         nodes.next_power_of_two().clamp(1 << 18, 1 << 22),
     );
     let _gc = bdd.manager_guard();
@@ -652,6 +649,19 @@ fn saturated<B: Bdds>(e: &Engine<B>, prod: &Product, k: u32) -> bool {
     prod.flats.iter().enumerate().all(|(j, f)| {
         (0..f.nodes.len() as u32).all(|v| {
             let mut rest = e.reached[entry(k, j, v) as usize].clone();
+            // one state first: if no earlier context reached it here (fib-bp: the sums only
+            // grow), the answer needs no subtraction of whole contexts
+            if let Some(p) = b.pick(&rest) {
+                let vals: Vec<(u32, bool)> = (0..)
+                    .zip(&p)
+                    .map(|(x, val)| (x, val.unwrap_or(false)))
+                    .collect();
+                let anywhere = (0..k)
+                    .any(|c| b.eval(&e.reached[entry(c, j, v) as usize], &vals) != Some(false));
+                if !anywhere {
+                    return false;
+                }
+            }
             for c in (0..k).rev() {
                 if b.is_false(&rest) {
                     break;

@@ -125,13 +125,7 @@ pub(super) fn search(
 ) -> Result<(SearchResult, Vec<Option<search::Replayed>>), String> {
     let (aug, x) = augment(shape, k);
     let am = Machine::new(&aug, m.semantics);
-    let slots = aug.globals.len() as u32 + crate::symbolic::reach::max_frame(&aug);
-    let memory = opts.limits.memory.unwrap_or(8 << 30);
-    let bdd = crate::symbolic::bdd::Oxidd::new(
-        3 * slots,
-        (memory / 40).clamp(1 << 20, 1 << 30) as usize,
-        1 << 16,
-    );
+    let bdd = crate::symbolic::manager_for(&aug, &opts.limits, 1 << 16);
     let _gc = bdd.manager_guard();
     // every procedure may be left and resumed at any point: all globals in every path edge
     let sym = SymbolicOptions {
