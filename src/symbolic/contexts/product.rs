@@ -32,12 +32,17 @@
 //! matched against `runtime::step` on the product program), then run again on the original
 //! program, each step of a thread matched against the next product state.
 
+mod complete;
 mod flat;
+mod trace;
+
+use complete::{cut, saturated};
+use trace::counterexample;
 
 use super::standard::bool_global as var;
 use super::{bits_for, context_label, thread_label, Shape};
-use crate::runtime::{Machine, Outcome, State, Value};
-use crate::search::{self, Finding, Replayed, Replayer, SearchResult, SearchStats};
+use crate::runtime::Machine;
+use crate::search::{self, Replayed, SearchResult, SearchStats};
 use crate::symbolic::bdd::Bdds;
 use crate::symbolic::model::{live_locals, Bits};
 use crate::symbolic::reach::{Engine, Found, NONE};
@@ -588,91 +593,6 @@ pub(super) fn search(
     Some((result, replays))
 }
 
-/// Whether a switch out of the last context could happen: a thread at a switch point with
-/// the lock free (or ending), while another thread has not ended. Conservative as §5's dry
-/// run: the other thread may be unable to move. A thread resumed in the last context that
-/// takes no step is not counted: the globals are those of the switch into it, so any thread
-/// that could run after it could have run in its place, and been counted there.
-fn cut<B: Bdds>(e: &Engine<B>, prod: &Product, shape: &Shape) -> bool {
-    let b = &e.bdd;
-    let cv = |s: u32| e.layout.cv(s);
-    let unlocked = match shape.atomic {
-        Some(a) => b.not(&b.var(cv(prod.gmap[a as usize]))),
-        None => b.constant(true),
-    };
-    let running: Vec<B::F> = prod
-        .pcbits
-        .iter()
-        .zip(&prod.ended)
-        .map(|(bits, &code)| {
-            let lits: Vec<(u32, bool)> = bits
-                .iter()
-                .enumerate()
-                .map(|(i, &x)| (cv(x), code >> i & 1 == 1))
-                .collect();
-            b.not(&b.literals(&lits))
-        })
-        .collect();
-    let base = e.entry(prod.proc);
-    prod.last.iter().any(|&(n, j, ending)| {
-        let r = &e.reached[(base + n) as usize];
-        if b.is_false(r) {
-            return false;
-        }
-        let mut other = b.constant(false);
-        for (u, run) in running.iter().enumerate() {
-            if u != j {
-                other = b.or(&other, run);
-            }
-        }
-        let s = b.and(r, &other);
-        let s = if ending { s } else { b.and(&s, &unlocked) };
-        !b.is_false(&s)
-    })
-}
-
-/// Whether more switches would find nothing new: every state of the last context at a
-/// statement where a thread is resumed was reached at the same statement in an earlier
-/// context. A run with more than `k` switches enters context `k` at such a statement with
-/// such a state; the run that reached it earlier, with fewer switches, goes on from there with
-/// the same steps, so (repeating the exchange) every state any run reaches is reached within
-/// `k` switches, and a pass is a proof for every bound. The same-statement pruning
-/// ([`Engine::shadow`]) looks two contexts back only; this looks at all of them, once, at the
-/// end (looping threads whose states come back every other context end here).
-fn saturated<B: Bdds>(e: &Engine<B>, prod: &Product, k: u32) -> bool {
-    let b = &e.bdd;
-    let base = e.entry(prod.proc);
-    let nodes = &prod.program.procs[prod.proc as usize].nodes;
-    // the statement the leaf for node v of thread j leads to, in context c
-    let entry = |c: usize, j: usize, v: u32| base + nodes[(prod.leaves[c][j] + v) as usize].succ[0];
-    let k = k as usize;
-    prod.flats.iter().enumerate().all(|(j, f)| {
-        (0..f.nodes.len() as u32).all(|v| {
-            let mut rest = e.reached[entry(k, j, v) as usize].clone();
-            // one state first: if no earlier context reached it here (fib-bp: the sums only
-            // grow), the answer needs no subtraction of whole contexts
-            if let Some(p) = b.pick(&rest) {
-                let vals: Vec<(u32, bool)> = (0..)
-                    .zip(&p)
-                    .map(|(x, val)| (x, val.unwrap_or(false)))
-                    .collect();
-                let anywhere = (0..k)
-                    .any(|c| b.eval(&e.reached[entry(c, j, v) as usize], &vals) != Some(false));
-                if !anywhere {
-                    return false;
-                }
-            }
-            for c in (0..k).rev() {
-                if b.is_false(&rest) {
-                    break;
-                }
-                rest = b.and_not(&rest, &e.reached[entry(c, j, v) as usize]);
-            }
-            b.is_false(&rest)
-        })
-    })
-}
-
 fn stats<B: Bdds>(
     e: &Engine<B>,
     prod: &Product,
@@ -731,123 +651,4 @@ fn stats<B: Bdds>(
         counters,
         ..Default::default()
     }
-}
-
-/// The finding's path on the original program: the sequential engine's counterexample on
-/// the product program, each step of a thread taken again on `m` and matched against the
-/// next product state.
-fn counterexample<B: Bdds>(
-    e: &Engine<B>,
-    prod: &Product,
-    shape: &Shape,
-    m: &Machine,
-    f: Found,
-) -> Result<(Finding, Replayed), String> {
-    let (_, pr) = e.finding(f, true)?;
-    let ps = &pr.states;
-    let pg = |s: &State, x: u32| s.globals[x as usize];
-    let first = ps.first().ok_or("the product path has no state")?;
-    let (init, _) = shape.init.expect("the Getafix layout");
-    let mut start: Vec<Value> = prod.gmap.iter().map(|&x| pg(first, x)).collect();
-    start.extend(prod.imap.iter().map(|&x| pg(first, x)));
-    let mut r = Replayer::start(m, start, true)?;
-    let globals_agree = |s: &State, tid: usize, p: &State| {
-        let gv = m.global_values(s, Some(tid));
-        prod.gmap
-            .iter()
-            .enumerate()
-            .all(|(g, &x)| gv[g] == pg(p, x))
-    };
-    // thread j of `s` is at v with the live locals of `p`
-    let thread_agrees = |s: &State, j: usize, v: Pc, p: &State| {
-        let Some(fr) = s.threads.get(j).and_then(|t| t.stack.top()) else {
-            return false;
-        };
-        let f = &prod.flats[j];
-        let (inst, pc) = f.at[v as usize];
-        let inst = &f.insts[inst as usize];
-        fr.proc == inst.proc
-            && fr.pc == pc
-            && prod.live[inst.proc as usize][pc as usize]
-                .iter()
-                .all(|l| fr.locals[l as usize] == pg(p, inst.locals[l as usize]))
-    };
-    // where thread j is in product state `p`, if its frame is at one of its nodes
-    let at = |p: &State| -> Option<(usize, Pc)> {
-        let fr = p.threads.first()?.stack.top()?;
-        if fr.proc != prod.proc {
-            return None;
-        }
-        match prod.role[fr.pc as usize] {
-            Role::At { thread, v } | Role::Runs { thread, v } => Some((thread, v)),
-            _ => None,
-        }
-    };
-    let take = |r: &mut Replayer, tid: usize, ok: &dyn Fn(&State) -> bool| {
-        let hit = r.outcomes(tid as u32)?.iter().position(|o| match o {
-            Outcome::Next { state, .. } => ok(state),
-            _ => false,
-        });
-        let i = hit.ok_or_else(|| format!("no step of thread {tid} matches the product path"))?;
-        r.take(i as u32)
-    };
-    for w in ps.windows(2) {
-        let (p0, p1) = (&w[0], &w[1]);
-        let fr = p0.threads[0]
-            .stack
-            .top()
-            .ok_or("the product thread ended")?;
-        let role = if fr.proc == prod.proc {
-            prod.role[fr.pc as usize]
-        } else {
-            // inside a procedure `init` calls
-            Role::Init
-        };
-        match role {
-            Role::Aux | Role::At { .. } => {}
-            Role::Init if fr.proc == prod.proc && fr.pc == shape.init.unwrap().1 => {
-                // the threads start, each with the locals it has in the product
-                take(&mut r, 0, &|s| {
-                    (0..prod.flats.len()).all(|j| thread_agrees(s, j, shape.starts[j].1, p1))
-                })?;
-            }
-            Role::Init => {
-                let f1 = p1.threads[0]
-                    .stack
-                    .top()
-                    .ok_or("the product thread ended")?;
-                let ok = |s: &State| {
-                    let Some(fo) = s.threads.first().and_then(|t| t.stack.top()) else {
-                        return false;
-                    };
-                    if !globals_agree(s, 0, p1) {
-                        return false;
-                    }
-                    if f1.proc == prod.proc {
-                        fo.proc == init
-                            && fo.pc == f1.pc
-                            && prod
-                                .imap
-                                .iter()
-                                .enumerate()
-                                .all(|(l, &x)| fo.locals[l] == pg(p1, x))
-                    } else {
-                        fo.proc == f1.proc && fo.pc == f1.pc && fo.locals == f1.locals
-                    }
-                };
-                take(&mut r, 0, &ok)?;
-            }
-            Role::Runs { thread, .. } => {
-                let (j, v1) = at(p1).ok_or("a thread's step leaves its code")?;
-                if j != thread {
-                    return Err("a thread's step lands in another thread".into());
-                }
-                take(&mut r, j, &|s| {
-                    globals_agree(s, j, p1) && thread_agrees(s, j, v1, p1)
-                })?;
-            }
-        }
-    }
-    let (path, replayed) = r.finish();
-    Ok((e.finding_of(f, path), replayed))
 }

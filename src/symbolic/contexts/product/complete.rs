@@ -1,0 +1,91 @@
+//! Whether the bound cut the product search: a switch out of the last context could happen
+//! ([`cut`]), unless more switches would find nothing new ([`saturated`]).
+
+use super::{Product, Shape};
+use crate::symbolic::bdd::Bdds;
+use crate::symbolic::reach::Engine;
+
+/// Whether a switch out of the last context could happen: a thread at a switch point with
+/// the lock free (or ending), while another thread has not ended. Conservative as §5's dry
+/// run: the other thread may be unable to move. A thread resumed in the last context that
+/// takes no step is not counted: the globals are those of the switch into it, so any thread
+/// that could run after it could have run in its place, and been counted there.
+pub(super) fn cut<B: Bdds>(e: &Engine<B>, prod: &Product, shape: &Shape) -> bool {
+    let b = &e.bdd;
+    let cv = |s: u32| e.layout.cv(s);
+    let unlocked = match shape.atomic {
+        Some(a) => b.not(&b.var(cv(prod.gmap[a as usize]))),
+        None => b.constant(true),
+    };
+    let running: Vec<B::F> = prod
+        .pcbits
+        .iter()
+        .zip(&prod.ended)
+        .map(|(bits, &code)| {
+            let lits: Vec<(u32, bool)> = bits
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| (cv(x), code >> i & 1 == 1))
+                .collect();
+            b.not(&b.literals(&lits))
+        })
+        .collect();
+    let base = e.entry(prod.proc);
+    prod.last.iter().any(|&(n, j, ending)| {
+        let r = &e.reached[(base + n) as usize];
+        if b.is_false(r) {
+            return false;
+        }
+        let mut other = b.constant(false);
+        for (u, run) in running.iter().enumerate() {
+            if u != j {
+                other = b.or(&other, run);
+            }
+        }
+        let s = b.and(r, &other);
+        let s = if ending { s } else { b.and(&s, &unlocked) };
+        !b.is_false(&s)
+    })
+}
+
+/// Whether more switches would find nothing new: every state of the last context at a
+/// statement where a thread is resumed was reached at the same statement in an earlier
+/// context. A run with more than `k` switches enters context `k` at such a statement with
+/// such a state; the run that reached it earlier, with fewer switches, goes on from there with
+/// the same steps, so (repeating the exchange) every state any run reaches is reached within
+/// `k` switches, and a pass is a proof for every bound. The same-statement pruning
+/// ([`Engine::shadow`]) looks two contexts back only; this looks at all of them, once, at the
+/// end (looping threads whose states come back every other context end here).
+pub(super) fn saturated<B: Bdds>(e: &Engine<B>, prod: &Product, k: u32) -> bool {
+    let b = &e.bdd;
+    let base = e.entry(prod.proc);
+    let nodes = &prod.program.procs[prod.proc as usize].nodes;
+    // the statement the leaf for node v of thread j leads to, in context c
+    let entry = |c: usize, j: usize, v: u32| base + nodes[(prod.leaves[c][j] + v) as usize].succ[0];
+    let k = k as usize;
+    prod.flats.iter().enumerate().all(|(j, f)| {
+        (0..f.nodes.len() as u32).all(|v| {
+            let mut rest = e.reached[entry(k, j, v) as usize].clone();
+            // one state first: if no earlier context reached it here (fib-bp: the sums only
+            // grow), the answer needs no subtraction of whole contexts
+            if let Some(p) = b.pick(&rest) {
+                let vals: Vec<(u32, bool)> = (0..)
+                    .zip(&p)
+                    .map(|(x, val)| (x, val.unwrap_or(false)))
+                    .collect();
+                let anywhere = (0..k)
+                    .any(|c| b.eval(&e.reached[entry(c, j, v) as usize], &vals) != Some(false));
+                if !anywhere {
+                    return false;
+                }
+            }
+            for c in (0..k).rev() {
+                if b.is_false(&rest) {
+                    break;
+                }
+                rest = b.and_not(&rest, &e.reached[entry(c, j, v) as usize]);
+            }
+            b.is_false(&rest)
+        })
+    })
+}
