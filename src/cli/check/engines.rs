@@ -1,0 +1,358 @@
+//! Which engine checks a model and how: `auto`'s choice, the engines that apply to a model,
+//! running one (with the live-thread deepening of the explicit and summary engines), and
+//! `--engine all`, which runs every engine that applies and compares their verdicts.
+
+use super::{limit_reached_during, report_with, Engine};
+use crate::explore;
+use crate::report::{exit, Report, Verdict};
+use crate::runtime::{Machine, Semantics};
+use crate::search;
+use crate::search::{Limits, Options};
+use zingrs_lang::ir::Program;
+
+impl Engine {
+    /// The engine's name as the user types it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Auto => "auto",
+            Engine::Explicit => "explicit",
+            Engine::Summary => "summary",
+            Engine::Bdd => "bdd",
+            Engine::Coverability => "coverability",
+            Engine::All => "all",
+        }
+    }
+}
+
+/// Above this many unconstrained initial bits `--engine auto` prefers the BDD engine: the
+/// explicit and summary engines enumerate initial valuations (bp-parity K = 20 already takes
+/// them seconds), while the BDD engine's sets stay small (K = 1000 in under a second).
+pub(super) const AUTO_BDD_BITS: usize = 16;
+
+/// The engine `--engine auto` picks for a program: the coverability engine for boolean
+/// programs that may start unboundedly many threads (where the others never end) unless
+/// `--threads` or `--contexts` bounds the search (`bounded`: the explicit search then
+/// deepens on the number of threads, see [`deepen_threads`]), the BDD
+/// engine for pure boolean programs with many unconstrained initial bits, the summary engine
+/// for every other model (it decides sequential recursion, and summarizes the calls of
+/// concurrent models that run as one transaction).
+pub(super) fn auto_engine(program: &Program, bounded: bool) -> Engine {
+    if !bounded
+        && zingrs_lang::spawn::unbounded_creation(program)
+        && crate::coverability::applies(program).is_ok()
+    {
+        return Engine::Coverability;
+    }
+    if !program.is_concurrent()
+        && crate::symbolic::applies(program).is_ok()
+        && initial_bits(program) > AUTO_BDD_BITS
+    {
+        return Engine::Bdd;
+    }
+    Engine::Summary
+}
+
+/// The number of booleans that take every value in the initial states.
+pub(super) fn initial_bits(program: &Program) -> usize {
+    let any = |v: &&zingrs_lang::ir::Var| {
+        v.ty == zingrs_lang::ir::Type::Bool && v.init == zingrs_lang::ir::Init::Any
+    };
+    let main_locals: usize = program
+        .activations
+        .iter()
+        .map(|&a| program.procs[a as usize].locals.iter().filter(any).count())
+        .sum();
+    program.globals.iter().filter(any).count() + main_locals
+}
+
+/// The engines `--engine all` runs on a program, in order (the BDD and coverability engines
+/// only on the programs they accept, coverability only on concurrent ones, the BDD engine on
+/// concurrent ones only under a context bound (`contexts`) and without `--threads`; the
+/// explicit and summary engines not on programs that start unboundedly many threads, where
+/// their search never ends, unless `--threads` bounds them: `thread_bound`).
+pub(super) fn applicable_engines(
+    program: &Program,
+    thread_bound: bool,
+    contexts: bool,
+) -> Vec<Engine> {
+    let cover = program.is_concurrent() && crate::coverability::applies(program).is_ok();
+    let mut out = Vec::new();
+    if thread_bound || !(cover && zingrs_lang::spawn::unbounded_creation(program)) {
+        out.extend([Engine::Explicit, Engine::Summary]);
+    }
+    let bdd = if program.is_concurrent() {
+        contexts && !thread_bound && crate::symbolic::contexts::applies(program).is_ok()
+    } else {
+        crate::symbolic::applies(program).is_ok()
+    };
+    if bdd {
+        out.push(Engine::Bdd);
+    }
+    if cover {
+        out.push(Engine::Coverability);
+    }
+    out
+}
+
+/// What the header adds after the engine's name: on a program it cannot run alone, the summary
+/// engine is the explicit search with the calls that run as one transaction summarized.
+pub(super) fn header_note(engine: Engine, program: &Program) -> Option<&'static str> {
+    (engine == Engine::Summary && !crate::summary::applies_to(program))
+        .then_some("calls that run as one transaction summarized, threads interleaved")
+}
+
+/// The engine as the header names it: `all` lists the engines it runs.
+pub(super) fn header_name(
+    engine: Engine,
+    program: &Program,
+    thread_bound: bool,
+    contexts: bool,
+) -> String {
+    match engine {
+        Engine::All => format!(
+            "all ({})",
+            applicable_engines(program, thread_bound, contexts)
+                .iter()
+                .map(|e| e.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        e => e.name().to_string(),
+    }
+}
+
+/// Runs one engine; `Err` says why it does not apply to the program.
+pub fn run_engine(
+    engine: Engine,
+    program: &Program,
+    semantics: Semantics,
+    opts: &Options,
+) -> Result<search::SearchResult, String> {
+    run_engine_on(engine, &Machine::new(program, semantics), opts).map(|r| r.0)
+}
+
+/// The replays of a search's findings that the engine made itself (in order; `None` or
+/// missing: the report replays the path).
+pub(super) type Replays = Vec<Option<search::Replayed>>;
+
+/// [`run_engine`] on a machine built once for the search and the report (building one
+/// computes every procedure's live locals, a visible share of the time on large programs),
+/// with the replays the engine made.
+pub(super) fn run_engine_on(
+    engine: Engine,
+    m: &Machine,
+    opts: &Options,
+) -> Result<(search::SearchResult, Replays), String> {
+    let program = m.program;
+    match engine {
+        Engine::Explicit | Engine::Summary
+            if opts.deepen_threads && m.semantics.thread_bound.is_none() =>
+        {
+            Ok((deepen_threads(engine, m, opts)?, Vec::new()))
+        }
+        Engine::Explicit => Ok((explore::search(m, opts), Vec::new())),
+        Engine::Summary => {
+            if crate::summary::applies(m) {
+                Ok((crate::summary::search(m, opts), Vec::new()))
+            } else {
+                // threads (or blocking): calls that run as one transaction are summarized, every
+                // other step is explored plainly
+                let opts = Options {
+                    transactions: Some(crate::summary::summarize_transaction),
+                    ..opts.clone()
+                };
+                Ok((explore::search(m, &opts), Vec::new()))
+            }
+        }
+        Engine::Bdd => {
+            let sym = crate::symbolic::SymbolicOptions {
+                live_variables: !opts.no_live_ranges,
+                mod_ref: !opts.no_mod_ref,
+                tuples: opts.context_tuples,
+                measure: !opts.unseen_stats,
+            };
+            if program.is_concurrent() {
+                let Some(k) = opts.contexts else {
+                    return Err(
+                        "the bdd engine checks a concurrent program up to a bound on \
+                                context switches: give --contexts K"
+                            .into(),
+                    );
+                };
+                return crate::symbolic::contexts::search(m, opts, &sym, k);
+            }
+            crate::symbolic::applies(program)?;
+            Ok(crate::symbolic::search(m, opts, &sym))
+        }
+        Engine::Coverability => crate::coverability::search(m, opts)
+            .map(|r| (r, Vec::new()))
+            .map_err(|r| r.render(program)),
+        Engine::Auto | Engine::All => Err("not a single engine".into()),
+    }
+}
+
+/// Iterative deepening on the number of threads, for programs that can create threads
+/// without bound: the engine runs under the live-thread bounds k = (initial threads) + 1,
+/// k + 1, ... and stops at the first round that finds an error, is stopped by a limit, or cut
+/// no thread creation (it was then complete: its verdict is the program's). A creation that
+/// the bound does not enable only removes executions, so every error found is an error of the
+/// program, and its path replays on `m`, which has no bound. Small bounds first, because the
+/// errors sought need few threads and each bounded round is a finite search, where a
+/// depth-first search without a bound would create threads forever.
+pub(super) fn deepen_threads(
+    engine: Engine,
+    m: &Machine,
+    opts: &Options,
+) -> Result<search::SearchResult, String> {
+    let start = std::time::Instant::now();
+    let mut k = m.program.activations.len() as u32 + 1;
+    loop {
+        let bounded = Machine::new(
+            m.program,
+            Semantics {
+                thread_bound: Some(k),
+                ..m.semantics
+            },
+        );
+        let round = Options {
+            deepen_threads: false,
+            limits: Limits {
+                timeout: opts
+                    .limits
+                    .timeout
+                    .map(|t| t.saturating_sub(start.elapsed())),
+                ..opts.limits.clone()
+            },
+            ..opts.clone()
+        };
+        let (mut result, _) = run_engine_on(engine, &bounded, &round)?;
+        let done = !result.findings.is_empty()
+            || result.limit.is_some()
+            || !result.thread_cut
+            || search::watchdog::stopped().is_some();
+        if done {
+            result.stats.elapsed = start.elapsed();
+            result.stats.counters.push(("thread bound", k.into()));
+            return Ok(result);
+        }
+        k += 1;
+    }
+}
+
+/// Runs every applicable engine and compares their conclusive verdicts; a disagreement is an
+/// internal error (exit 5) naming the model and the engines.
+pub(super) fn check_all<'m>(
+    m: &'m Machine<'m>,
+    m_unbounded: &'m Machine<'m>,
+    name: &str,
+    opts: &Options,
+) -> Result<Report<'m>, String> {
+    let program = m.program;
+    let semantics = m.semantics;
+    let unbounded = m_unbounded.semantics;
+    let mut reports: Vec<Report> = Vec::new();
+    let mut refusals: Vec<String> = Vec::new();
+    for e in applicable_engines(
+        program,
+        semantics.thread_bound.is_some(),
+        opts.contexts.is_some(),
+    ) {
+        let (semantics, m) = match e {
+            Engine::Coverability => (unbounded, m_unbounded),
+            _ => (semantics, m),
+        };
+        // an engine that panics is a bug to report (exit 5), not a crash of the comparison
+        let run = match unpanicked(|| run_engine(e, program, semantics, opts)) {
+            Ok(run) => run,
+            Err(what) => {
+                let message = format!("the {} engine panicked on {name}: {what}", e.name());
+                return Ok(Report::new(
+                    name,
+                    "all",
+                    Verdict::InternalError { message },
+                    None,
+                ));
+            }
+        };
+        if let Err(why) = &run {
+            refusals.push(format!("{}: {why}", e.name()));
+        }
+        if let Ok(mut result) = run {
+            limit_reached_during(&mut result);
+            reports.push(report_with(m, name, e.name(), &result, Vec::new(), opts));
+        }
+    }
+    let conclusive: Vec<&Report> = reports
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.exit_code,
+                exit::PASSED | exit::ASSERTION | exit::DEADLOCK | exit::RUNTIME_ERROR
+            )
+        })
+        .collect();
+    // engines may stop at different errors (each replayed); they disagree when one finds none
+    let found = |r: &Report| r.exit_code != exit::PASSED;
+    if let Some(first) = conclusive.first() {
+        if let Some(other) = conclusive.iter().find(|r| found(r) != found(first)) {
+            let message = format!(
+                "engines disagree on {name}: {} says \"{}\", {} says \"{}\"",
+                first.engine,
+                first.verdict.headline(),
+                other.engine,
+                other.verdict.headline()
+            );
+            let mut r = Report::new(name, "all", Verdict::InternalError { message }, None);
+            r.stats = first.stats.clone();
+            return Ok(r);
+        }
+    }
+    // agreeing engines: report the first conclusive answer (with its trace), else the first.
+    // Under --threads the question is the bounded one: the coverability engine, which ran
+    // without the bound, only cross-checks (an error it finds may need more threads)
+    let bounded = semantics.thread_bound.is_some();
+    let best = conclusive
+        .iter()
+        .find(|r| !(bounded && r.engine == Engine::Coverability.name()))
+        .map(|r| (*r).clone());
+    let Some(mut r) = best.or_else(|| reports.first().cloned()) else {
+        return Err(format!(
+            "no engine checks this model with these options ({})",
+            refusals.join("; ")
+        ));
+    };
+    r.engine = format!(
+        "all ({})",
+        reports
+            .iter()
+            .map(|r| r.engine.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(r)
+}
+
+/// Runs `f`, turning a panic into `Err` with its message.
+pub(super) fn unpanicked<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|panic| {
+        panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unpanicked;
+
+    #[test]
+    fn a_panic_becomes_an_error_with_its_message() {
+        assert_eq!(unpanicked(|| 3), Ok(3));
+        let e = unpanicked(|| -> u8 { panic!("boom {}", 7) });
+        assert_eq!(e, Err("boom 7".to_string()));
+        let e = unpanicked(|| -> u8 { panic!("static") });
+        assert_eq!(e, Err("static".to_string()));
+    }
+}
