@@ -20,11 +20,16 @@ fn generate(args: &[&str]) -> PathBuf {
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let out = zingrs(&[&["gen"], args].concat());
     assert_eq!(out.status.code(), Some(0), "gen {args:?} failed");
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    write_model(&format!("{}-{call}.bp", args.join("_")), &out.stdout)
+}
+
+/// Writes a model named `name` in a directory of this test process.
+fn write_model(name: &str, text: impl AsRef<[u8]>) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("zingrs-families-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = dir.join(format!("{}-{call}.bp", args.join("_")));
-    std::fs::write(&path, &out.stdout).expect("write model");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write model");
     path
 }
 
@@ -611,10 +616,7 @@ fn bdd_engine_searches_product_states_unless_a_thread_recurses() {
         !counter_names(&json).iter().any(|n| n == "switch_rounds"),
         "{json}"
     );
-    let dir = std::env::temp_dir().join(format!("zingrs-families-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let rec = dir.join("recursive.bp");
-    std::fs::write(&rec, RECURSIVE).expect("write model");
+    let rec = write_model("recursive.bp", RECURSIVE);
     let (code, json) = bdd_json(&rec, "1", &["--stats"]);
     assert_eq!(code, 3, "{json}");
     assert!(
@@ -682,10 +684,7 @@ end
 
 #[test]
 fn bdd_engine_proves_every_bound_when_more_switches_find_nothing_new() {
-    let dir = std::env::temp_dir().join(format!("zingrs-families-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let model = dir.join("looping.bp");
-    std::fs::write(&model, LOOPING).expect("write model");
+    let model = write_model("looping.bp", LOOPING);
     // from K = 4 on, every state of the last context (a state with thread1 or thread2 resumed
     // at a statement) came up at the same statement in a context before: a proof (exit 0)
     assert_eq!(
