@@ -400,17 +400,19 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
                 // (the labels stay on both: a thread resumed at a label, or started at one,
                 // is there)
                 if !ending {
-                    let mut body = b.nodes[at].clone();
+                    // (moved, not cloned: the statements of fib-bp are large expressions)
+                    let mut body = std::mem::replace(&mut b.nodes[at], node(Stmt::Goto, vec![]));
                     let invariant = body.invariant.take();
+                    let labels = body.labels.clone();
                     let moved = b.push(body, Role::Runs { thread: j, v }, Some(c));
                     moved_j[v as usize] = moved;
                     if c >= 2 {
                         shadow.push((moved, moved_at[c as usize - 2][j][v as usize]));
                     }
-                    let mut choice = node(Stmt::Goto, vec![moved]);
-                    choice.labels = b.nodes[moved as usize].labels.clone();
+                    let choice = &mut b.nodes[at];
+                    choice.succ = vec![moved];
+                    choice.labels = labels;
                     choice.invariant = invariant;
-                    b.nodes[at] = choice;
                     b.role[at] = Role::At { thread: j, v };
                     b.nodes[(leaf0 + v) as usize].succ = vec![moved];
                 }

@@ -101,7 +101,7 @@ pub struct Engine<'m, 'p, B: Bdds> {
     pub summaries: u64,
     pub peak_nodes: usize,
     /// Transfer relations already built, by what they depend on.
-    pub xfer_cache: ahash::AHashMap<XferKey, std::rc::Rc<Xfer<B>>>,
+    pub xfer_cache: ahash::AHashMap<XferKey<'p>, std::rc::Rc<Xfer<B>>>,
     /// The scopes the counterexample walk has needed (see [`Engine::scope_of`]).
     scopes: std::cell::RefCell<Scopes>,
 }

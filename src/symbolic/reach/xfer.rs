@@ -5,7 +5,7 @@
 use super::Engine;
 use crate::symbolic::bdd::Bdds;
 use crate::symbolic::model;
-use zingrs_lang::ir::{Expr, LValue, ProcId, Stmt};
+use zingrs_lang::ir::{Expr, LValue, ProcId, Program, Stmt};
 
 /// What processing a vertex does with its new path edges.
 pub enum Xfer<B: Bdds> {
@@ -40,23 +40,26 @@ pub enum Xfer<B: Bdds> {
 
 /// What a transfer relation depends on besides the layout: the statement, and the live
 /// locals at the vertex and at each successor. Vertices with equal keys (the same statement
-/// in procedures with the same shape, as in bebop-t) share one built relation.
+/// in procedures with the same shape, as in bebop-t) share one built relation. The key borrows
+/// the statement from the program (the product program of the context-bounded search holds
+/// thousands of copies of large expressions: cloning them for the keys cost more than the
+/// hashing).
 #[derive(Hash, PartialEq, Eq)]
-pub struct XferKey {
-    stmt: StmtKey,
+pub struct XferKey<'p> {
+    stmt: StmtKey<'p>,
     live: Vec<u64>,
 }
 
 #[derive(Hash, PartialEq, Eq)]
-enum StmtKey {
+enum StmtKey<'p> {
     Jump,
-    Branch(Expr),
-    Assume(Expr),
-    Assert(Expr),
-    Assign(Vec<Option<LValue>>, Vec<Expr>, Option<Expr>),
-    Havoc(Vec<LValue>),
-    Constrain(Expr, u32),
-    Return(Option<Vec<Expr>>),
+    Branch(&'p Expr),
+    Assume(&'p Expr),
+    Assert(&'p Expr),
+    Assign(&'p [Option<LValue>], &'p [Expr], Option<&'p Expr>),
+    Havoc(&'p [LValue]),
+    Constrain(&'p Expr, u32),
+    Return(Option<&'p [Expr]>),
 }
 
 /// One call site, with the relations used to enter the callee and to apply its summary.
@@ -95,28 +98,28 @@ pub struct CallSite<B: Bdds> {
     pub sum: B::F,
 }
 
-impl<B: Bdds> Engine<'_, '_, B> {
+impl<'p, B: Bdds> Engine<'_, 'p, B> {
     /// The key under which vertex `v`'s transfer relation can be shared (`None` for calls,
     /// whose call sites are per vertex).
-    pub(super) fn xfer_key(&self, v: u32) -> Option<XferKey> {
-        let p = self.m.program;
+    pub(super) fn xfer_key(&self, v: u32) -> Option<XferKey<'p>> {
+        let p: &'p Program = self.m.program;
         let q = self.proc_of[v as usize];
         let node = p.node(q, self.pc(v));
         let stmt = match &node.stmt {
             Stmt::Skip | Stmt::Goto => StmtKey::Jump,
-            Stmt::Branch { cond } => StmtKey::Branch(cond.clone()),
-            Stmt::Assume { cond } => StmtKey::Assume(cond.clone()),
-            Stmt::Assert { cond } => StmtKey::Assert(cond.clone()),
+            Stmt::Branch { cond } => StmtKey::Branch(cond),
+            Stmt::Assume { cond } => StmtKey::Assume(cond),
+            Stmt::Assert { cond } => StmtKey::Assert(cond),
             Stmt::Assign {
                 targets,
                 values,
                 constrain,
-            } => StmtKey::Assign(targets.clone(), values.clone(), constrain.clone()),
-            Stmt::Havoc { targets } => StmtKey::Havoc(targets.clone()),
+            } => StmtKey::Assign(targets, values, constrain.as_ref()),
+            Stmt::Havoc { targets } => StmtKey::Havoc(targets),
             Stmt::Constrain { expr } => {
-                StmtKey::Constrain(expr.clone(), p.procs[q as usize].locals.len() as u32)
+                StmtKey::Constrain(expr, p.procs[q as usize].locals.len() as u32)
             }
-            Stmt::Return { values } => StmtKey::Return(values.clone()),
+            Stmt::Return { values } => StmtKey::Return(values.as_deref()),
             _ => return None,
         };
         let live = &self.procs[q as usize].live;
