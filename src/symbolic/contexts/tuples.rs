@@ -249,6 +249,12 @@ pub(super) struct Contexts<B: Bdds> {
     /// Per slot: what its first frame starts with (fixed initial values of its locals, its
     /// creation flag, the locals copied from the globals the creation wrote).
     pub(super) entry_init: Vec<B::F>,
+    /// Per thread slot: `entry_init` and, if it has an `enforce` at its first node, the
+    /// locals for which that may hold with some globals: the locals a thread created before
+    /// its first context can have (the globals it was created with are not kept, so where
+    /// the `enforce` relates the two this admits more, and a counterexample through such a
+    /// start fails to replay rather than a path being lost).
+    pub(super) first_locals: Vec<B::F>,
     /// Getafix: `init`'s `endinit` vertex.
     pub(super) endinit: Option<u32>,
     /// Per context (complete ones only): [`Contexts::resumable`].
@@ -355,6 +361,19 @@ impl<B: Bdds> Contexts<B> {
                 f
             })
             .collect();
+        let own_cube = b.cube(&{
+            let mut v: Vec<u32> = x.own.iter().map(|&s| cv(s)).collect();
+            v.sort_unstable();
+            v
+        });
+        let first_locals = starts
+            .iter()
+            .zip(&entry_init)
+            .map(|(w, init)| match e.inv.get(w) {
+                Some(inv) => b.and(init, &b.exists(&b.and(inv, init), &own_cube)),
+                None => init.clone(),
+            })
+            .collect();
         Contexts {
             own: x.own.clone(),
             starts,
@@ -374,6 +393,7 @@ impl<B: Bdds> Contexts<B> {
             atomic,
             atomic_var: atomic.map(cv),
             gt_vars,
+            first_locals,
             entry_init,
             endinit: shape.init.map(|(q, pc)| e.entry(q) + pc),
             resumable: Vec::new(),
@@ -405,26 +425,37 @@ impl<B: Bdds> Contexts<B> {
         }
         let mut keep: Vec<u32> = self.own.iter().map(|&s| e.layout.cv(s)).collect();
         keep.sort_unstable();
-        let globals = b.project(at, &keep);
+        let mut globals = b.project(at, &keep);
+        // `init` creates every thread at once, each where its `enforce` at its first node may
+        // hold (as the interpreter does): the globals must admit locals for each, not only
+        // for the thread that runs first
+        for (j, w) in self.starts.iter().enumerate() {
+            if let Some(inv) = e.inv.get(w) {
+                let may = b.project(&b.and(inv, &self.entry_init[j]), &keep);
+                globals = b.and(&globals, &may);
+            }
+        }
         let mut seeds = Vec::new();
         for (j, &w) in self.starts.iter().enumerate() {
             let mut s = b.and(&globals, &self.t_is[0][j]);
             s = b.and(&s, &self.cs_is[0]);
             s = b.and(&s, &self.phase);
             s = b.and(&s, &self.entry_init[j]);
-            seeds.push((w, s, true));
+            seeds.push((w, s, true, true));
         }
         self.feed(e, seeds)
     }
 
-    /// Adds path edges; true if one was new.
-    /// (`entry`: a thread starting at its procedure's entry, whose entry copies are set to
-    /// the current values when something calls that procedure.)
-    /// A resumed thread's `enforce` is not checked again (it did not move).
-    fn feed(&self, e: &mut Engine<B>, seeds: Vec<(u32, B::F, bool)>) -> bool {
+    /// Adds path edges; true if one was new. A seed is (vertex, states, `entry`, `check`):
+    /// `entry`, a thread starting at its procedure's entry, whose entry copies are set to the
+    /// current values when something calls that procedure; `check`, whether the `enforce` at
+    /// the vertex is checked: only where the thread is created (bp-language §5.7: a thread
+    /// that did not move is not checked again, whether resumed or running for the first
+    /// time after the others changed the globals).
+    fn feed(&self, e: &mut Engine<B>, seeds: Vec<(u32, B::F, bool, bool)>) -> bool {
         let before = e.log.len();
-        for (w, s, entry) in seeds {
-            e.propagate_checked(w, s, entry, entry);
+        for (w, s, entry, check) in seeds {
+            e.propagate_checked(w, s, entry, check);
         }
         e.log.len() > before
     }
@@ -498,8 +529,10 @@ impl<B: Bdds> Contexts<B> {
                     first = b.and(&first, &b.not(&self.t_is[i][j]));
                 }
                 if !b.is_false(&first) {
-                    let s = b.and(&first, &self.entry_init[j]);
-                    seeds.push((self.starts[j], s, true));
+                    // its `enforce` held where `init` created it, on locals it still has
+                    // (`first_locals`), and is not checked again here
+                    let s = b.and(&first, &self.first_locals[j]);
+                    seeds.push((self.starts[j], s, true, false));
                 }
                 // back to thread j, last active in context c2
                 for c2 in (0..=c as usize).rev() {
@@ -514,14 +547,14 @@ impl<B: Bdds> Contexts<B> {
                     for (v, s) in &self.resumable[c2] {
                         let s = b.and(s, &consec);
                         if !b.is_false(&s) {
-                            seeds.push((*v, s, false));
+                            seeds.push((*v, s, false, false));
                         }
                     }
                 }
             }
         }
         if dry {
-            return seeds.iter().any(|(_, s, _)| !e.bdd.is_false(s));
+            return seeds.iter().any(|(_, s, _, _)| !e.bdd.is_false(s));
         }
         self.feed(e, seeds)
     }
