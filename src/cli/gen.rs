@@ -1,8 +1,9 @@
 //! `zingrs gen FAMILY N`: prints one generated model.
 //!
-//! Families: `random-bp SEED`, `random-zing SEED` and `random-spawn-bp SEED` (threads created
-//! in a loop), random models for differential testing ([`crate::gen::random_bp`],
-//! [`crate::gen::random_zing`], [`crate::gen::random_spawn_bp`]), and the benchmark families of
+//! Families: `random-bp SEED`, `random-zing SEED`, `random-spawn-bp SEED` (threads created
+//! in a loop) and `random-getafix SEED` (two threads in the Getafix layout), random models for
+//! differential testing ([`crate::gen::random_bp`], [`crate::gen::random_zing`],
+//! [`crate::gen::random_spawn_bp`], [`crate::gen::concurrent::random_getafix`]), and the benchmark families of
 //! benchmarks.md ([`crate::gen::families`]): `bebop-t N`, `zing-clone N`, `zing-deep-alloc N`,
 //! `zing-alloc`, `zing-patterns` (no N: they are single models), `bp-parity K`, `philosophers N`,
 //! `philosophers-ordered N`, `threads-local N`, `fib-bp N`, `bluetooth-bp A S` (A adders, S
@@ -15,7 +16,7 @@ use crate::report::exit;
 #[derive(clap::Args, Debug)]
 pub struct GenArgs {
     /// The family: `random-bp`, `random-zing`, `random-spawn-bp` (threads created in a loop),
-    /// `bebop-t`, `zing-clone`, `zing-deep-alloc`, `zing-alloc`,
+    /// `random-getafix` (two threads in the Getafix layout, with `--contexts`), `bebop-t`, `zing-clone`, `zing-deep-alloc`, `zing-alloc`,
     /// `zing-patterns`, `bp-parity`, `philosophers`, `philosophers-ordered`, `threads-local`,
     /// `fib-bp`, `bluetooth-bp`, or `philosophers-promela` (philosophers-ordered in Promela,
     /// for SPIN).
@@ -59,6 +60,10 @@ pub fn run(a: &GenArgs) -> i32 {
             print!("{}", crate::gen::random_spawn_bp(n));
             exit::PASSED
         }
+        "random-getafix" => {
+            print!("{}", crate::gen::concurrent::random_getafix(n, a.size));
+            exit::PASSED
+        }
         "philosophers-promela" => {
             print!("{}", crate::gen::families::philosophers_promela(n));
             exit::PASSED
@@ -81,7 +86,7 @@ pub fn run(a: &GenArgs) -> i32 {
             }
             None => {
                 eprintln!(
-                    "error: unknown family `{other}` (known: random-bp, random-zing, random-spawn-bp, {})",
+                    "error: unknown family `{other}` (known: random-bp, random-zing, random-spawn-bp, random-getafix, {})",
                     crate::gen::families::family_names()
                 );
                 exit::INVALID

@@ -174,12 +174,23 @@ pub fn bluetooth_bp(adders: u64, stoppers: u64) -> String {
 }
 
 /// A random concurrent program in the Getafix layout for differential testing (issue 15):
-/// `zingrs gen random-bp SEED --size SIZE` with `main` renamed `thread1`, a copy of it as
-/// `thread2`, an `init` that only reaches `endinit`, and `--contexts K` (K = SEED mod 3) added
-/// to the options. Assertions are filters in this layout, so only programs whose options
-/// select `--target HIT` have a property.
+/// `zingrs gen random-bp SEED --size SIZE` with `main` renamed `thread1`, an `init` that only
+/// reaches `endinit`, and `--contexts K` (K = SEED mod 3) added to the options. `thread2` is
+/// a copy of `thread1` for even seeds (identical threads) and a procedure of its own for odd
+/// ones (so that an error may need more switches than K: the threads then do different
+/// things). Assertions are filters in this layout, so only programs whose options select
+/// `--target HIT` have a property.
 pub fn random_getafix(seed: u64, size: u32) -> String {
-    let text = crate::gen::random_bp::random_sequential_bp(seed, size).replace("main(", "thread1(");
+    use crate::gen::random_bp::{random_sequential_bp, random_sequential_bp_with_main2};
+    let distinct = seed % 2 == 1;
+    let text = if distinct {
+        random_sequential_bp_with_main2(seed, size)
+    } else {
+        random_sequential_bp(seed, size)
+    };
+    let text = text
+        .replace("main(", "thread1(")
+        .replace("main2(", "thread2(");
     let k = seed % 3;
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     match lines.iter().position(|l| l.starts_with("// options:")) {
@@ -189,18 +200,20 @@ pub fn random_getafix(seed: u64, size: u32) -> String {
             lines.insert(at, format!("// options: --contexts {k}"));
         }
     }
-    let start = lines
-        .iter()
-        .position(|l| l.contains(" thread1(") && !l.starts_with(' '))
-        .expect("the entry procedure");
-    let end = start
-        + lines[start..]
+    if !distinct {
+        let start = lines
             .iter()
-            .position(|l| l == "end")
-            .expect("it ends");
-    let mut copy: Vec<String> = lines[start..=end].to_vec();
-    copy[0] = copy[0].replacen("thread1(", "thread2(", 1);
-    lines.extend(copy);
+            .position(|l| l.contains(" thread1(") && !l.starts_with(' '))
+            .expect("the entry procedure");
+        let end = start
+            + lines[start..]
+                .iter()
+                .position(|l| l == "end")
+                .expect("it ends");
+        let mut copy: Vec<String> = lines[start..=end].to_vec();
+        copy[0] = copy[0].replacen("thread1(", "thread2(", 1);
+        lines.extend(copy);
+    }
     lines.push("void init() begin".into());
     lines.push("  endinit: skip;".into());
     lines.push("end".into());

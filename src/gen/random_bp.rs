@@ -50,6 +50,8 @@ struct Ctx {
 struct Gen {
     /// Whether `main` may start a thread ([`Gen::start_thread`]).
     threads: bool,
+    /// Whether a second procedure like `main`, `main2`, follows ([`Gen::second_main`]).
+    second: bool,
     rng: Rng,
     size: usize,
     sigs: Vec<Sig>,
@@ -67,18 +69,26 @@ const INITS: &[&str] = &["T", "F", "0", "1", "*", "?"];
 /// One random boolean program, determined by `seed`; `size` scales the number of statements
 /// per procedure (default 8).
 pub fn random_bp(seed: u64, size: u32) -> String {
-    generate(seed, size, true)
+    generate(seed, size, true, false)
 }
 
 /// [`random_bp`] without the thread `main` starts in some programs: the sequential program
 /// that the concurrent layouts build on.
 pub fn random_sequential_bp(seed: u64, size: u32) -> String {
-    generate(seed, size, false)
+    generate(seed, size, false, false)
 }
 
-fn generate(seed: u64, size: u32, threads: bool) -> String {
+/// [`random_sequential_bp`] with a second procedure like `main` (no parameters, no results),
+/// `main2`, over the same globals and procedures: two different threads for the concurrent
+/// layouts. The rest of the program is the one [`random_sequential_bp`] gives.
+pub fn random_sequential_bp_with_main2(seed: u64, size: u32) -> String {
+    generate(seed, size, false, true)
+}
+
+fn generate(seed: u64, size: u32, threads: bool, second: bool) -> String {
     let mut g = Gen {
         threads,
+        second,
         rng: Rng::new(seed),
         size: size.max(1) as usize,
         sigs: Vec::new(),
@@ -158,6 +168,9 @@ impl Gen {
             self.procedure(p);
         }
         self.start_thread(seed);
+        if self.second {
+            self.second_main(seed);
+        }
         if self.target && self.hits == 0 {
             // make sure the target occurs: a label at the end of main
             let at = self
@@ -175,6 +188,20 @@ impl Gen {
         let mut text = self.lines.join("\n");
         text.push('\n');
         text
+    }
+
+    /// `main2`, a procedure like `main` with neither parameters nor results, drawn from a
+    /// stream of its own (so the rest of the program is the same as without it).
+    fn second_main(&mut self, seed: u64) {
+        let saved = std::mem::replace(&mut self.rng, Rng::new(seed ^ 0x6d61_696e_3221));
+        self.sigs.push(Sig {
+            name: "main2".into(),
+            results: 0,
+            formals: Vec::new(),
+            fuel: false,
+        });
+        self.procedure(self.sigs.len() - 1);
+        self.rng = saved;
     }
 
     /// About one program in three is concurrent: `main` first starts a thread running another
