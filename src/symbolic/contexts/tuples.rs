@@ -24,6 +24,11 @@ pub(super) struct Extra {
     pub(super) t: Vec<Vec<u32>>,
     /// `gs[i - 1]`: the copy of the globals at switch i.
     pub(super) gs: Vec<Vec<u32>>,
+    /// The copy of the globals where `init` created the threads (Getafix layout), kept only
+    /// where a thread's `enforce` at its first node reads a global (empty otherwise): the
+    /// locals a thread has when it first runs are those it was created with, which satisfy
+    /// that `enforce` with these globals, not with the current ones.
+    pub(super) created: Vec<u32>,
 }
 
 /// The augmented program: the added globals and the entry procedure: in the Getafix layout
@@ -60,6 +65,25 @@ fn augment(shape: &Shape, k: u32) -> (Program, Extra) {
     let cs = (0..bits_for(k as u64 + 1))
         .map(|b| add(&mut p, format!("%cs{b}"), Some(false)))
         .collect();
+    let reads_global = |e: &Expr| {
+        let mut found = false;
+        e.walk(&mut |e| found |= matches!(e, Expr::Global(_) | Expr::PrimedGlobal(_)));
+        found
+    };
+    let created_kept = shape.init.is_some()
+        && shape.starts.iter().any(|&(q, pc)| {
+            shape.pre.procs[q as usize].nodes[pc as usize]
+                .invariant
+                .as_ref()
+                .is_some_and(reads_global)
+        });
+    let created = if created_kept {
+        own.iter()
+            .map(|v| add(&mut p, format!("%g0.{}", v.name), None))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let tb = if threads > 1 {
         bits_for(threads as u64)
     } else {
@@ -110,6 +134,7 @@ fn augment(shape: &Shape, k: u32) -> (Program, Extra) {
             cs,
             t,
             gs,
+            created,
         },
     )
 }
@@ -244,17 +269,20 @@ pub(super) struct Contexts<B: Bdds> {
     pub(super) atomic: Option<u32>,
     /// Its current copy's variable.
     pub(super) atomic_var: Option<u32>,
-    /// The variables of ḡ and t̄ (current copies), sorted.
+    /// The variables of ḡ and t̄ and the globals where the threads were created (current
+    /// copies), sorted: what a switch keeps besides the globals.
     pub(super) gt_vars: Vec<u32>,
     /// Per slot: what its first frame starts with (fixed initial values of its locals, its
     /// creation flag, the locals copied from the globals the creation wrote).
     pub(super) entry_init: Vec<B::F>,
-    /// Per thread slot: `entry_init` and, if it has an `enforce` at its first node, the
-    /// locals for which that may hold with some globals: the locals a thread created before
-    /// its first context can have (the globals it was created with are not kept, so where
-    /// the `enforce` relates the two this admits more, and a counterexample through such a
-    /// start fails to replay rather than a path being lost).
+    /// Per thread slot: the locals a thread created before its first context can have there:
+    /// `entry_init` and, if it has an `enforce` at its first node, that `enforce` over the
+    /// globals it was created with ([`Extra::created`]; the locals it admits, where it reads
+    /// no global).
     pub(super) first_locals: Vec<B::F>,
+    /// The globals equal their copy where the threads were created ([`Extra::created`];
+    /// true if none is kept).
+    pub(super) created_eq: B::F,
     /// Getafix: `init`'s `endinit` vertex.
     pub(super) endinit: Option<u32>,
     /// Per context (complete ones only): [`Contexts::resumable`].
@@ -336,6 +364,7 @@ impl<B: Bdds> Contexts<B> {
             x.t.iter()
                 .flatten()
                 .chain(x.gs.iter().flatten())
+                .chain(&x.created)
                 .map(|&s| cv(s))
                 .collect();
         gt_vars.sort_unstable();
@@ -361,19 +390,33 @@ impl<B: Bdds> Contexts<B> {
                 f
             })
             .collect();
-        let own_cube = b.cube(&{
-            let mut v: Vec<u32> = x.own.iter().map(|&s| cv(s)).collect();
-            v.sort_unstable();
-            v
+        // the globals renamed to their copy where the threads were created, if kept
+        let to_created = (!x.created.is_empty()).then(|| {
+            let pairs: Vec<(u32, u32)> = x
+                .own
+                .iter()
+                .zip(&x.created)
+                .map(|(&o, &c)| (cv(o), cv(c)))
+                .collect();
+            b.renaming(&pairs)
         });
         let first_locals = starts
             .iter()
             .zip(&entry_init)
-            .map(|(w, init)| match e.inv.get(w) {
-                Some(inv) => b.and(init, &b.exists(&b.and(inv, init), &own_cube)),
-                None => init.clone(),
+            .map(|(w, init)| match (e.inv.get(w), &to_created) {
+                (Some(inv), Some(r)) => b.and(init, &b.rename(inv, r)),
+                // an `enforce` that reads no global: the locals it admits
+                (Some(inv), None) => b.and(init, &b.exists(&b.and(inv, init), &g_cube)),
+                (None, _) => init.clone(),
             })
             .collect();
+        let created_eq = x
+            .own
+            .iter()
+            .zip(&x.created)
+            .fold(b.constant(true), |f, (&o, &c)| {
+                b.and(&f, &b.equiv(&b.var(cv(o)), &b.var(cv(c))))
+            });
         Contexts {
             own: x.own.clone(),
             starts,
@@ -394,6 +437,7 @@ impl<B: Bdds> Contexts<B> {
             atomic_var: atomic.map(cv),
             gt_vars,
             first_locals,
+            created_eq,
             entry_init,
             endinit: shape.init.map(|(q, pc)| e.entry(q) + pc),
             resumable: Vec::new(),
@@ -425,7 +469,7 @@ impl<B: Bdds> Contexts<B> {
         }
         let mut keep: Vec<u32> = self.own.iter().map(|&s| e.layout.cv(s)).collect();
         keep.sort_unstable();
-        let mut globals = b.project(at, &keep);
+        let mut globals = b.and(&b.project(at, &keep), &self.created_eq);
         // `init` creates every thread at once, each where its `enforce` at its first node may
         // hold (as the interpreter does): the globals must admit locals for each, not only
         // for the thread that runs first
