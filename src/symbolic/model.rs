@@ -267,6 +267,11 @@ pub fn live_locals(program: &Program, p: ProcId) -> Vec<Bits> {
     let n = proc.locals.len();
     let all = Bits::full(n);
     let len = proc.nodes.len();
+    if n == 0 {
+        // nothing to walk the expressions for (the product procedure of the context-bounded
+        // search: thousands of nodes, every variable a global)
+        return vec![Bits::new(0); len];
+    }
     // gen(v) = use(v) ∪ inv(v) (the invariant is checked after the step, on its targets),
     // kill(v) = def(v)
     let mut live: Vec<Bits> = Vec::with_capacity(len);
@@ -396,6 +401,13 @@ pub fn touched_globals(program: &Program) -> Vec<Bits> {
         let mut t = Bits::new(g);
         let mut r = Reads::default();
         for node in &proc.nodes {
+            if t.len() as usize == g {
+                // every global touched already: only the calls are left to record
+                if let Stmt::Call { callee, .. } = &node.stmt {
+                    callers[*callee as usize].push(p as ProcId);
+                }
+                continue;
+            }
             if let Some(inv) = &node.invariant {
                 reads(inv, &mut r);
             }
@@ -438,9 +450,9 @@ pub fn touched_globals(program: &Program) -> Vec<Bits> {
                 Stmt::Return { values: Some(vs) } => vs.iter().for_each(|v| reads(v, &mut r)),
                 _ => {}
             }
-        }
-        for i in r.globals.drain(..) {
-            t.insert(i);
+            for i in r.globals.drain(..) {
+                t.insert(i);
+            }
         }
         touched.push(t);
     }
