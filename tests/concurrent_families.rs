@@ -736,3 +736,32 @@ fn bdd_engine_proves_every_bound_when_more_switches_find_nothing_new() {
     // `--engine all` takes the proof and the bounded answer as no disagreement
     assert_eq!(codes(&model, 4..=4, &["--engine", "all"]), vec![0]);
 }
+
+/// thread1 blocks for good at `assume(F)`; thread2 waits for g, clears it and ends.
+const BLOCKED: &str = "\
+decl g;
+void init() begin g := F; endinit: skip; end
+void thread1() begin
+  g := T;
+  assume(F);
+  SLIC_ERROR: skip;
+end
+void thread2() begin
+  assume(g);
+  g := F;
+end
+";
+
+#[test]
+fn bdd_engine_counts_no_switch_to_a_thread_that_cannot_move() {
+    // at K = 1 the last context either runs thread2 to its end after thread1 (a switch back
+    // to thread1 would find it at `assume(F)`, where it can never step) or runs thread1 after
+    // a thread2 that never moved (the same as thread1 running first): a proof, as the
+    // explicit engine finds. Counting thread1 as able to run made it "bounded" (exit 8).
+    let model = write_model("blocked.bp", BLOCKED);
+    assert_eq!(codes(&model, 0..=3, &["--engine", "bdd"]), vec![8, 0, 0, 0]);
+    assert_eq!(
+        codes(&model, 0..=3, &["--engine", "explicit"]),
+        vec![8, 0, 0, 0]
+    );
+}

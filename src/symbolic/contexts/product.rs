@@ -162,9 +162,8 @@ struct Product {
     flats: Vec<flat::Flat>,
     /// The product global of each of `init`'s locals.
     imap: Vec<u32>,
-    /// Per thread: the bits of its pc and the code "ended".
+    /// Per thread: the bits of its pc (the code past its last node: "ended").
     pcbits: Vec<Vec<u32>>,
-    ended: Vec<u64>,
     /// Per procedure (of the threads): the locals live before each of its nodes.
     live: Vec<Vec<Bits>>,
     /// The nodes of the last context where a switch would happen under a larger bound:
@@ -268,14 +267,12 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
     let same: Vec<u32> = (0..g).collect();
     let mut globals = Vec::new();
     let mut pcbits: Vec<Vec<u32>> = Vec::new();
-    let mut ended = Vec::new();
     let mut nlocals = 0;
     for (j, &(q, pc)) in shape.starts.iter().enumerate() {
         let mut locals = Vec::new();
         let counted = flat::flatten(pre, q, j, &same, &shape.unswitchable, &mut locals)?;
         nlocals += locals.len();
         let n = counted.nodes.len() as u64;
-        ended.push(n);
         let bits = (0..bits_for(n + 1))
             .map(|b| {
                 let start = Init::Value(Const::Bool(pc as u64 >> b & 1 == 1));
@@ -533,7 +530,6 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
         flats,
         imap,
         pcbits,
-        ended,
         live,
         last,
         leaves,

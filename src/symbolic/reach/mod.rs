@@ -229,6 +229,13 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         e
     }
 
+    /// The states (over current copies) where `cond`, over the program's variables, can be
+    /// true.
+    pub fn can_hold(&self, cond: &zingrs_lang::ir::Expr) -> B::F {
+        let enc = self.enc();
+        enc.sets(cond, &enc.unprimed()).t
+    }
+
     fn enc(&self) -> Encoder<'_, B> {
         Encoder {
             bdd: &self.bdd,

@@ -4,12 +4,14 @@
 use super::{Product, Shape};
 use crate::symbolic::bdd::Bdds;
 use crate::symbolic::reach::Engine;
+use zingrs_lang::ir::Stmt;
 
 /// Whether a switch out of the last context could happen: a thread at a switch point with
-/// the lock free (or ending), while another thread has not ended. Conservative as §5's dry
-/// run: the other thread may be unable to move. A thread resumed in the last context that
-/// takes no step is not counted: the globals are those of the switch into it, so any thread
-/// that could run after it could have run in its place, and been counted there.
+/// the lock free (or ending), while another thread can take a step where it is: it has not
+/// ended, and is not at an `assume` that cannot hold. A thread resumed that takes no step
+/// changes nothing (a thread that could run after it could have run in its place, and is
+/// counted there), and a blocked thread stays blocked while it does not move. Still
+/// conservative: an assignment's `constrain` or an `enforce` after the step may block it too.
 pub(super) fn cut<B: Bdds>(e: &Engine<B>, prod: &Product, shape: &Shape) -> bool {
     let b = &e.bdd;
     let cv = |s: u32| e.layout.cv(s);
@@ -17,17 +19,27 @@ pub(super) fn cut<B: Bdds>(e: &Engine<B>, prod: &Product, shape: &Shape) -> bool
         Some(a) => b.not(&b.var(cv(prod.gmap[a as usize]))),
         None => b.constant(true),
     };
+    // per thread: the states where it can take a step (its code is in the product's globals)
     let running: Vec<B::F> = prod
         .pcbits
         .iter()
-        .zip(&prod.ended)
-        .map(|(bits, &code)| {
-            let lits: Vec<(u32, bool)> = bits
-                .iter()
-                .enumerate()
-                .map(|(i, &x)| (cv(x), code >> i & 1 == 1))
-                .collect();
-            b.not(&b.literals(&lits))
+        .zip(&prod.flats)
+        .map(|(bits, f)| {
+            let mut can = b.constant(false);
+            for (v, node) in f.nodes.iter().enumerate() {
+                let enabled = match &node.stmt {
+                    Stmt::Return { .. } => continue,
+                    Stmt::Assume { cond } => e.can_hold(cond),
+                    _ => b.constant(true),
+                };
+                let at: Vec<(u32, bool)> = bits
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &x)| (cv(x), v >> i & 1 == 1))
+                    .collect();
+                can = b.or(&can, &b.and(&b.literals(&at), &enabled));
+            }
+            can
         })
         .collect();
     let base = e.entry(prod.proc);
