@@ -271,6 +271,11 @@ pub fn live_in(p: &Proc) -> Vec<Vec<bool>> {
 /// visible share of the set-up time of large programs).
 fn live_words(p: &Proc) -> Vec<u64> {
     let n = p.locals.len();
+    if n == 0 {
+        // no bits to compute, and no expression to walk for them (a product procedure of the
+        // context-bounded search has thousands of nodes and only globals)
+        return Vec::new();
+    }
     let words = n.div_ceil(64);
     let len = p.nodes.len();
     let pack = |flags: &[bool], into: &mut [u64]| {
