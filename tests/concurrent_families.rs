@@ -765,3 +765,28 @@ fn bdd_engine_counts_no_switch_to_a_thread_that_cannot_move() {
         vec![8, 0, 0, 0]
     );
 }
+
+#[test]
+fn gen_random_getafix_prints_the_differential_test_s_programs() {
+    // `zingrs gen random-getafix SEED` prints what the differential test checks, so a failing
+    // seed can be replayed from the command line: two threads of their own for odd seeds,
+    // copies of one another for even ones, an `init` and the bound in the options
+    for seed in [6u64, 7] {
+        let out = zingrs(&["gen", "random-getafix", &seed.to_string(), "--size", "6"]);
+        assert_eq!(out.status.code(), Some(0));
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        assert_eq!(text, zingrs::gen::concurrent::random_getafix(seed, 6));
+        assert!(text.contains(&format!("--contexts {}", seed % 3)), "{text}");
+        assert!(text.contains("void init() begin"), "{text}");
+        let body = |name: &str| {
+            let start = text.find(&format!(" {name}() begin")).expect(name);
+            let end = start + text[start..].find("\nend").expect("an end");
+            text[start..end].replacen(name, "thread", 1)
+        };
+        assert_eq!(body("thread1") == body("thread2"), seed % 2 == 0, "{text}");
+        let model = write_model(&format!("random-getafix-{seed}.bp"), &text);
+        let path = model.to_str().expect("utf-8 path");
+        let check = zingrs(&["check", "-q", "--engine", "bdd", "--contexts", "1", path]);
+        assert!(matches!(check.status.code(), Some(0 | 3 | 8)), "{text}");
+    }
+}
