@@ -80,7 +80,8 @@ pub fn random_sequential_bp(seed: u64, size: u32) -> String {
 
 /// [`random_sequential_bp`] with a second procedure like `main` (no parameters, no results),
 /// `main2`, over the same globals and procedures: two different threads for the concurrent
-/// layouts. The rest of the program is the one [`random_sequential_bp`] gives.
+/// layouts. The rest of the program is the one [`random_sequential_bp`] gives (but for the
+/// target label added at the end of `main` where no statement has one: `main2`'s count).
 pub fn random_sequential_bp_with_main2(seed: u64, size: u32) -> String {
     generate(seed, size, false, true)
 }
@@ -191,7 +192,7 @@ impl Gen {
     }
 
     /// `main2`, a procedure like `main` with neither parameters nor results, drawn from a
-    /// stream of its own (so the rest of the program is the same as without it).
+    /// stream of its own (so the procedures before it are the same as without it).
     fn second_main(&mut self, seed: u64) {
         let saved = std::mem::replace(&mut self.rng, Rng::new(seed ^ 0x6d61_696e_3221));
         self.sigs.push(Sig {
