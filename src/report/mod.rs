@@ -78,13 +78,18 @@ pub enum Verdict {
         /// Where each blocked process waits.
         waiting: Vec<Waiting>,
     },
-    /// No error was found, but the stack-depth bound cut the search.
+    /// No error was found, but a bound cut the search (`bound` names it: the stack-depth
+    /// bound, the thread bound, [`CONTEXT_BOUND`]).
     Bounded { bound: String },
     /// A time, state or memory limit stopped the search.
     LimitReached { limit: Limit },
     /// Something is wrong in zingrs itself (a counterexample that does not replay).
     InternalError { message: String },
 }
+
+/// How a [`Verdict::Bounded`] names the context-switch bound (`--contexts K`); `zingrs regress`
+/// tells a context cut from a depth cut by it.
+pub const CONTEXT_BOUND: &str = "context-switch bound";
 
 impl Verdict {
     pub fn exit_code(&self) -> i32 {

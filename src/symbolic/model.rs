@@ -168,6 +168,13 @@ impl Reads {
     }
 }
 
+/// Whether `e` reads a global (current or primed).
+pub fn reads_global(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |e| found |= matches!(e, Expr::Global(_) | Expr::PrimedGlobal(_)));
+    found
+}
+
 fn reads(e: &Expr, r: &mut Reads) {
     zingrs_lang::deep::grow(|| reads_here(e, r))
 }

@@ -10,6 +10,7 @@
 //! nothing and places nothing, so `init`'s `i0, …, j7 := …` does not fix the declaration order
 //! again. The globals no statement relates keep their declaration order, last.
 
+use crate::symbolic::model::reads_global;
 use zingrs_lang::ir::{Expr, LValue, Program, Stmt};
 
 /// `rank[x]`: the position of global `x` in the order (a permutation of `0..globals`).
@@ -43,7 +44,7 @@ pub fn globals(p: &Program) -> Vec<u32> {
                     constrain,
                 } => {
                     for (t, v) in targets.iter().zip(values) {
-                        if !mentions_global(v) {
+                        if !reads_global(v) {
                             continue;
                         }
                         for t in t.iter() {
@@ -72,13 +73,6 @@ pub fn globals(p: &Program) -> Vec<u32> {
         }
     }
     rank
-}
-
-/// Whether `e` reads a global.
-fn mentions_global(e: &Expr) -> bool {
-    let mut found = false;
-    e.walk(&mut |e| found |= matches!(e, Expr::Global(_) | Expr::PrimedGlobal(_)));
-    found
 }
 
 #[cfg(test)]

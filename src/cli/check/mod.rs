@@ -564,7 +564,8 @@ fn report_with<'m>(
             } else if result.context_cut {
                 Verdict::Bounded {
                     bound: format!(
-                        "context-switch bound (--contexts {})",
+                        "{} (--contexts {})",
+                        crate::report::CONTEXT_BOUND,
                         opts.contexts.unwrap_or(0)
                     ),
                 }

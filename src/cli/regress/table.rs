@@ -405,5 +405,5 @@ pub(super) fn render_text(t: &Table) -> String {
 
 /// Whether a run's verdict is a cut by the context-switch bound (`--contexts K`).
 fn context_cut(r: &Run) -> bool {
-    r.exit_code == Some(exit::BOUNDED) && r.detail.contains("context-switch bound")
+    r.exit_code == Some(exit::BOUNDED) && r.detail.contains(crate::report::CONTEXT_BOUND)
 }

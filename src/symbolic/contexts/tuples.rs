@@ -65,17 +65,12 @@ fn augment(shape: &Shape, k: u32) -> (Program, Extra) {
     let cs = (0..bits_for(k as u64 + 1))
         .map(|b| add(&mut p, format!("%cs{b}"), Some(false)))
         .collect();
-    let reads_global = |e: &Expr| {
-        let mut found = false;
-        e.walk(&mut |e| found |= matches!(e, Expr::Global(_) | Expr::PrimedGlobal(_)));
-        found
-    };
     let created_kept = shape.init.is_some()
         && shape.starts.iter().any(|&(q, pc)| {
             shape.pre.procs[q as usize].nodes[pc as usize]
                 .invariant
                 .as_ref()
-                .is_some_and(reads_global)
+                .is_some_and(crate::symbolic::model::reads_global)
         });
     let created = if created_kept {
         own.iter()
