@@ -304,11 +304,17 @@ fn with_bound(seed: u64, size: u32) -> Option<String> {
 #[test]
 fn bdd_and_explicit_agree_on_random_threads_under_context_bounds() {
     // issue 15: the bdd engine's slots for started threads against the explicit search, on
-    // the random concurrent programs of the main test with a small bound
+    // the random concurrent programs of the main test with a small bound; both of its
+    // searches (product states where no thread recurses, §5's tuples)
     let count = env_num("ZINGRS_DIFF_THREADS_COUNT", 400);
     let configs: Vec<Config> = differential_configs()
         .into_iter()
-        .filter(|c| matches!(c.name.as_str(), "explicit" | "explicit-bfs" | "bdd"))
+        .filter(|c| {
+            matches!(
+                c.name.as_str(),
+                "explicit" | "explicit-bfs" | "bdd" | "bdd-tuples"
+            )
+        })
         .collect();
     let (mut programs, mut bdd_conclusive, mut bdd_errors) = (0, 0, 0);
     let mut failures = Vec::new();

@@ -24,9 +24,9 @@
 //! thread by thread ([`interleave`]), and run on the interpreter before they are reported.
 //! This module finds the program's [`Shape`] (either layout) and picks the search.
 //!
-//! Where no thread of a Getafix-layout program recurses, [`product`] searches the
-//! product of the threads' states instead (no history of switches), unless
-//! [`SymbolicOptions::tuples`] asks for §5.
+//! Where no thread recurses (either layout), [`product`] searches the product of the
+//! threads' states instead (no history of switches), unless [`SymbolicOptions::tuples`] asks
+//! for §5.
 
 mod interleave;
 mod product;
@@ -198,13 +198,69 @@ fn getafix_shape(
     })
 }
 
+/// The interpreter's thread of each slot while a counterexample is replayed (threads are
+/// numbered by their place in the state's list, which creations append to and ends remove
+/// from). Both searches' replays keep it.
+struct Tids {
+    tid: Vec<Option<usize>>,
+    /// Per creation site: how many of its slots are filled.
+    filled: Vec<usize>,
+}
+
+impl Tids {
+    /// The standard layout: only `main` (slot 0, thread 0) exists at first.
+    fn standard(sites: &[((ProcId, Pc), Vec<usize>)]) -> Tids {
+        let slots = 1 + sites.iter().map(|s| s.1.len()).sum::<usize>();
+        let mut tid = vec![None; slots];
+        tid[0] = Some(0);
+        Tids {
+            tid,
+            filled: vec![0; sites.len()],
+        }
+    }
+
+    /// The Getafix layout: thread j is slot j (once `init` has created them all).
+    fn getafix(threads: usize) -> Tids {
+        Tids {
+            tid: (0..threads).map(Some).collect(),
+            filled: Vec::new(),
+        }
+    }
+
+    fn of(&self, slot: usize) -> Result<usize, String> {
+        self.tid[slot].ok_or_else(|| format!("thread slot {slot} runs before it is created"))
+    }
+
+    /// The slot the next run of creation site `site` fills.
+    fn child(&self, sites: &[((ProcId, Pc), Vec<usize>)], site: usize) -> Option<usize> {
+        sites[site].1.get(self.filled[site]).copied()
+    }
+
+    /// Creation site `site` filled slot `child` with thread `tid`.
+    fn created(&mut self, site: usize, child: usize, tid: usize) {
+        self.filled[site] += 1;
+        self.tid[child] = Some(tid);
+    }
+
+    /// Thread `tid` ended: the threads after it move down.
+    fn ended(&mut self, tid: usize) {
+        for t in self.tid.iter_mut() {
+            match *t {
+                Some(x) if x == tid => *t = None,
+                Some(x) if x > tid => *t = Some(x - 1),
+                _ => {}
+            }
+        }
+    }
+}
+
 /// The bits a number below `n` needs (at least one).
 fn bits_for(n: u64) -> u32 {
     (64 - n.saturating_sub(1).leading_zeros()).max(1)
 }
 
-/// Whether [`search`] takes the product states for `program` (the Getafix layout, no thread
-/// recursing, without `--context-tuples`): that search completes each context before the next,
+/// Whether [`search`] takes the product states for `program` (no thread recursing, without
+/// `--context-tuples`): that search completes each context before the next,
 /// so one run at the largest bound also finds the smallest that reaches an error
 /// ([`SearchResult::fewest_switches`]).
 pub fn completes_contexts_in_order(program: &Program, opts: &search::Options) -> bool {

@@ -16,7 +16,7 @@
 //! prints has been executed once already.
 
 use super::tuples::{Contexts, Extra};
-use super::Shape;
+use super::{Shape, Tids};
 use crate::runtime::Kind;
 use crate::runtime::{Machine, Outcome, State, Value};
 use crate::search::{Finding, Path, Replayed, Replayer};
@@ -484,31 +484,6 @@ impl<B: Bdds> Run<'_, '_, '_, B> {
     }
 }
 
-/// The thread of each slot in the replayed state (threads are numbered by their place in the
-/// state's list, which creations append to and ends remove from).
-struct Tids {
-    tid: Vec<Option<usize>>,
-    /// Per creation site: how many of its slots are filled.
-    filled: Vec<usize>,
-}
-
-impl Tids {
-    fn of(&self, slot: usize) -> Result<usize, String> {
-        self.tid[slot].ok_or_else(|| format!("thread slot {slot} runs before it is created"))
-    }
-
-    /// Thread `tid` ended: the threads after it move down.
-    fn ended(&mut self, tid: usize) {
-        for t in self.tid.iter_mut() {
-            match *t {
-                Some(x) if x == tid => *t = None,
-                Some(x) if x > tid => *t = Some(x - 1),
-                _ => {}
-            }
-        }
-    }
-}
-
 impl<B: Bdds> Run<'_, '_, '_, B> {
     /// The creation site at vertex `v`, if it is one.
     fn site_at(&self, v: u32) -> Option<usize> {
@@ -532,7 +507,7 @@ impl<B: Bdds> Run<'_, '_, '_, B> {
         for k in steps {
             let tid = tids.of(slot)?;
             let site = self.site_at(h.trail.v[k - 1]);
-            let child = site.and_then(|i| self.sites[i].1.get(tids.filled[i]).copied());
+            let child = site.and_then(|i| tids.child(self.sites, i));
             let child_history = child.and_then(|c| histories.iter().find(|h| h.thread == c));
             let hit = r.outcomes(tid as u32)?.iter().position(|o| match o {
                 Outcome::Next { state, .. } => {
@@ -555,8 +530,7 @@ impl<B: Bdds> Run<'_, '_, '_, B> {
             };
             r.take(i as u32)?;
             if let (Some(site), Some(c)) = (site, child) {
-                tids.filled[site] += 1;
-                tids.tid[c] = Some(r.state().threads.len() - 1);
+                tids.created(site, c, r.state().threads.len() - 1);
             }
         }
         Ok(())
@@ -593,12 +567,7 @@ impl<B: Bdds> Run<'_, '_, '_, B> {
             start.push(value(e.layout.cv(e.g + j as u32), lv.init));
         }
         let mut r = Replayer::start(self.m, start, all)?;
-        let slots = 1 + self.sites.iter().map(|s| s.1.len()).sum::<usize>();
-        let mut tids = Tids {
-            tid: vec![None; slots],
-            filled: vec![0; self.sites.len()],
-        };
-        tids.tid[0] = Some(0);
+        let mut tids = Tids::standard(self.sites);
         let mut at = vec![0usize; histories.len()];
         let mut last_tid = 0;
         for (c, &j) in schedule.iter().enumerate() {

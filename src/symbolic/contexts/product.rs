@@ -1,4 +1,4 @@
-//! Context bounding over product states, for the Getafix layout when no thread recurses
+//! Context bounding over product states, for either layout when no thread recurses
 //! (issue 15; the published lock-free programs are of this kind).
 //!
 //! §5's path edges keep the globals at every switch so far, and on programs whose threads
@@ -28,6 +28,11 @@
 //! 3 / 4: 3.5 / 15.5 s against 3.7 / 14.4 s). The program's globals come in
 //! [`order::globals`]' order, as its statements relate them.
 //!
+//! The standard layout's threads (slots, [`super::standard`]) start differently: context 0
+//! is `main`'s; a switch into a created slot first assumes its `%started` flag; the creation
+//! writes the slot's first locals directly (its `%arg` globals are those locals here); and
+//! a thread that ends releases `%atomic`.
+//!
 //! Counterexamples are the sequential engine's own (walked back from the path edges and
 //! matched against `runtime::step` on the product program), then run again on the original
 //! program, each step of a thread matched against the next product state.
@@ -40,7 +45,7 @@ use complete::{cut, saturated};
 use trace::counterexample;
 
 use super::standard::bool_global as var;
-use super::{bits_for, context_label, thread_label, Shape};
+use super::{bits_for, context_label, thread_label, Shape, Tids};
 use crate::runtime::Machine;
 use crate::search::{self, Replayed, SearchResult, SearchStats};
 use crate::symbolic::bdd::Bdds;
@@ -237,28 +242,40 @@ impl Builder {
     }
 }
 
-/// Whether the product search applies: the Getafix layout, and no thread recurses.
+/// Whether thread code `f` ends at its node `v`: its own return, or the standard layout's
+/// `end_thread`.
+fn ends_at(shape: &Shape, f: &flat::Flat, v: usize) -> bool {
+    let (inst, pc) = f.at[v];
+    let q = f.insts[inst as usize].proc;
+    // (a callee's returns are not its caller's end: the flat code made them assignments)
+    matches!(f.nodes[v].stmt, Stmt::Return { .. })
+        || (shape.ending.contains(&(q, pc))
+            && !matches!(
+                shape.pre.procs[q as usize].nodes[pc as usize].stmt,
+                Stmt::Return { .. }
+            ))
+}
+
+/// Whether the product search applies: no thread recurses.
 pub(super) fn applies(shape: &Shape) -> bool {
-    shape.init.is_some()
-        && (0..shape.starts.len()).all(|j| {
-            let (q, _) = shape.starts[j];
-            let gmap: Vec<u32> = (0..shape.pre.globals.len() as u32).collect();
-            flat::flatten(
-                &shape.pre,
-                q,
-                j,
-                &gmap,
-                &shape.unswitchable,
-                &mut Vec::new(),
-            )
-            .is_some()
-        })
+    (0..shape.starts.len()).all(|j| {
+        let (q, _) = shape.starts[j];
+        let gmap: Vec<u32> = (0..shape.pre.globals.len() as u32).collect();
+        flat::flatten(
+            &shape.pre,
+            q,
+            j,
+            &gmap,
+            &shape.unswitchable,
+            &mut Vec::new(),
+        )
+        .is_some()
+    })
 }
 
 /// The product program for bound `k`; `point(q, pc)`: may a context end before `pc` of `q`.
 fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> Option<Product> {
     let pre = &shape.pre;
-    let (init, endinit) = shape.init.expect("the Getafix layout");
     let threads = shape.starts.len();
     // the order: the threads' pcs, their locals, the program's globals, init's locals. The
     // pcs' widths depend on the inlined code, so each thread is inlined once to count its
@@ -267,11 +284,11 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
     let same: Vec<u32> = (0..g).collect();
     let mut globals = Vec::new();
     let mut pcbits: Vec<Vec<u32>> = Vec::new();
-    let mut nlocals = 0;
+    let mut nlocals = Vec::new();
     for (j, &(q, pc)) in shape.starts.iter().enumerate() {
         let mut locals = Vec::new();
         let counted = flat::flatten(pre, q, j, &same, &shape.unswitchable, &mut locals)?;
-        nlocals += locals.len();
+        nlocals.push(locals.len() as u32);
         let n = counted.nodes.len() as u64;
         let bits = (0..bits_for(n + 1))
             .map(|b| {
@@ -282,10 +299,28 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
             .collect();
         pcbits.push(bits);
     }
-    let gbase = (globals.len() + nlocals) as u32;
+    // each thread's locals, its first instance's first (see `flat::instance`)
+    let first_local: Vec<u32> = nlocals
+        .iter()
+        .scan(globals.len() as u32, |at, &n| {
+            let first = *at;
+            *at += n;
+            Some(first)
+        })
+        .collect();
+    let gbase = globals.len() as u32 + nlocals.iter().sum::<u32>();
     // the program's globals in the order its statements relate them
     let rank = order::globals(pre);
-    let gmap: Vec<u32> = rank.iter().map(|&r| gbase + r).collect();
+    let mut gmap: Vec<u32> = rank.iter().map(|&r| gbase + r).collect();
+    // the standard layout's creations write a new thread's first locals into globals, which
+    // the thread copies when it first runs: here the creation writes the locals themselves
+    // (the thread's locals are globals, which no one else touches before it runs, and each
+    // slot has globals of its own)
+    for (j, copies) in shape.copies.iter().enumerate() {
+        for &(l, x) in copies {
+            gmap[x as usize] = first_local[j] + l;
+        }
+    }
     let mut flats = Vec::new();
     for (j, &(q, _)) in shape.starts.iter().enumerate() {
         flats.push(flat::flatten(
@@ -298,13 +333,17 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
         )?);
     }
     debug_assert_eq!(globals.len() as u32, gbase);
+    debug_assert!(shape.copies.iter().enumerate().all(|(j, c)| c
+        .iter()
+        .all(|&(l, _)| flats[j].insts[0].locals[l as usize] == first_local[j] + l)));
     let mut ordered = pre.globals.clone();
     for (x, v) in pre.globals.iter().enumerate() {
         ordered[rank[x] as usize] = v.clone();
     }
     globals.extend(ordered);
-    let imap: Vec<u32> = pre.procs[init as usize]
-        .locals
+    let imap: Vec<u32> = shape
+        .init
+        .map_or(&[][..], |(init, _)| &pre.procs[init as usize].locals[..])
         .iter()
         .map(|l| {
             globals.push(var(format!("%init.{}", l.name), l.init));
@@ -321,15 +360,22 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
             }
         })
         .collect();
-    let atomic = shape.atomic.map(|a| Expr::Global(gmap[a as usize]));
+    let atomic = shape.atomic.map(|a| gmap[a as usize]);
 
     let mut b = Builder {
         nodes: Vec::new(),
         role: Vec::new(),
         layer: Vec::new(),
     };
-    let init_len = pre.procs[init as usize].nodes.len() as u32;
-    b.reserve(init_len, Role::Init, None);
+    // the program's start: `init`'s nodes (Getafix), or one that starts `main` (standard)
+    match shape.init {
+        Some((init, _)) => b.reserve(
+            pre.procs[init as usize].nodes.len() as u32,
+            Role::Init,
+            None,
+        ),
+        None => b.push(node(Stmt::Goto, vec![]), Role::Aux, None),
+    };
     let dead = b.push(
         node(Stmt::Assume { cond: tt(false) }, vec![]),
         Role::Aux,
@@ -358,7 +404,15 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
             // resuming: the tree, then a leaf per node that forgets the pc
             let leaf0 = b.reserve(n, Role::Aux, Some(c));
             layer_leaves.push(leaf0);
-            layer_roots.push(b.tree(&pcbits[j], 0, 0, n as u64, (leaf0, dead), c));
+            let tree = b.tree(&pcbits[j], 0, 0, n as u64, (leaf0, dead), c);
+            // a thread the standard layout creates runs once it is created
+            layer_roots.push(match shape.created[j] {
+                Some(x) => {
+                    let cond = Expr::Global(gmap[x as usize]);
+                    b.push(node(Stmt::Assume { cond }, vec![tree]), Role::Aux, Some(c))
+                }
+                None => tree,
+            });
             let nb = b.reserve(n, Role::Aux, Some(c));
             let mut moved_j = vec![NONE; n as usize];
             let forget: Vec<LValue> = pcbits[j].iter().map(|&x| LValue::Global(x)).collect();
@@ -376,7 +430,7 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
                 let mut nn = orig.clone();
                 let (inst, pc) = f.at[v as usize];
                 let inst = &f.insts[inst as usize];
-                let ending = matches!(orig.stmt, Stmt::Return { .. });
+                let ending = ends_at(shape, f, v as usize);
                 if ending {
                     // the thread ends here: it is only left
                     nn.stmt = Stmt::Goto;
@@ -418,9 +472,10 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
                     continue;
                 }
                 // a switch before v: assume the lock is free, store v (or "ended") in the
-                // pc, forget the dead locals, go to the next context's dispatch
-                let cond = match (&atomic, ending) {
-                    (Some(a), false) => not(a.clone()),
+                // pc, forget the dead locals (and release the lock where the standard
+                // layout's thread ends), go to the next context's dispatch
+                let cond = match (atomic, ending) {
+                    (Some(a), false) => not(Expr::Global(a)),
                     _ => tt(true),
                 };
                 let code = if ending { n as u64 } else { v as u64 };
@@ -435,6 +490,10 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
                         targets.push(Some(LValue::Global(x)));
                         values.push(Expr::Nondet);
                     }
+                }
+                if let (Some(a), true, true) = (atomic, ending, shape.release_on_end) {
+                    targets.push(Some(LValue::Global(a)));
+                    values.push(tt(false));
                 }
                 let store = Stmt::Assign {
                     targets,
@@ -467,35 +526,42 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
             b.nodes[d as usize].succ = others.collect();
         }
     }
-    // init, whose `endinit` starts context 0 of any thread
-    let m = Map {
-        globals: &gmap,
-        locals: &imap,
-    };
     // the threads start only where every one's `enforce` at its first node may hold, as
-    // the interpreter creates them
+    // the interpreter creates them (in the standard layout, only `main`'s can be under one:
+    // `standard::shape` refuses the rest)
     let starts_hold = flats
         .iter()
         .zip(&shape.starts)
         .filter_map(|(f, &(_, pc))| f.nodes[pc as usize].invariant.clone())
         .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)));
-    let to_threads = match starts_hold {
-        Some(cond) => vec![b.push(
-            node(Stmt::Assume { cond }, roots[0].clone()),
-            Role::Aux,
-            None,
-        )],
-        None => roots[0].clone(),
+    // context 0: any thread after `init` (Getafix), `main` (standard)
+    let first = match shape.init {
+        Some(_) => roots[0].clone(),
+        None => vec![roots[0][0]],
     };
-    for (pc, n) in pre.procs[init as usize].nodes.iter().enumerate() {
-        let mut nn = n.clone();
-        if pc as Pc == endinit {
-            nn.stmt = Stmt::Goto;
-            nn.succ = to_threads.clone();
-        } else {
-            m.node(&mut nn);
+    let to_threads = match starts_hold {
+        Some(cond) => vec![b.push(node(Stmt::Assume { cond }, first), Role::Aux, None)],
+        None => first,
+    };
+    match shape.init {
+        // init, whose `endinit` starts the threads
+        Some((init, endinit)) => {
+            let m = Map {
+                globals: &gmap,
+                locals: &imap,
+            };
+            for (pc, n) in pre.procs[init as usize].nodes.iter().enumerate() {
+                let mut nn = n.clone();
+                if pc as Pc == endinit {
+                    nn.stmt = Stmt::Goto;
+                    nn.succ = to_threads.clone();
+                } else {
+                    m.node(&mut nn);
+                }
+                b.nodes[pc] = nn;
+            }
         }
-        b.nodes[pc] = nn;
+        None => b.nodes[0].succ = to_threads,
     }
     let mut program = pre.clone();
     program.globals = globals;
@@ -545,10 +611,11 @@ pub(super) fn search(
     sym: &SymbolicOptions,
     k: u32,
 ) -> Option<(SearchResult, Vec<Option<Replayed>>)> {
-    // the Getafix layout only (the standard one's creations are not inlined)
-    shape.init?;
     let start = Instant::now();
-    let prod = sequentialize(shape, k, &|q, pc| m.switch_point(q, pc))?;
+    // (`pre`'s procedures copy the program's: the standard layout's threads run copies)
+    let prod = sequentialize(shape, k, &|q, pc| {
+        m.switch_point(shape.orig[q as usize], pc)
+    })?;
     let pm = Machine::new(&prod.program, m.semantics);
     let nodes = prod.role.len();
     let bdd = crate::symbolic::manager_for(

@@ -24,8 +24,14 @@ pub(super) fn cut<B: Bdds>(e: &Engine<B>, prod: &Product, shape: &Shape) -> bool
         .pcbits
         .iter()
         .zip(&prod.flats)
-        .map(|(bits, f)| {
-            let mut can = b.constant(false);
+        .zip(&shape.created)
+        .map(|((bits, f), created)| {
+            // a thread the standard layout creates: once it is
+            let mut can = match created {
+                Some(x) => b.var(cv(prod.gmap[*x as usize])),
+                None => b.constant(true),
+            };
+            let mut at_one = b.constant(false);
             for (v, node) in f.nodes.iter().enumerate() {
                 let enabled = match &node.stmt {
                     Stmt::Return { .. } => continue,
@@ -37,8 +43,9 @@ pub(super) fn cut<B: Bdds>(e: &Engine<B>, prod: &Product, shape: &Shape) -> bool
                     .enumerate()
                     .map(|(i, &x)| (cv(x), v >> i & 1 == 1))
                     .collect();
-                can = b.or(&can, &b.and(&b.literals(&at), &enabled));
+                at_one = b.or(&at_one, &b.and(&b.literals(&at), &enabled));
             }
+            can = b.and(&can, &at_one);
             can
         })
         .collect();
