@@ -139,8 +139,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_mod_ref: bool,
     /// BDD engine under --contexts: always Getafix's search, which keeps the globals at every
-    /// switch, also where the default searches the product of the threads' states (Getafix
-    /// layout, no recursion in the threads).
+    /// switch, also where the default searches the product of the threads' states (no
+    /// recursion in the threads).
     #[arg(long)]
     pub context_tuples: bool,
     /// Report every distinct error, not only the first.
