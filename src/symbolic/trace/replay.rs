@@ -46,6 +46,12 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 return true;
             }
             let actual = if slot < self.g {
+                // a global no execution reads before writing it again from here: the runtime
+                // gives a `*` it gets one value (`Machine::global_live_before`), where the
+                // path edges keep both, and the walk may have picked the other
+                if !self.m.global_live_before(q, frame.pc, slot as usize) {
+                    return true;
+                }
                 globals[slot as usize]
             } else {
                 match frame.locals.get((slot - self.g) as usize) {
