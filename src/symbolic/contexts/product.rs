@@ -540,7 +540,11 @@ fn sequentialize(shape: &Shape, k: u32, point: &dyn Fn(ProcId, Pc) -> bool) -> O
         None => vec![roots[0][0]],
     };
     let to_threads = match starts_hold {
-        Some(cond) => vec![b.push(node(Stmt::Assume { cond }, first), Role::Aux, None)],
+        // (an `assume` has one successor: the choice of the first thread comes after it)
+        Some(cond) => {
+            let choose = b.push(node(Stmt::Goto, first), Role::Aux, None);
+            vec![b.push(node(Stmt::Assume { cond }, vec![choose]), Role::Aux, None)]
+        }
         None => first,
     };
     match shape.init {
