@@ -218,19 +218,8 @@ fn bdd_contexts_from_decides_every_bound_in_one_run() {
         &["--contexts-from", "1", "--stats", "--trace", "none"],
     );
     assert_eq!(code, 3, "{json}");
-    let counters = json["stats"]["counters"].as_array().expect("counters");
-    let counter = |name: &str| {
-        counters
-            .iter()
-            .find(|c| c["name"] == name)
-            .map(|c| &c["value"])
-    };
-    assert_eq!(counter("contexts"), Some(&serde_json::json!(4)), "{json}");
-    assert_eq!(
-        counter("bdd_nodes_context_9"),
-        Some(&serde_json::json!(0)),
-        "{json}"
-    );
+    assert_eq!(counter(&json, "contexts"), 4, "{json}");
+    assert_eq!(context_nodes(&json, 9), 0, "{json}");
 }
 
 #[test]
@@ -819,12 +808,7 @@ fn fib_bp_written_with_start_thread_gets_the_product_search() {
         &["--contexts-from", "1", "--stats", "--trace", "none"],
     );
     assert_eq!(code, 3, "{json}");
-    let counters = json["stats"]["counters"].as_array().expect("counters");
-    let nodes_9 = counters
-        .iter()
-        .find(|c| c["name"] == "bdd_nodes_context_9")
-        .map(|c| &c["value"]);
-    assert_eq!(nodes_9, Some(&serde_json::json!(0)), "{json}");
+    assert_eq!(context_nodes(&json, 9), 0, "{json}");
     // the counterexample replays on the interpreter, each step with its thread
     let (code, json) = bdd_json(&model, "6", &[]);
     assert_eq!(code, 3, "{json}");

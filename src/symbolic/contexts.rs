@@ -242,6 +242,27 @@ impl Tids {
         self.tid[child] = Some(tid);
     }
 
+    /// Thread `tid`, left where it ends inside an atomic section (standard layout), ends
+    /// on `r`, releasing the section, before another thread runs.
+    fn end_in_section(&mut self, r: &mut search::Replayer, tid: usize) -> Result<(), String> {
+        let i = r
+            .outcomes(tid as u32)?
+            .iter()
+            .position(|o| {
+                matches!(
+                    o,
+                    crate::runtime::Outcome::Next {
+                        kind: crate::runtime::Kind::ThreadEnd,
+                        ..
+                    }
+                )
+            })
+            .ok_or("a thread is left inside an atomic section")?;
+        r.take(i as u32)?;
+        self.ended(tid);
+        Ok(())
+    }
+
     /// Thread `tid` ended: the threads after it move down.
     fn ended(&mut self, tid: usize) {
         for t in self.tid.iter_mut() {

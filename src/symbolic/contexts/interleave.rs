@@ -17,7 +17,6 @@
 
 use super::tuples::{Contexts, Extra};
 use super::{Shape, Tids};
-use crate::runtime::Kind;
 use crate::runtime::{Machine, Outcome, State, Value};
 use crate::search::{Finding, Path, Replayed, Replayer};
 use crate::symbolic::bdd::Bdds;
@@ -597,21 +596,7 @@ impl<B: Bdds> Run<'_, '_, '_, B> {
             // section) before the next context
             let owner = r.state().threads.get(last_tid).is_some_and(|t| t.atomic);
             if c + 1 < schedule.len() && owner {
-                let i = r
-                    .outcomes(last_tid as u32)?
-                    .iter()
-                    .position(|o| {
-                        matches!(
-                            o,
-                            Outcome::Next {
-                                kind: Kind::ThreadEnd,
-                                ..
-                            }
-                        )
-                    })
-                    .ok_or("a thread is left inside an atomic section")?;
-                r.take(i as u32)?;
-                tids.ended(last_tid);
+                tids.end_in_section(&mut r, last_tid)?;
             }
         }
         if violation {

@@ -3,7 +3,7 @@
 //! matched against the next product state.
 
 use super::{ends_at, Product, Role, Shape, Tids};
-use crate::runtime::{Kind, Machine, Outcome, State, Value};
+use crate::runtime::{Machine, Outcome, State, Value};
 use crate::search::{Finding, Replayed, Replayer};
 use crate::symbolic::bdd::Bdds;
 use crate::symbolic::reach::{Engine, Found};
@@ -98,21 +98,7 @@ pub(super) fn counterexample<B: Bdds>(
                 let owner = r.state().threads.get(tid).is_some_and(|t| t.atomic);
                 if owner && shape.release_on_end && ends_at(shape, &prod.flats[thread], v as usize)
                 {
-                    let i = r
-                        .outcomes(tid as u32)?
-                        .iter()
-                        .position(|o| {
-                            matches!(
-                                o,
-                                Outcome::Next {
-                                    kind: Kind::ThreadEnd,
-                                    ..
-                                }
-                            )
-                        })
-                        .ok_or("a thread is left inside an atomic section")?;
-                    r.take(i as u32)?;
-                    tids.ended(tid);
+                    tids.end_in_section(&mut r, tid)?;
                 }
             }
             Role::Init if fr.proc == prod.proc && Some(fr.pc) == shape.init.map(|i| i.1) => {
