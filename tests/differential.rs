@@ -391,6 +391,7 @@ fn comparator_reports_contradicting_verdicts() {
         detail: verdict.into(),
         has_trace: code == 3,
         zing_states: None,
+        states: 0,
     };
     let contradiction = [
         run("explicit", "passed", 0),
@@ -421,6 +422,7 @@ fn the_bounded_comparator_reports_what_cannot_be() {
         detail: String::new(),
         has_trace: code == 3,
         zing_states: None,
+        states: 0,
     };
     let configs = spawn_configs();
     let cmp = |runs: &[Run]| bounded_disagreement(&configs, runs);

@@ -84,10 +84,15 @@ impl Segment {
 
 /// A zeroed array of slots mapped from the kernel (which zeroes pages as they are first
 /// touched) and unmapped when dropped.
-struct Slots {
+pub(super) struct Slots {
     ptr: std::ptr::NonNull<u64>,
     len: usize,
 }
+
+// SAFETY: `Slots` owns its mapping as a `Box<[u64]>` owns its array; shared access reads it
+// (or, in `shared_table`, goes through atomics under the segment's read lock)
+unsafe impl Send for Slots {}
+unsafe impl Sync for Slots {}
 
 impl Slots {
     fn layout(len: usize) -> std::alloc::Layout {
@@ -95,7 +100,7 @@ impl Slots {
     }
 
     #[cfg(unix)]
-    fn zeroed(len: usize) -> Slots {
+    pub(super) fn zeroed(len: usize) -> Slots {
         let bytes = Self::layout(len).size();
         // SAFETY: an anonymous private mapping of `bytes` bytes, checked below
         let p = unsafe {
@@ -124,7 +129,7 @@ impl Slots {
     }
 
     #[cfg(not(unix))]
-    fn zeroed(len: usize) -> Slots {
+    pub(super) fn zeroed(len: usize) -> Slots {
         // SAFETY: a non-zero size (segments have at least FIRST slots)
         let p = unsafe { std::alloc::alloc_zeroed(Self::layout(len)) } as *mut u64;
         Slots {

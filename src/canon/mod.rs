@@ -16,9 +16,13 @@ use zingrs_lang::ir::Program;
 mod deep;
 mod fp_table;
 mod segmented;
+mod shared_table;
 mod symmetry;
+mod visited;
 pub use fp_table::FpTable;
 pub use segmented::{Canon, MoveFp, SegmentHasher};
+pub use shared_table::{SharedExact, SharedFpTable};
+pub use visited::{SharedVisited, Visited};
 use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
 /// Per procedure and pc, the locals of a thread's *top* frame that the walk writes as `false`
@@ -627,58 +631,6 @@ pub fn fingerprint64(bytes: &[u8]) -> u64 {
 pub fn omission_bound(n: u64) -> f64 {
     let n = n as f64;
     n * n / 2f64.powi(65) + n / 2f64.powi(64)
-}
-
-/// The set of visited states: 64-bit fingerprints (hash compaction), or whole canonical forms
-/// with `--exact`.
-pub enum Visited {
-    Fingerprints(FpTable),
-    Exact(ahash::AHashSet<Box<[u8]>>),
-}
-
-impl Visited {
-    pub fn new(exact: bool) -> Visited {
-        if exact {
-            Visited::Exact(Default::default())
-        } else {
-            Visited::Fingerprints(Default::default())
-        }
-    }
-
-    /// Inserts a state's canonical bytes; true if they were new.
-    #[inline]
-    pub fn insert(&mut self, bytes: &[u8]) -> bool {
-        match self {
-            Visited::Fingerprints(s) => s.insert(fingerprint64(bytes)),
-            Visited::Exact(s) => {
-                if s.contains(bytes) {
-                    false
-                } else {
-                    s.insert(bytes.into())
-                }
-            }
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        match self {
-            Visited::Fingerprints(s) => s.len(),
-            Visited::Exact(s) => s.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The fingerprint table's memory in bytes (None with `--exact`, whose memory is the
-    /// allocator's).
-    pub fn table_bytes(&self) -> Option<usize> {
-        match self {
-            Visited::Fingerprints(s) => Some(s.bytes()),
-            Visited::Exact(_) => None,
-        }
-    }
 }
 
 #[cfg(test)]

@@ -108,6 +108,23 @@ pub const MAX_SECONDS: f64 = 1e9;
 /// Parses a number of seconds for `--timeout` (clap value parser): a finite, non-negative
 /// number up to [`MAX_SECONDS`]. `Duration::from_secs_f64` panics on values out of range, so
 /// they are refused here with a message instead.
+/// The most workers `--workers` takes (far beyond any machine's cores: a typo, not a plan).
+pub const MAX_WORKERS: usize = 1024;
+
+/// `--workers`: a number from 1 to [`MAX_WORKERS`], or `auto` (the cores available).
+pub fn workers(s: &str) -> Result<usize, String> {
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("auto") {
+        return Ok(std::thread::available_parallelism().map_or(1, |n| n.get()));
+    }
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_WORKERS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected `auto` or a number of workers from 1 to {MAX_WORKERS}, not {s}"
+        )),
+    }
+}
+
 pub fn seconds(s: &str) -> Result<std::time::Duration, String> {
     let v: f64 = s
         .trim()

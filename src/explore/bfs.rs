@@ -64,6 +64,7 @@ impl Explorer<'_, '_> {
                 return;
             }
             self.result.stats.max_path = self.result.stats.max_path.max(level);
+            self.watch.depth = level;
             // a wide step's outcomes come a window at a time, each stored as it comes
             let mut from = None;
             let mut wide = false;

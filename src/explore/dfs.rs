@@ -195,10 +195,8 @@ impl Explorer<'_, '_> {
         }
         if e.fresh || e.next_chunk {
             // every successor's table slot is asked for before any is looked up
-            if let Visited::Fingerprints(table) = &self.visited {
-                for k in keys.iter().filter(|k| k.keyed) {
-                    table.prefetch(k.fp);
-                }
+            for k in keys.iter().filter(|k| k.keyed) {
+                self.visited.prefetch(k.fp);
             }
         }
     }
@@ -263,7 +261,7 @@ impl Explorer<'_, '_> {
             }
             let new = match (&*o, &mut self.visited) {
                 (Outcome::Pruned | Outcome::Violation(_), _) => continue,
-                (_, Visited::Fingerprints(table)) if k.keyed => table.insert(k.fp),
+                (_, visited) if k.keyed => visited.insert_fp(k.fp),
                 (Outcome::Next { state, .. }, _) => self.visit(state, k.ctx),
                 (Outcome::Moved { .. }, _) => unreachable!("unkeyed successors are built"),
             };
@@ -460,7 +458,9 @@ impl Explorer<'_, '_> {
         }
     }
 
-    /// Depth-first search (see [`Entry`] for what the stack keeps).
+    /// Depth-first search (see [`Entry`] for what the stack keeps): from every initial
+    /// state, then, as a worker of a parallel search, from the states other workers hand over
+    /// (`parallel.rs`).
     pub(super) fn dfs(&mut self) {
         let m = self.m;
         // transaction summaries are applied by macro steps that do not re-execute by index
@@ -471,171 +471,231 @@ impl Explorer<'_, '_> {
         let mut spare: Spare = Vec::new();
         let mut pending = Pending::default();
         for (init, s0) in InitialStates::new(m) {
+            if self.pool.as_ref().is_some_and(|p| p.stopped()) {
+                return;
+            }
             if !self.visit(&s0, Ctx::START) {
                 continue;
             }
             self.result.stats.initial_states += 1;
-            let path_of = |stack: &Chunked<Entry>, last: Option<Choice>| Path {
-                init: init.clone(),
-                choices: stack
-                    .iter()
-                    .map(|e| e.via)
-                    .filter(|&c| c != NO_CHOICE)
-                    .chain(last)
-                    .collect(),
-            };
             let canon = self.canon_of(&s0);
-            let mut stack = Chunked::default();
+            let root = Self::root(Self::live(&mut spare, s0, canon, Ctx::START), false);
+            if self.dfs_from(init, Vec::new(), root, window, &mut spare, &mut pending) {
+                self.stop_pool();
+                return;
+            }
+        }
+        while let Some(task) = self.take_task() {
+            let (init, prefix, root) = self.rebuild(task, &mut spare);
+            if self.dfs_from(init, prefix, root, window, &mut spare, &mut pending) {
+                self.stop_pool();
+                return;
+            }
+        }
+    }
+
+    /// The bottom entry of a search from `live`'s state.
+    fn root(live: Box<Live>, unchecked: bool) -> Entry {
+        Entry {
+            via: NO_CHOICE,
+            pending: 0,
+            live: Some(live),
+            fresh: true,
+            spilled: false,
+            next_chunk: false,
+            unchecked,
+        }
+    }
+
+    /// The path to the top of `stack` (then `last`), whose bottom is reached from the initial
+    /// valuation `init` by `prefix`.
+    fn path_of(
+        init: &[Value],
+        prefix: &[Choice],
+        stack: &Chunked<Entry>,
+        last: Option<Choice>,
+    ) -> Path {
+        Path {
+            init: init.to_vec(),
+            choices: prefix
+                .iter()
+                .copied()
+                .chain(stack.iter().map(|e| e.via).filter(|&c| c != NO_CHOICE))
+                .chain(last)
+                .collect(),
+        }
+    }
+
+    /// Searches depth-first from `root`, a state reached from `init` by `prefix`, until its
+    /// stack is empty; true when the whole search must stop (a finding, a limit, another
+    /// worker's stop).
+    fn dfs_from(
+        &mut self,
+        init: Vec<Value>,
+        prefix: Vec<Choice>,
+        root: Entry,
+        window: usize,
+        spare: &mut Spare,
+        pending: &mut Pending,
+    ) -> bool {
+        let mut stack = Chunked::default();
+        stack.push(root);
+        // the nodes below this have nothing to hand over (see `donate`); an iteration pushes
+        // or pops at most one node, so the floor follows the stack down
+        let mut floor = 0;
+        while let Some(depth) = stack.len().checked_sub(1) {
+            if let Some(pool) = &self.pool {
+                if pool.stopped() {
+                    return true;
+                }
+                floor = floor.min(depth);
+                if pool.hungry() {
+                    self.donate(&init, &prefix, &mut stack, &mut floor);
+                }
+            }
+            let e = &stack[depth];
+            if !e.fresh
+                && !e.next_chunk
+                && !e.live.as_deref().is_some_and(|l| l.ready)
+                && !pending.has_any(e, depth)
+            {
+                // a dropped node with nothing left to take: popped without rebuilding
+                if e.spilled {
+                    pending.spill.remove(&depth);
+                }
+                Self::pop(&mut stack, spare);
+                continue;
+            }
+            if stack[depth].live.is_none() {
+                self.restore(&mut stack, spare);
+            }
+            if !stack[depth].live.as_deref().is_some_and(|l| l.ready) {
+                self.fill(&mut stack[depth], depth, pending);
+                if stack[depth].unchecked {
+                    // the state itself is stored now that its successors are computed
+                    stack[depth].unchecked = false;
+                    let fp = stack[depth]
+                        .live
+                        .as_deref()
+                        .and_then(|l| l.canon.as_ref())
+                        .expect("a deferred state has its canon")
+                        .fp;
+                    if !self.visited.insert_fp(fp) {
+                        Self::pop(&mut stack, spare);
+                        continue;
+                    }
+                    if let Some(l) = self.watch.check(self.visited.len() as u64) {
+                        self.result.limit = Some(l);
+                        return true;
+                    }
+                }
+                if stack[depth].fresh {
+                    // the state's own checks, while its successors' slots arrive
+                    let state = &stack[depth].live.as_deref().expect("filled").state;
+                    self.count_zing(state, depth == 0 && prefix.is_empty());
+                    let arrived =
+                        self.arrive(state, || Self::path_of(&init, &prefix, &stack, None));
+                    match arrived {
+                        Arrive::Stop => return true,
+                        Arrive::Skip => {
+                            Self::pop(&mut stack, spare);
+                            continue;
+                        }
+                        Arrive::Expand => {
+                            let path = &mut self.result.stats.max_path;
+                            *path = (*path).max((prefix.len() + depth) as u64 + 1);
+                        }
+                    }
+                }
+                self.settle(&mut stack[depth]);
+                if self.result.limit.is_some() {
+                    return true;
+                }
+            }
+            let top = &mut stack[depth];
+            let live = top
+                .live
+                .as_deref_mut()
+                .expect("the top of the stack is live");
+            while live
+                .outs
+                .get(live.next)
+                .is_some_and(|(_, o)| matches!(o, Outcome::Pruned))
+            {
+                live.next += 1;
+            }
+            let i = live.next;
+            if i >= live.outs.len() {
+                if let Some(c) = live.chunks.as_deref_mut().filter(|c| c.more.is_some()) {
+                    // a wide step's next chunk of outcomes
+                    c.from = c.more.take();
+                    live.ready = false;
+                    stack[depth].next_chunk = true;
+                    continue;
+                }
+                Self::pop(&mut stack, spare);
+                continue;
+            }
+            live.next += 1;
+            let (choice, outcome) = std::mem::replace(
+                &mut live.outs[i],
+                (
+                    Choice {
+                        thread: 0,
+                        outcome: 0,
+                    },
+                    Outcome::Pruned,
+                ),
+            );
+            let key = live.keys[i];
+            let parent = &live.state;
+            let state = match outcome {
+                Outcome::Pruned => unreachable!("pruned outcomes are skipped"),
+                Outcome::Violation(v) => {
+                    let key = Self::assertion_key(parent, choice);
+                    let f = self.violation_finding(
+                        v,
+                        choice,
+                        Self::path_of(&init, &prefix, &stack, Some(choice)),
+                    );
+                    if self.found(f, key) {
+                        return true;
+                    }
+                    continue;
+                }
+                Outcome::Next { state, .. } => state,
+                Outcome::Moved { mv, .. } => mv.apply(parent),
+            };
+            let shared = match (key.shared, &live.canon, key.moved) {
+                (true, Some(c), Some(m)) => Some(c.moved(m)),
+                // a deep state's names may change with the step: found again
+                (true, Some(c), None) if c.is_deep() => self
+                    .hasher
+                    .successor_canon(parent, c, &state, None)
+                    .filter(|n| n.fp == key.fp),
+                (true, Some(c), None) => Some(c.successor(key.fp)),
+                _ => None,
+            };
+            let canon = shared.or_else(|| self.canon_of(&state));
             stack.push(Entry {
-                via: NO_CHOICE,
+                via: choice,
                 pending: 0,
-                live: Some(Self::live(&mut spare, s0, canon, Ctx::START)),
+                live: Some(Self::live(spare, state, canon, key.ctx)),
                 fresh: true,
                 spilled: false,
                 next_chunk: false,
-                unchecked: false,
+                unchecked: key.deferred,
             });
-            while let Some(depth) = stack.len().checked_sub(1) {
-                let e = &stack[depth];
-                if !e.fresh
-                    && !e.next_chunk
-                    && !e.live.as_deref().is_some_and(|l| l.ready)
-                    && !pending.has_any(e, depth)
-                {
-                    // a dropped node with nothing left to take: popped without rebuilding
-                    if e.spilled {
-                        pending.spill.remove(&depth);
-                    }
-                    Self::pop(&mut stack, &mut spare);
-                    continue;
-                }
-                if stack[depth].live.is_none() {
-                    self.restore(&mut stack, &mut spare);
-                }
-                if !stack[depth].live.as_deref().is_some_and(|l| l.ready) {
-                    self.fill(&mut stack[depth], depth, &mut pending);
-                    if stack[depth].unchecked {
-                        // the state itself is stored now that its successors are computed
-                        stack[depth].unchecked = false;
-                        let Visited::Fingerprints(table) = &mut self.visited else {
-                            unreachable!("only fingerprinted states are deferred");
-                        };
-                        let fp = stack[depth]
-                            .live
-                            .as_deref()
-                            .and_then(|l| l.canon.as_ref())
-                            .expect("a deferred state has its canon")
-                            .fp;
-                        if !table.insert(fp) {
-                            Self::pop(&mut stack, &mut spare);
-                            continue;
-                        }
-                        if let Some(l) = self.watch.check(self.visited.len() as u64) {
-                            self.result.limit = Some(l);
-                            return;
-                        }
-                    }
-                    if stack[depth].fresh {
-                        // the state's own checks, while its successors' slots arrive
-                        let state = &stack[depth].live.as_deref().expect("filled").state;
-                        self.count_zing(state, depth == 0);
-                        let arrived = self.arrive(state, || path_of(&stack, None));
-                        match arrived {
-                            Arrive::Stop => return,
-                            Arrive::Skip => {
-                                Self::pop(&mut stack, &mut spare);
-                                continue;
-                            }
-                            Arrive::Expand => {
-                                let path = &mut self.result.stats.max_path;
-                                *path = (*path).max(depth as u64 + 1);
-                            }
-                        }
-                    }
-                    self.settle(&mut stack[depth]);
-                    if self.result.limit.is_some() {
-                        return;
-                    }
-                }
-                let top = &mut stack[depth];
-                let live = top
-                    .live
-                    .as_deref_mut()
-                    .expect("the top of the stack is live");
-                while live
-                    .outs
-                    .get(live.next)
-                    .is_some_and(|(_, o)| matches!(o, Outcome::Pruned))
-                {
-                    live.next += 1;
-                }
-                let i = live.next;
-                if i >= live.outs.len() {
-                    if let Some(c) = live.chunks.as_deref_mut().filter(|c| c.more.is_some()) {
-                        // a wide step's next chunk of outcomes
-                        c.from = c.more.take();
-                        live.ready = false;
-                        stack[depth].next_chunk = true;
-                        continue;
-                    }
-                    Self::pop(&mut stack, &mut spare);
-                    continue;
-                }
-                live.next += 1;
-                let (choice, outcome) = std::mem::replace(
-                    &mut live.outs[i],
-                    (
-                        Choice {
-                            thread: 0,
-                            outcome: 0,
-                        },
-                        Outcome::Pruned,
-                    ),
-                );
-                let key = live.keys[i];
-                let parent = &live.state;
-                let state = match outcome {
-                    Outcome::Pruned => unreachable!("pruned outcomes are skipped"),
-                    Outcome::Violation(v) => {
-                        let key = Self::assertion_key(parent, choice);
-                        let f = self.violation_finding(v, choice, path_of(&stack, Some(choice)));
-                        if self.found(f, key) {
-                            return;
-                        }
-                        continue;
-                    }
-                    Outcome::Next { state, .. } => state,
-                    Outcome::Moved { mv, .. } => mv.apply(parent),
-                };
-                let shared = match (key.shared, &live.canon, key.moved) {
-                    (true, Some(c), Some(m)) => Some(c.moved(m)),
-                    // a deep state's names may change with the step: found again
-                    (true, Some(c), None) if c.is_deep() => self
-                        .hasher
-                        .successor_canon(parent, c, &state, None)
-                        .filter(|n| n.fp == key.fp),
-                    (true, Some(c), None) => Some(c.successor(key.fp)),
-                    _ => None,
-                };
-                let canon = shared.or_else(|| self.canon_of(&state));
-                stack.push(Entry {
-                    via: choice,
-                    pending: 0,
-                    live: Some(Self::live(&mut spare, state, canon, key.ctx)),
-                    fresh: true,
-                    spilled: false,
-                    next_chunk: false,
-                    unchecked: key.deferred,
-                });
-                let len = stack.len();
-                if len > window {
-                    let d = len - 1 - window;
-                    let keep_state = d % CHECKPOINT == 0;
-                    let e = &mut stack[d];
-                    Self::drop_outcomes(&mut spare, &mut pending, e, d, keep_state);
-                }
+            let len = stack.len();
+            self.watch.depth = (prefix.len() + len) as u64;
+            if len > window {
+                let d = len - 1 - window;
+                let keep_state = d % CHECKPOINT == 0;
+                let e = &mut stack[d];
+                Self::drop_outcomes(spare, pending, e, d, keep_state);
             }
         }
+        false
     }
 }
 
@@ -654,5 +714,6 @@ impl Keep {
     }
 }
 
+mod handover;
 #[cfg(test)]
 mod tests;

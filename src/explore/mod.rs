@@ -14,6 +14,7 @@
 mod bfs;
 mod chunked;
 mod dfs;
+mod parallel;
 mod reduce;
 mod successors;
 mod zing_count;
@@ -34,6 +35,10 @@ struct Explorer<'m, 'p> {
     /// For each procedure and pc, the index in `opts.targets` of a target label there.
     target_at: Vec<Vec<Option<u32>>>,
     visited: Visited,
+    /// The workers of a parallel search (`--workers`): where idle ones wait for work.
+    pool: Option<std::sync::Arc<parallel::Pool>>,
+    /// What this worker gave and took.
+    parallel: parallel::WorkerCounts,
     /// States are keyed by their canonical bytes alone (no context bookkeeping).
     plain_keys: bool,
     encoder: Encoder,
@@ -143,129 +148,156 @@ fn reaches(program: &zingrs_lang::ir::Program, p: impl Fn(&Stmt) -> bool) -> Vec
     has
 }
 
-/// Searches the state space of `m`'s program.
+/// Searches the state space of `m`'s program (depth-first with several workers when
+/// [`Options::workers`] asks for them: `parallel.rs`).
 pub fn search(m: &Machine, opts: &Options) -> SearchResult {
-    let target_at = crate::search::targets_at(m.program, &opts.targets);
-    let mut ex = Explorer {
-        m,
-        opts,
-        target_at,
-        visited: Visited::new(opts.exact),
-        plain_keys: opts.contexts.is_none() && !opts.cooperative,
-        encoder: Encoder::default(),
-        hasher: SegmentHasher::default(),
-        dead: Default::default(),
-        symmetric: false,
-        touched: None,
-        buf: Vec::with_capacity(256),
-        scratch: Vec::new(),
-        result: SearchResult::default(),
-        seen_errors: Default::default(),
-        watch: Watch::new(&opts.limits),
-        tx: Transactions {
-            // the Getafix lock is released by plain assignments, which a summary would hide
-            // (nor are collections and exceptions, whose effects summaries do not record)
-            // (nor broadcasts, which write other threads' locals that a summary does not carry)
-            enabled: opts.transactions.is_some()
-                && matches!(m.program.layout, Layout::Standard)
-                && !m.program.beyond_summaries()
-                && !m.program.has_passive(),
-            // starting or ending threads, or opening and closing atomic regions, changes who
-            // may run: such callees are never one transaction
-            spawns: reaches(m.program, |st| {
-                matches!(
-                    st,
-                    Stmt::StartThread { .. }
-                        | Stmt::StartThreadGoto
-                        | Stmt::EndThread
-                        | Stmt::AtomicBegin
-                        | Stmt::AtomicEnd
-                        | Stmt::Select { atomic: true, .. }
-                )
-            }),
-            blocks: reaches(m.program, |st| {
-                matches!(
-                    st,
-                    Stmt::Select { .. } | Stmt::Yield | Stmt::AtomicBegin | Stmt::AtomicEnd
-                )
-            }),
-            ..Default::default()
-        },
-        zing: None,
-        atomic_interior: false,
-        por: false,
-        switch_points: false,
-        movers: false,
-        ran_alone: false,
-        expands_all: false,
-        chained: 0,
-        chunk: usize::MAX,
-        more: None,
-        interior_skipped: 0,
-        expanded_alone: 0,
-    };
-    // the context bound and cooperative scheduling count every step of every thread
-    let reducible = opts.contexts.is_none() && !opts.cooperative;
-    ex.atomic_interior = reducible && opts.reduction.transactions();
-    ex.por = reducible && opts.reduction.por();
-    // (not in cooperative mode: a thread is left there only right after a yield, and the
-    // point a switch would move back to may lie before it)
-    ex.switch_points = opts.contexts.is_some() && !opts.cooperative && opts.reduction.por();
-    ex.movers = ex.por;
-    if ex.por || ex.switch_points {
-        // states that differ only in dead locals are one state (under a context bound too:
-        // what a dead local holds is overwritten before any thread reads it)
-        ex.dead = std::rc::Rc::new(DeadLocals::new(m));
-        ex.hasher = SegmentHasher::with_dead(ex.dead.clone());
+    if opts.workers > 1 && !opts.bfs {
+        return parallel::search(m, opts);
     }
-    // the context bound's and cooperative scheduling's bookkeeping names threads by position:
-    // `visit` marks those threads, so a permutation must map them onto each other
-    ex.symmetric = opts.symmetry && crate::canon::symmetric_threads(m.program);
-    // both searches fingerprint successors from their parent's canon, where the deep scheme
-    // pays off (its whole walk is O(depth) where the plain walk's stack digests are O(1))
-    let deep_from = opts.deep_from.unwrap_or(crate::canon::DIGESTED_DEPTH);
-    ex.hasher = std::mem::take(&mut ex.hasher)
-        .symmetric(ex.symmetric)
-        .deep_from(deep_from);
-    // ZING's count picks states out of the stored ones: partial-order reduction stores others,
-    // and symmetry stores one of each set of reorderings
-    if m.program.keep_completed && !ex.tx.enabled && !ex.por && !ex.symmetric {
-        ex.zing = Some(zing_count::ZingCount::default());
-    }
+    let mut ex = Explorer::new(m, opts, Visited::new(opts.exact), None);
     if opts.bfs {
         ex.bfs();
     } else {
         ex.dfs();
     }
-    ex.result.stats.states = ex.visited.len() as u64;
-    ex.result.stats.zing_states = ex.zing.map(|z| z.states);
-    ex.result.stats.elapsed = ex.watch.elapsed();
-    if opts.transactions.is_some() {
-        ex.result.stats.counters = vec![
-            ("transactions summarized", ex.tx.summarized),
-            ("transaction summaries reused", ex.tx.reused),
-            ("roots in transactions", ex.tx.roots),
-        ];
+    ex.finish()
+}
+
+impl<'m, 'p> Explorer<'m, 'p> {
+    /// A search of `m`'s program storing its states in `visited`; a worker of a parallel
+    /// search when `pool` is given.
+    fn new(
+        m: &'m Machine<'p>,
+        opts: &'m Options,
+        visited: Visited,
+        pool: Option<std::sync::Arc<parallel::Pool>>,
+    ) -> Explorer<'m, 'p> {
+        let target_at = crate::search::targets_at(m.program, &opts.targets);
+        let mut ex = Explorer {
+            m,
+            opts,
+            target_at,
+            visited,
+            pool,
+            parallel: Default::default(),
+            plain_keys: opts.contexts.is_none() && !opts.cooperative,
+            encoder: Encoder::default(),
+            hasher: SegmentHasher::default(),
+            dead: Default::default(),
+            symmetric: false,
+            touched: None,
+            buf: Vec::with_capacity(256),
+            scratch: Vec::new(),
+            result: SearchResult::default(),
+            seen_errors: Default::default(),
+            watch: Watch::new(&opts.limits),
+            tx: Transactions {
+                // the Getafix lock is released by plain assignments, which a summary would hide
+                // (nor are collections and exceptions, whose effects summaries do not record)
+                // (nor broadcasts, which write other threads' locals that a summary does not carry)
+                enabled: opts.transactions.is_some()
+                    && matches!(m.program.layout, Layout::Standard)
+                    && !m.program.beyond_summaries()
+                    && !m.program.has_passive(),
+                // starting or ending threads, or opening and closing atomic regions, changes who
+                // may run: such callees are never one transaction
+                spawns: reaches(m.program, |st| {
+                    matches!(
+                        st,
+                        Stmt::StartThread { .. }
+                            | Stmt::StartThreadGoto
+                            | Stmt::EndThread
+                            | Stmt::AtomicBegin
+                            | Stmt::AtomicEnd
+                            | Stmt::Select { atomic: true, .. }
+                    )
+                }),
+                blocks: reaches(m.program, |st| {
+                    matches!(
+                        st,
+                        Stmt::Select { .. } | Stmt::Yield | Stmt::AtomicBegin | Stmt::AtomicEnd
+                    )
+                }),
+                ..Default::default()
+            },
+            zing: None,
+            atomic_interior: false,
+            por: false,
+            switch_points: false,
+            movers: false,
+            ran_alone: false,
+            expands_all: false,
+            chained: 0,
+            chunk: usize::MAX,
+            more: None,
+            interior_skipped: 0,
+            expanded_alone: 0,
+        };
+        // the context bound and cooperative scheduling count every step of every thread
+        let reducible = opts.contexts.is_none() && !opts.cooperative;
+        ex.atomic_interior = reducible && opts.reduction.transactions();
+        ex.por = reducible && opts.reduction.por();
+        // (not in cooperative mode: a thread is left there only right after a yield, and the
+        // point a switch would move back to may lie before it)
+        ex.switch_points = opts.contexts.is_some() && !opts.cooperative && opts.reduction.por();
+        ex.movers = ex.por;
+        if ex.por || ex.switch_points {
+            // states that differ only in dead locals are one state (under a context bound too:
+            // what a dead local holds is overwritten before any thread reads it)
+            ex.dead = std::rc::Rc::new(DeadLocals::new(m));
+            ex.hasher = SegmentHasher::with_dead(ex.dead.clone());
+        }
+        // the context bound's and cooperative scheduling's bookkeeping names threads by position:
+        // `visit` marks those threads, so a permutation must map them onto each other
+        ex.symmetric = opts.symmetry && crate::canon::symmetric_threads(m.program);
+        // both searches fingerprint successors from their parent's canon, where the deep scheme
+        // pays off (its whole walk is O(depth) where the plain walk's stack digests are O(1))
+        let deep_from = opts.deep_from.unwrap_or(crate::canon::DIGESTED_DEPTH);
+        ex.hasher = std::mem::take(&mut ex.hasher)
+            .symmetric(ex.symmetric)
+            .deep_from(deep_from);
+        // ZING's count picks states out of the stored ones: partial-order reduction stores others,
+        // and symmetry stores one of each set of reorderings
+        if m.program.keep_completed && !ex.tx.enabled && !ex.por && !ex.symmetric {
+            ex.zing = Some(zing_count::ZingCount::default());
+        }
+        ex
     }
-    if ex.atomic_interior || ex.por {
-        ex.result
-            .stats
-            .counters
-            .push(("states inside transactions not stored", ex.interior_skipped));
+
+    /// The result, with the search's counters.
+    fn finish(mut self) -> SearchResult {
+        let ex = &mut self;
+        let opts = ex.opts;
+        ex.result.stats.states = ex.visited.len() as u64;
+        ex.result.stats.zing_states = ex.zing.as_ref().map(|z| z.states);
+        ex.result.stats.elapsed = ex.watch.elapsed();
+        if opts.transactions.is_some() {
+            ex.result.stats.counters = vec![
+                ("transactions summarized", ex.tx.summarized),
+                ("transaction summaries reused", ex.tx.reused),
+                ("roots in transactions", ex.tx.roots),
+            ];
+        }
+        if ex.atomic_interior || ex.por {
+            ex.result
+                .stats
+                .counters
+                .push(("states inside transactions not stored", ex.interior_skipped));
+        }
+        if ex.por {
+            ex.result.stats.counters.push((
+                "states expanded by one thread (partial-order reduction)",
+                ex.expanded_alone,
+            ));
+        }
+        if let Some(b) = ex.visited.table_bytes() {
+            ex.result
+                .stats
+                .counters
+                .push(("visited-table bytes", b as u64));
+        }
+        std::mem::take(&mut ex.result)
     }
-    if ex.por {
-        ex.result.stats.counters.push((
-            "states expanded by one thread (partial-order reduction)",
-            ex.expanded_alone,
-        ));
-    }
-    if let Some(b) = ex.visited.table_bytes() {
-        ex.result
-            .stats
-            .counters
-            .push(("visited-table bytes", b as u64));
-    }
-    ex.result
 }
 
 /// The context-switch bookkeeping of a search node: the thread that moved last and the
@@ -328,6 +360,13 @@ enum Arrive {
 }
 
 impl Explorer<'_, '_> {
+    /// Tells the other workers of a parallel search to stop.
+    fn stop_pool(&self) {
+        if let Some(pool) = &self.pool {
+            pool.stop();
+        }
+    }
+
     fn count_zing(&mut self, s: &State, initial: bool) {
         if let Some(z) = &mut self.zing {
             z.add(self.m, s, initial);
@@ -336,7 +375,7 @@ impl Explorer<'_, '_> {
 
     /// Whether states are keyed by segmented fingerprints alone (see [`crate::canon::Canon`]).
     fn segmented(&self) -> bool {
-        self.plain_keys && matches!(self.visited, Visited::Fingerprints(_))
+        self.plain_keys && self.visited.fingerprinted()
     }
 
     /// The canon of a state about to be expanded, for its successors' fingerprints.
@@ -362,16 +401,16 @@ impl Explorer<'_, '_> {
     /// Stores a state keyed by its canon's fingerprint if it has one (see
     /// [`Explorer::canon_of`]), else as [`Explorer::visit`] does; true if new.
     fn visit_keyed(&mut self, s: &State, ctx: Ctx, canon: Option<&Canon>) -> bool {
-        match (canon, &mut self.visited) {
-            (Some(c), Visited::Fingerprints(table)) => table.insert(c.fp),
+        match canon {
+            Some(c) if self.visited.fingerprinted() => self.visited.insert_fp(c.fp),
             _ => self.visit(s, ctx),
         }
     }
 
     /// Stores a state (with its context bookkeeping under a context bound); true if new.
     fn visit(&mut self, s: &State, ctx: Ctx) -> bool {
-        if let (true, Visited::Fingerprints(table)) = (self.plain_keys, &mut self.visited) {
-            return table.insert(self.hasher.full(s));
+        if self.plain_keys && self.visited.fingerprinted() {
+            return self.visited.insert_fp(self.hasher.full(s));
         }
         self.buf.clear();
         // under symmetry a bookkeeping entry that names a thread is a mark on that thread's
@@ -518,7 +557,13 @@ impl Explorer<'_, '_> {
 
     /// Records a finding (macro steps expanded); returns true if the search should stop.
     fn found(&mut self, f: Finding, key: (u8, u32, u32)) -> bool {
-        if self.seen_errors.insert(key) {
+        let first = match &self.pool {
+            // several workers may each find an error before they stop: one is reported
+            Some(pool) if self.opts.keep_going => pool.first_sight(key),
+            Some(pool) => pool.claim_first(),
+            None => self.seen_errors.insert(key),
+        };
+        if first {
             let f = match f {
                 Finding::Assertion { path } => Finding::Assertion {
                     path: self.expand(path),

@@ -17,8 +17,9 @@ pub struct Limits {
     /// `timeout` counts the CPU time of the thread that runs the search, not wall-clock time:
     /// `zingrs regress` runs models side by side, and a busy machine must not fail them.
     pub cpu_time: bool,
-    /// Show a progress line on stderr once a search has run for a second (the CLI sets this
-    /// when stderr is a terminal).
+    /// Show progress on stderr once a search has run for a second: a line redrawn in place on
+    /// a terminal, a new line every [`PROGRESS_EVERY`] elsewhere (a log). The CLI sets this
+    /// unless `-q`.
     pub progress: bool,
 }
 
@@ -136,6 +137,9 @@ impl Limit {
     }
 }
 
+/// How often a progress line is written where standard error is not a terminal.
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+
 /// Checks the limits every so often (reading the clock and /proc costs more than a step).
 pub struct Watch {
     start: Instant,
@@ -143,6 +147,11 @@ pub struct Watch {
     ticks: u32,
     limits: Limits,
     bar: Option<indicatif::ProgressBar>,
+    /// Where standard error is not a terminal: when the last progress line was written.
+    logged: Option<Instant>,
+    /// The search's depth (or level) and queue, for the progress line (0: not shown).
+    pub depth: u64,
+    pub queue: u64,
 }
 
 impl Drop for Watch {
@@ -161,6 +170,9 @@ impl Watch {
             ticks: 0,
             limits: limits.clone(),
             bar: None,
+            logged: None,
+            depth: 0,
+            queue: 0,
         }
     }
 
@@ -203,10 +215,34 @@ impl Watch {
 }
 
 impl Watch {
-    /// Updates the progress line (states, states per second, memory, time).
+    /// Updates the progress line (states, states per second, depth or level, queue, memory,
+    /// time): in place on a terminal, as a new line every [`PROGRESS_EVERY`] elsewhere.
     fn show(&mut self, states: u64) {
         let t = self.start.elapsed().as_secs_f64();
         if t < 1.0 {
+            return;
+        }
+        let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let due = match self.logged {
+            Some(l) => l.elapsed() >= PROGRESS_EVERY,
+            None => t >= PROGRESS_EVERY.as_secs_f64(),
+        };
+        if !terminal && !due {
+            return;
+        }
+        let mb = resident_bytes().map_or(0.0, |b| b as f64 / 1e6);
+        let mut line = format!("{states} states, {:.0} states/s", states as f64 / t);
+        if self.depth > 0 {
+            line += &format!(", depth {}", self.depth);
+        }
+        if self.queue > 0 {
+            line += &format!(", queue {}", self.queue);
+        }
+        line += &format!(", {mb:.0} MB, {t:.1} s");
+        if !terminal {
+            // a log keeps every line: one every few seconds, never redrawn
+            eprintln!("progress: {line}");
+            self.logged = Some(Instant::now());
             return;
         }
         let bar = self.bar.get_or_insert_with(|| {
@@ -214,11 +250,7 @@ impl Watch {
             b.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
             b
         });
-        let mb = resident_bytes().map_or(0.0, |b| b as f64 / 1e6);
-        bar.set_message(format!(
-            "{states} states, {:.0} states/s, {mb:.0} MB, {t:.1} s",
-            states as f64 / t
-        ));
+        bar.set_message(line);
         bar.tick();
     }
 }

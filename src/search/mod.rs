@@ -74,6 +74,24 @@ pub struct Options {
     /// engines search under the live-thread bounds 2, 3, ... in turn, up to the first bound
     /// that finds an error or cuts no creation (see `cli::check`).
     pub deepen_threads: bool,
+    /// The explicit depth-first search's workers (`--workers`; 0 and 1: one, the single
+    /// threaded search in its own order).
+    pub workers: usize,
+}
+
+/// The stack of each search worker thread (address space: pages are used as touched).
+pub const WORKER_STACK: usize = 64 << 20;
+
+/// What one worker of a parallel search did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WorkerStats {
+    /// The states it stored (of the shared set).
+    pub states: u64,
+    /// Unexplored states it handed to idle workers, and took from busy ones.
+    pub given: u64,
+    pub taken: u64,
+    /// Time it waited for work.
+    pub idle: Duration,
 }
 
 /// One step of a path: which thread moved and which of its outcomes was taken.
@@ -140,6 +158,8 @@ pub struct SearchStats {
     pub summaries: Vec<(String, u64, u64)>,
     /// Zing models: ZING's own "distinct states explored" (zing-language.md §6.7).
     pub zing_states: Option<u64>,
+    /// Per worker, with `--workers` 2 or more.
+    pub workers: Vec<WorkerStats>,
 }
 
 /// The result of a search.

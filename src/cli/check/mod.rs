@@ -132,6 +132,13 @@ pub struct CheckArgs {
     /// Store whole canonical states instead of 128-bit fingerprints.
     #[arg(long)]
     pub exact: bool,
+    /// Threads of the explicit depth-first search (also under the summary engine on
+    /// concurrent models): `auto` (the cores available) or a number. They share one visited
+    /// set, so the states stored, and every verdict, are the same at any number; with
+    /// several, which of several errors is found first (and its counterexample) may differ
+    /// from run to run. 1: the single-threaded search and its order. Default: 1.
+    #[arg(long, value_name = "N|auto", value_parser = super::workers)]
+    pub workers: Option<usize>,
     /// BDD engine: keep dead locals in path edges (switches off live-range reduction).
     #[arg(long)]
     pub no_live_ranges: bool,
@@ -425,6 +432,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         bfs: search != Search::Dfs,
         zing_order: search == Search::Zing,
         exact: a.exact,
+        workers: a.workers.unwrap_or(1),
         targets: a.targets.clone(),
         keep_going: a.keep_going,
         contexts: a.contexts,
@@ -466,7 +474,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
             max_states: a.max_states,
             timeout: a.timeout,
             memory: memory_limit(a),
-            progress: !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            progress: !a.quiet,
             cpu_time: false,
         },
     };
@@ -607,6 +615,7 @@ fn report_with<'m>(
                 name: report::counter_name(n),
                 value: *v,
             })
+            .chain(worker_counters(&s.workers))
             .collect(),
         summaries: s
             .summaries
@@ -619,6 +628,20 @@ fn report_with<'m>(
             .collect(),
     };
     r
+}
+
+/// Per worker of a parallel search: the states it stored, the unexplored states it gave to
+/// idle workers and took from busy ones, and the milliseconds it waited for work.
+fn worker_counters(workers: &[search::WorkerStats]) -> impl Iterator<Item = report::Counter> + '_ {
+    let counter = |name: String, value: u64| report::Counter { name, value };
+    workers.iter().enumerate().flat_map(move |(i, w)| {
+        [
+            counter(format!("worker_{i}_states"), w.states),
+            counter(format!("worker_{i}_given"), w.given),
+            counter(format!("worker_{i}_taken"), w.taken),
+            counter(format!("worker_{i}_idle_ms"), w.idle.as_millis() as u64),
+        ]
+    })
 }
 
 /// Replays a finding (unless the engine did: `replayed`) and describes it; a finding that does

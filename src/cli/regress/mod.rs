@@ -19,8 +19,8 @@ mod table;
 
 pub use cases::header_options;
 pub use run::{
-    bounded_disagreement, check_text, differential_configs, disagreement, spawn_configs, Config,
-    Run,
+    bounded_disagreement, check_text, differential_configs, disagreement, spawn_configs,
+    worker_configs, Config, Run,
 };
 pub use table::{Row, Status, Table};
 

@@ -31,6 +31,8 @@ pub struct Config {
     threads: Option<u32>,
     /// The bdd engine with `--context-tuples` (checked only where it differs from `bdd`).
     tuples: bool,
+    /// The explicit search's workers (`--workers`; 1 unless set).
+    workers: usize,
 }
 
 impl Config {
@@ -44,6 +46,29 @@ impl Config {
             symmetry: None,
             threads: None,
             tuples: false,
+            workers: 1,
+        }
+    }
+
+    /// This configuration with `n` search workers, named `NAME-wN`.
+    fn with_workers(self, n: usize) -> Config {
+        Config {
+            name: format!("{}-w{n}", self.name),
+            workers: n,
+            ..self
+        }
+    }
+
+    /// The search workers of this configuration.
+    pub fn workers(&self) -> usize {
+        self.workers
+    }
+
+    /// The name of this configuration at one worker (the one whose counts it must repeat).
+    pub fn base_name(&self) -> &str {
+        match self.name.rsplit_once("-w") {
+            Some((base, n)) if n.parse::<usize>().is_ok() => base,
+            _ => &self.name,
         }
     }
 
@@ -102,11 +127,40 @@ pub fn differential_configs() -> Vec<Config> {
         Config::new("explicit-bfs", Engine::Explicit, true, false),
         Config::new("explicit-exact", Engine::Explicit, false, true),
         Config::unreduced(),
+        // several workers sharing one visited set, oversubscribed on any machine of ours
+        Config::new("explicit", Engine::Explicit, false, false).with_workers(3),
         Config::new("summary", Engine::Summary, false, false),
         Config::new("bdd", Engine::Bdd, false, false),
         Config::tuples(),
         Config::new("coverability", Engine::Coverability, false, false),
     ]
+}
+
+/// The explicit search (with its reductions at 1, 2 and 8 workers, without them at 1 and 4,
+/// with exact storage at 1 and 2) and the summary engine (at 1 and 3): the stored states must
+/// be the same at every number (tests/workers.rs), and so must the verdicts.
+pub fn worker_configs() -> Vec<Config> {
+    let mut v = Vec::new();
+    for (base, counts) in [
+        (
+            Config::new("explicit", Engine::Explicit, false, false),
+            &[1, 2, 8][..],
+        ),
+        (Config::unreduced(), &[1, 4]),
+        (
+            Config::new("explicit-exact", Engine::Explicit, false, true),
+            &[1, 2],
+        ),
+        (
+            Config::new("summary", Engine::Summary, false, false),
+            &[1, 3],
+        ),
+    ] {
+        for &n in counts {
+            v.push(base.clone().with_workers(n));
+        }
+    }
+    v
 }
 
 pub(super) fn configs_for(engine: RegressEngine, modes: bool) -> Vec<Config> {
@@ -157,6 +211,9 @@ pub struct Run {
     /// ZING's state count, from the plain search of a Zing model.
     #[serde(skip)]
     pub zing_states: Option<u64>,
+    /// The states the search stored.
+    #[serde(skip)]
+    pub states: u64,
 }
 
 /// Parses `zingrs check` options (as written in a header or manifest) into [`CheckArgs`].
@@ -194,6 +251,7 @@ fn options_of(
         opts.symmetry = on;
     }
     opts.context_tuples |= c.tuples;
+    opts.workers = c.workers;
     let mut semantics = semantics;
     if let Some(n) = c.threads {
         // as `--threads N` would: the bound replaces the deepening on it
@@ -249,6 +307,7 @@ pub(super) fn run_config(
                 detail: verdict.headline(),
                 has_trace: false,
                 zing_states: None,
+                states: 0,
             })
         }
         Err(panic) => {
@@ -265,6 +324,7 @@ pub(super) fn run_config(
                 detail: format!("the engine panicked: {msg}"),
                 has_trace: false,
                 zing_states: None,
+                states: 0,
             })
         }
     }
@@ -283,6 +343,7 @@ fn run_of(engine: &str, r: &Report, seconds: f64) -> Run {
         detail: r.verdict.headline(),
         has_trace: r.trace.as_ref().is_some_and(|t| !t.is_empty()),
         zing_states: r.stats.zing_states,
+        states: r.stats.states,
     }
 }
 
@@ -422,6 +483,7 @@ mod tests {
             detail: String::new(),
             has_trace: code == 3,
             zing_states: None,
+            states: 0,
         };
         assert!(disagreement(&[run("a", 0), run("b", 3)]).is_some());
         assert!(disagreement(&[run("a", 3), run("b", 3), run("c", 8)]).is_none());

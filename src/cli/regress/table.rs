@@ -147,6 +147,7 @@ fn run_case(case: &Case, configs: &[Config], budget: Duration) -> Row {
                 detail: first.clone(),
                 has_trace: false,
                 zing_states: None,
+                states: 0,
             });
             let problem = match want {
                 Want::Invalid {

@@ -1,0 +1,258 @@
+//! The depth-first search on several workers (`--workers N`).
+//!
+//! Every worker runs the ordinary depth-first search ([`Explorer::dfs`]) over one visited set
+//! that all of them share ([`crate::canon::SharedVisited`]): a state stored by one is known to
+//! all, so each state is expanded once, by whichever worker stored it. The set of stored
+//! states does not depend on which worker stores what: every reduction decides a state's
+//! successors from the state alone (the cycle proviso is static, interior states are a
+//! property of the step), so the count is the single worker's at any number of workers.
+//!
+//! Work moves as paths. States share their parts through `Rc` and never leave their worker;
+//! an idle worker waits in the [`Pool`], and a busy one that sees it waiting hands over the
+//! lowest unexplored successor on its stack as the path that reaches it (macro steps and
+//! chained transactions expanded into single steps), which the idle worker re-executes
+//! and searches from. Termination: a worker goes idle only with an empty stack and an empty
+//! pool, under the pool's lock; when every worker is idle and the pool is empty no worker can
+//! hand anything over any more, and the search is over. The first finding (without
+//! `--keep-going`) or limit stops every worker; the finding's path is a path like any other
+//! and is replayed as a single worker's would be.
+
+use super::{Ctx, Explorer};
+use crate::canon::{SharedVisited, Visited};
+use crate::runtime::{Machine, Value};
+use crate::search::{Choice, Options, SearchResult, WorkerStats};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// A state handed over: the path from an initial valuation that reaches it, its context
+/// bookkeeping, and whether it is still to be stored (a deferred lone successor).
+pub(super) struct Task {
+    pub init: Vec<Value>,
+    pub choices: Vec<Choice>,
+    pub ctx: Ctx,
+    pub unchecked: bool,
+    /// A node of the giver's stack with its outcomes dropped: the positions of those still
+    /// to take (the path then reaches the node, not one of its successors).
+    pub positions: Option<u64>,
+}
+
+/// What one worker gave, took and waited.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct WorkerCounts {
+    pub states: u64,
+    pub given: u64,
+    pub taken: u64,
+    pub idle: Duration,
+}
+
+struct Shared {
+    tasks: Vec<Task>,
+    idle: usize,
+    done: bool,
+}
+
+/// Where idle workers wait for work and busy ones leave it.
+pub(super) struct Pool {
+    workers: usize,
+    shared: Mutex<Shared>,
+    wake: Condvar,
+    /// Idle workers without a task waiting for them: a busy worker hands one over when it
+    /// sees this above 0 (one relaxed load per expanded state).
+    hungry: AtomicUsize,
+    stop: AtomicBool,
+    first: AtomicBool,
+    /// The errors found so far (`--keep-going` reports each once, whichever worker saw it).
+    seen: Mutex<ahash::AHashSet<(u8, u32, u32)>>,
+}
+
+impl Pool {
+    fn new(workers: usize) -> Pool {
+        Pool {
+            workers,
+            shared: Mutex::new(Shared {
+                tasks: Vec::new(),
+                idle: 0,
+                done: false,
+            }),
+            wake: Condvar::new(),
+            hungry: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+            first: AtomicBool::new(false),
+            seen: Mutex::default(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    #[inline]
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Relaxed)
+    }
+
+    #[inline]
+    pub fn hungry(&self) -> bool {
+        self.hungry.load(Relaxed) > 0
+    }
+
+    /// Ends the search for every worker (a finding, a limit).
+    pub fn stop(&self) {
+        self.stop.store(true, Relaxed);
+        let mut g = self.lock();
+        g.done = true;
+        self.wake.notify_all();
+    }
+
+    /// Whether this is the search's first finding (without `--keep-going`, the one
+    /// reported).
+    pub fn claim_first(&self) -> bool {
+        !self.first.swap(true, Relaxed)
+    }
+
+    /// Whether the error `key` is seen for the first time by any worker.
+    pub fn first_sight(&self, key: (u8, u32, u32)) -> bool {
+        self.seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key)
+    }
+
+    fn update_hungry(&self, g: &Shared) {
+        self.hungry
+            .store(g.idle.saturating_sub(g.tasks.len()), Relaxed);
+    }
+
+    /// Leaves a task for an idle worker.
+    pub fn give(&self, task: Task) {
+        let mut g = self.lock();
+        g.tasks.push(task);
+        self.update_hungry(&g);
+        self.wake.notify_one();
+    }
+
+    /// The next task for a worker whose own search is over; `None` when the whole search is
+    /// (every worker idle and nothing left, or a stop).
+    pub fn take(&self) -> Option<Task> {
+        let mut g = self.lock();
+        g.idle += 1;
+        loop {
+            if g.done || self.stopped() {
+                return None;
+            }
+            if let Some(t) = g.tasks.pop() {
+                g.idle -= 1;
+                self.update_hungry(&g);
+                return Some(t);
+            }
+            if g.idle == self.workers {
+                g.done = true;
+                self.hungry.store(0, Relaxed);
+                self.wake.notify_all();
+                return None;
+            }
+            self.update_hungry(&g);
+            g = self.wake.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+impl Explorer<'_, '_> {
+    /// Waits for a task, counting the time idle.
+    pub(super) fn take_task(&mut self) -> Option<Task> {
+        let t = Instant::now();
+        let task = self.pool.as_ref().and_then(|p| p.take());
+        self.parallel.idle += t.elapsed();
+        task
+    }
+}
+
+/// The depth-first search of `m`'s program on `opts.workers` workers.
+pub(super) fn search(m: &Machine, opts: &Options) -> SearchResult {
+    let workers = opts.workers;
+    let shared = Arc::new(SharedVisited::new(opts.exact, workers));
+    let pool = Arc::new(Pool::new(workers));
+    let start = Instant::now();
+    let results: Vec<(SearchResult, WorkerCounts)> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let visited = Visited::shared(shared.clone(), opts.limits.max_states);
+                let pool = pool.clone();
+                std::thread::Builder::new()
+                    .name(format!("zingrs-worker-{w}"))
+                    .stack_size(crate::search::WORKER_STACK)
+                    .spawn_scoped(sc, move || {
+                        let mut ex = Explorer::new(m, opts, visited, Some(pool));
+                        if w > 0 {
+                            // one progress line, the first worker's
+                            ex.watch = crate::search::Watch::new(&crate::search::Limits {
+                                progress: false,
+                                ..opts.limits.clone()
+                            });
+                        }
+                        ex.dfs();
+                        let mut counts = ex.parallel;
+                        counts.states = ex.visited.own() as u64;
+                        (ex.finish(), counts)
+                    })
+                    .expect("a worker thread")
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    merge(results, &shared, start.elapsed())
+}
+
+/// One result from the workers': findings in the order the workers stopped, counters
+/// summed, the states counted once in the shared set.
+fn merge(
+    results: Vec<(SearchResult, WorkerCounts)>,
+    shared: &SharedVisited,
+    elapsed: Duration,
+) -> SearchResult {
+    let mut out = SearchResult::default();
+    let mut counters: Vec<(&'static str, u64)> = Vec::new();
+    let mut zing: Option<u64> = None;
+    for (r, counts) in results {
+        out.findings.extend(r.findings);
+        out.cut |= r.cut;
+        out.context_cut |= r.context_cut;
+        out.thread_cut |= r.thread_cut;
+        out.limit = out.limit.or(r.limit);
+        let s = r.stats;
+        out.stats.transitions += s.transitions;
+        out.stats.initial_states += s.initial_states;
+        out.stats.max_stack = out.stats.max_stack.max(s.max_stack);
+        out.stats.max_path = out.stats.max_path.max(s.max_path);
+        if let Some(z) = s.zing_states {
+            zing = Some(zing.unwrap_or(0) + z);
+        }
+        for (name, v) in s.counters {
+            if name == "visited-table bytes" {
+                continue;
+            }
+            match counters.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, total)) => *total += v,
+                None => counters.push((name, v)),
+            }
+        }
+        out.stats.workers.push(WorkerStats {
+            states: counts.states,
+            given: counts.given,
+            taken: counts.taken,
+            idle: counts.idle,
+        });
+    }
+    if let Some(b) = shared.table_bytes() {
+        counters.push(("visited-table bytes", b as u64));
+    }
+    out.stats.counters = counters;
+    out.stats.zing_states = zing;
+    out.stats.states = shared.len() as u64;
+    out.stats.elapsed = elapsed;
+    out
+}
