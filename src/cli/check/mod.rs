@@ -150,7 +150,9 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Also write the full JSON report, with the replayable counterexample path, to FILE
-    /// (whatever --format prints); `zingrs replay MODEL FILE` reads it back.
+    /// (whatever --format prints); `zingrs replay MODEL FILE` reads it back. FILE is replaced
+    /// whole, through a temporary file of its own next to it; a report that cannot be saved
+    /// is exit 6, after the verdict.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// How much of the counterexample to print.
