@@ -429,10 +429,16 @@ fn output_writes_the_json_report_whatever_the_format() {
     assert!(j["trace"]["steps"]
         .as_array()
         .is_some_and(|c| !c.is_empty()));
-    // an unwritable place is an error, not a silent loss
+    // an unwritable place is an error of its own (exit 6), not a silent loss, and the
+    // verdict is printed before it
     let o = zingrs(&["check", FIG1, "-o", "/nonexistent-dir/r.json"]);
-    assert_eq!(o.status.code(), Some(7));
-    assert!(err(&o).contains("cannot write the report"), "{}", err(&o));
+    assert_eq!(o.status.code(), Some(6));
+    assert!(out(&o).contains("Check passed"), "{}", out(&o));
+    assert!(
+        err(&o).contains("the report could not be saved to /nonexistent-dir/r.json"),
+        "{}",
+        err(&o)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1059,4 +1065,380 @@ fn completions_and_man_page() {
     let o = zingrs(&["manpage"]);
     assert_eq!(o.status.code(), Some(0));
     assert!(out(&o).contains(".TH zingrs 1"), "{}", out(&o));
+}
+
+/// A Zing model whose assertion depends on the static `s` (statics start at 0): `fails` picks
+/// the value that fails. Both have the same slots and steps.
+fn static_model(dir: &std::path::Path, name: &str, fails: u8) -> String {
+    let p = dir.join(name);
+    std::fs::write(
+        &p,
+        format!(
+            "class Main {{\n    static int s;\n    static Main r;\n    activate static void main() {{\n        if (s == {fails}) {{\n            assert(false);\n        }}\n    }}\n}};\n"
+        ),
+    )
+    .expect("write model");
+    p.display().to_string()
+}
+
+/// Replay checks a path's start against the model's initial states: a Zing static set to 1
+/// (statics start at 0), a dangling reference, a boolean set to 2, a value too few are each
+/// refused, even where the rest of the report is what the forged start gives (here the trace
+/// is left out, so only the start can tell).
+#[test]
+fn replay_refuses_a_start_that_is_not_an_initial_state() {
+    let dir = scratch("forged-start");
+    let file = dir.join("r.json");
+    let fails = static_model(&dir, "fails.zing", 0);
+    let passes = static_model(&dir, "passes.zing", 1);
+    let o = zingrs(&["check", &passes, "--engine", "all", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    let real = saved_report(&fails, &[], &file);
+    assert_eq!(real["exit_code"], 3);
+    assert_eq!(replay_of(&fails, &real, &file).status.code(), Some(3));
+    // the same report made out to the passing model (its name and source hash), starting at
+    // s = 1: without the check on the start it replays to the assertion
+    let hash = saved_report(&passes, &[], &file)["source_hash"].clone();
+    let mut forged = real.clone();
+    forged["model"] = serde_json::json!(passes);
+    forged["source_hash"] = hash;
+    forged["trace"] = serde_json::Value::Null;
+    let init = real["path"]["init"].as_array().expect("init").clone();
+    let s = init.iter().position(|v| v == 0).expect("an int slot");
+    let r = init
+        .iter()
+        .position(|v| v.is_null())
+        .expect("a reference slot");
+    let mut one = forged.clone();
+    one["path"]["init"][s] = serde_json::json!(1);
+    let o = replay_of(&passes, &one, &file);
+    assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    assert!(
+        err(&o).contains("gives Main.s the value 1, but it starts at 0"),
+        "{}",
+        err(&o)
+    );
+    let mut dangling = forged.clone();
+    dangling["path"]["init"][r] = serde_json::json!({"ref": 99999});
+    let o = replay_of(&passes, &dangling, &file);
+    assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    assert!(err(&o).contains("the value {\"ref\":99999}"), "{}", err(&o));
+    let mut short = forged.clone();
+    short["path"]["init"].as_array_mut().expect("init").pop();
+    let o = replay_of(&passes, &short, &file);
+    assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    // a boolean program: a boolean that starts as 2
+    let good = saved_report(FIG1, &["--target", "R"], &file);
+    let mut two = good.clone();
+    two["path"]["init"][0] = serde_json::json!(2);
+    let o = replay_of(FIG1, &two, &file);
+    assert_eq!(o.status.code(), Some(5), "{}", out(&o));
+    assert!(err(&o).contains("gives the boolean"), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Replay regenerates the trace from the path and refuses a report whose trace, verdict or
+/// exit code a reader would see differ from it: an edited value, a dropped or moved step, an
+/// emptied trace, another thread count, an exit code of 0, a changed column.
+#[test]
+fn replay_refuses_a_report_whose_trace_or_verdict_differs_from_its_path() {
+    let dir = scratch("forged-trace");
+    let file = dir.join("r.json");
+    let good = saved_report(FIG1, &["--target", "R"], &file);
+    let o = replay_of(FIG1, &good, &file);
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    assert!(out(&o).contains("gives the reported trace"), "{}", out(&o));
+    let steps = good["trace"]["steps"].as_array().expect("steps").clone();
+    assert!(steps.len() > 4);
+    let value_at = steps
+        .iter()
+        .position(|s| !s["values"].as_array().expect("values").is_empty())
+        .expect("a step with values");
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let edits: Vec<(&str, Edit)> = vec![
+        (
+            "a value",
+            Box::new(move |r| {
+                let v = &mut r["trace"]["steps"][value_at]["values"][0]["value"];
+                *v = serde_json::json!(!v.as_bool().expect("a boolean"));
+            }),
+        ),
+        (
+            "a dropped step",
+            Box::new(|r| {
+                r["trace"]["steps"].as_array_mut().expect("steps").remove(2);
+            }),
+        ),
+        (
+            "the last step dropped",
+            Box::new(|r| {
+                r["trace"]["steps"].as_array_mut().expect("steps").pop();
+            }),
+        ),
+        (
+            "an emptied trace",
+            Box::new(|r| r["trace"]["steps"] = serde_json::json!([])),
+        ),
+        (
+            "a line",
+            Box::new(|r| r["trace"]["steps"][1]["line"] = serde_json::json!(99)),
+        ),
+        (
+            "a step added",
+            Box::new(|r| {
+                let last = r["trace"]["steps"][0].clone();
+                r["trace"]["steps"]
+                    .as_array_mut()
+                    .expect("steps")
+                    .push(last);
+            }),
+        ),
+        (
+            "the thread count",
+            Box::new(|r| r["trace"]["threads"] = serde_json::json!(2)),
+        ),
+        (
+            "a field added",
+            Box::new(|r| r["trace"]["note"] = serde_json::json!("all fine")),
+        ),
+        (
+            "a full trace said to be cut",
+            Box::new(|r| r["trace"]["interrupted"] = serde_json::json!(true)),
+        ),
+        (
+            "the exit code",
+            Box::new(|r| r["exit_code"] = serde_json::json!(0)),
+        ),
+        (
+            "the exit code removed",
+            Box::new(|r| {
+                r.as_object_mut().expect("report").remove("exit_code");
+            }),
+        ),
+        (
+            "the verdict's column",
+            Box::new(|r| r["verdict"]["column"] = serde_json::json!(1)),
+        ),
+    ];
+    for (what, edit) in &edits {
+        let mut r = good.clone();
+        edit(&mut r);
+        let o = replay_of(FIG1, &r, &file);
+        assert_eq!(o.status.code(), Some(5), "{what}: {}", out(&o));
+        assert!(
+            err(&o).contains("counterexample is wrong"),
+            "{what}: {}",
+            err(&o)
+        );
+        assert!(!out(&o).contains("Replaying"), "{what}: {}", out(&o));
+    }
+    // a trace cut short that says so (Ctrl-C while it was written) is a prefix: accepted
+    let mut cut = good.clone();
+    cut["trace"]["steps"]
+        .as_array_mut()
+        .expect("steps")
+        .truncate(3);
+    cut["trace"]["interrupted"] = serde_json::json!(true);
+    assert_eq!(replay_of(FIG1, &cut, &file).status.code(), Some(3));
+    // a report written without its trace (`--trace none`) shows nothing to compare
+    let o = zingrs(&[
+        "check", FIG1, "--target", "R", "--format", "json", "--trace", "none",
+    ]);
+    let bare: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert!(bare["trace"].is_null(), "{bare}");
+    assert!(bare["path"].is_object(), "{bare}");
+    let o = replay_of(FIG1, &bare, &file);
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    assert!(out(&o).contains("no trace to compare"), "{}", out(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The files in `dir`, sorted.
+fn files_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A Zing model whose counterexample has 2n + 3 steps (a report of about 400 bytes a step).
+fn loop_model(dir: &std::path::Path, n: u32) -> String {
+    let p = dir.join(format!("loop{n}.zing"));
+    std::fs::write(
+        &p,
+        format!(
+            "class Main {{\n    activate static void main() {{\n        int i;\n        i = 0;\n        while (i < {n}) {{\n            i = i + 1;\n        }}\n        assert(i == 0);\n    }}\n}};\n"
+        ),
+    )
+    .expect("write model");
+    p.display().to_string()
+}
+
+/// `-o FILE` writes through a temporary file of its own, created exclusively next to FILE:
+/// two runs saving to one file at once leave one whole report and nothing else, and a
+/// symbolic link at the name the temporary file once had (`FILE.tmp`) is neither followed
+/// nor removed.
+#[test]
+fn concurrent_saves_to_one_file_leave_one_valid_report() {
+    let dir = scratch("concurrent-o");
+    let model = loop_model(&dir, 5000);
+    let out_dir = dir.join("out");
+    std::fs::create_dir_all(&out_dir).expect("out dir");
+    let file = out_dir.join("r.json");
+    let victim = dir.join("victim.txt");
+    std::fs::write(&victim, "keep me").expect("victim");
+    std::os::unix::fs::symlink(&victim, out_dir.join("r.json.tmp")).expect("symlink");
+    let file_s = file.to_str().expect("utf-8 path");
+    let runs: Vec<_> = (0..2)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_zingrs"))
+                .args(["check", &model, "--engine", "explicit", "-q", "-o", file_s])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("zingrs runs")
+        })
+        .collect();
+    for r in runs {
+        let o = r.wait_with_output().expect("zingrs ends");
+        assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    }
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("report")).expect("valid JSON");
+    assert_eq!(report["exit_code"], 3);
+    assert_eq!(
+        report["trace"]["steps"].as_array().expect("steps").len(),
+        10003
+    );
+    assert_eq!(files_in(&out_dir), ["r.json", "r.json.tmp"]);
+    assert!(std::fs::symlink_metadata(out_dir.join("r.json.tmp"))
+        .expect("the link")
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "keep me");
+    // the report replays
+    let o = zingrs(&["replay", &model, file_s, "--detail", "none"]);
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A report that cannot be saved (`-o` a directory, a path through a file, a place nobody
+/// may create files in, a full device) does not hide the verdict: it is printed first, then
+/// the failed save is reported on its own, with exit 6; no temporary file is left.
+#[test]
+fn a_report_that_cannot_be_saved_keeps_the_verdict() {
+    let dir = scratch("unsaved");
+    let plain = dir.join("plain");
+    std::fs::write(&plain, "").expect("a file");
+    let sub = dir.join("sub");
+    std::fs::create_dir_all(&sub).expect("a directory");
+    let through_file = plain.join("r.json");
+    for target in [
+        sub.to_str().expect("utf-8"),
+        through_file.to_str().expect("utf-8"),
+        "/proc/zingrs-report.json",
+        "/dev/full",
+    ] {
+        // (not `zingrs()`, which reads the `-o` file back: /dev/full reads as endless zeros)
+        let o = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+            .args(["check", FIG1, "--target", "R", "-q", "-o", target])
+            .output()
+            .expect("zingrs runs");
+        assert_eq!(o.status.code(), Some(6), "{target}: {}", err(&o));
+        assert_eq!(
+            out(&o),
+            "Check failed: label R reached in main at line 12\n",
+            "{target}"
+        );
+        assert!(
+            err(&o).contains(&format!("the report could not be saved to {target}")),
+            "{target}: {}",
+            err(&o)
+        );
+        assert!(err(&o).contains("exit code 3"), "{target}: {}", err(&o));
+    }
+    assert_eq!(files_in(&dir), ["plain", "sub"]);
+    assert!(files_in(&sub).is_empty());
+    assert!(std::fs::metadata("/dev/full").is_ok_and(|m| !m.is_file()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Standard output on a full device: a clear error and exit 6 in every command that prints,
+/// never a panic (exit 101); `check` and `replay` give the verdict on standard error.
+#[test]
+fn a_full_standard_output_is_an_error_not_a_panic() {
+    let dir = scratch("full-stdout");
+    let file = dir.join("r.json");
+    let file_s = file.to_str().expect("utf-8 path");
+    let o = zingrs(&["check", FIG1, "--target", "R", "-q", "-o", file_s]);
+    assert_eq!(o.status.code(), Some(3));
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full")
+    };
+    for args in [
+        &["check", FIG1, "--target", "R"][..],
+        &["check", FIG1, "--format", "json"][..],
+        &["replay", FIG1, file_s][..],
+        &["gen", "bebop-t", "3"][..],
+        &["completions", "bash"][..],
+        &["cfg", FIG1][..],
+        &["manpage"][..],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_zingrs"))
+            .args(args)
+            .stdout(full())
+            .output()
+            .expect("zingrs runs");
+        assert_eq!(o.status.code(), Some(6), "{args:?}: {}", err(&o));
+        assert!(
+            err(&o).contains("cannot write") && err(&o).contains("standard output"),
+            "{args:?}: {}",
+            err(&o)
+        );
+        assert!(!err(&o).contains("panicked"), "{args:?}: {}", err(&o));
+        if matches!(args[0], "check" | "replay") {
+            assert!(err(&o).contains("Check "), "{args:?}: {}", err(&o));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Statistics name what an engine does not count instead of printing a false 0: the bdd
+/// engine keeps no stack and stores no fingerprints, and it prints no line per context
+/// without path edges.
+#[test]
+fn statistics_say_what_was_not_counted() {
+    let o = zingrs(&[
+        "check", FIG1, "--engine", "bdd", "--stats", "--format", "json",
+    ]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let s = &j["stats"];
+    assert!(s["max_stack_depth"].is_null(), "{s}");
+    assert!(s["max_search_depth"].is_null(), "{s}");
+    assert!(s["omission_probability"].is_null(), "{s}");
+    assert!(s["transitions"].as_u64().is_some_and(|t| t > 0), "{s}");
+    let o = zingrs(&["check", FIG1, "--engine", "bdd", "--stats"]);
+    let text = out(&o);
+    assert!(!text.contains("max stack depth"), "{text}");
+    assert!(!text.contains("hash-compaction"), "{text}");
+    assert!(text.contains("not counted: stack depth"), "{text}");
+    // the explicit engines count them all
+    let o = zingrs(&[
+        "check", FIG1, "--engine", "explicit", "--stats", "--format", "json",
+    ]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    for k in [
+        "transitions",
+        "initial_states",
+        "max_stack_depth",
+        "max_search_depth",
+    ] {
+        assert!(j["stats"][k].as_u64().is_some_and(|n| n > 0), "{k}: {j}");
+    }
+    assert!(j["stats"]["omission_probability"].is_number(), "{j}");
 }

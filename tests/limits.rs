@@ -390,6 +390,9 @@ fn replay_takes_one_outcome_of_a_wide_step() {
     // the `else` branch, then the last of the 2^24 valuations: every local true
     choices[0]["outcome"] = 1.into();
     choices[1]["outcome"] = ((1u64 << 24) - 1).into();
+    // the saved trace is the `then` branch's, which replay would refuse for this path: the
+    // edited report has none (as `--trace none` writes it)
+    json["trace"] = serde_json::Value::Null;
     let wide = p.replace(".bp", "-else.json");
     std::fs::write(&wide, json.to_string()).unwrap();
     let m = measure_limited(&["replay", &p, &wide, "--detail", "none"], 4 << 30);
@@ -651,7 +654,7 @@ fn an_interrupt_stops_a_long_trace_being_written() {
     let (out, code, took) = interrupt_while_writing(&p, &["--format", "bebop", "--stats"]);
     assert_eq!(code, Some(3));
     assert!(took < SLACK, "{took:?}");
-    let cut = "\n  … interrupted (Ctrl-C): the rest of the counterexample is not written\n";
+    let cut = "\n  … interrupted (Ctrl-C or SIGTERM): the rest of the counterexample is not written (the verdict stands)\n";
     let at = out
         .find(cut)
         .unwrap_or_else(|| panic!("{}", &out[out.len() - 400..]));
@@ -817,4 +820,174 @@ fn a_million_step_trace_prints_in_bounded_memory() {
         r.stdout
     );
     assert!(r.peak < 100 << 20, "replay: peak {} MB", r.peak >> 20);
+}
+
+/// A fresh FIFO named `name` next to the models.
+fn fifo(name: &str) -> std::path::PathBuf {
+    let p = std::path::PathBuf::from(model(name, ""));
+    std::fs::remove_file(&p).unwrap();
+    let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    p
+}
+
+/// The names in the directory of `path` that start with `stem` or `.stem` (the report and
+/// any temporary file of it).
+fn saved_files(path: &std::path::Path, stem: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(stem) || n.starts_with(&format!(".{stem}")))
+        .collect();
+    v.sort();
+    v
+}
+
+/// SIGTERM is Ctrl-C: during the search it ends the run with "interrupted", the statistics
+/// and exit 9, and the `-o` report is whole (valid JSON, the limit as its verdict) with no
+/// temporary file left beside it.
+#[test]
+fn sigterm_during_the_search_is_an_interrupt_with_a_whole_report() {
+    let p = model("loop14-term.bp", &havoc_loop_read(14));
+    let report = std::path::PathBuf::from(p.replace(".bp", ".json"));
+    let child = Command::new(ZINGRS)
+        .args(["check", &p, "--engine", "explicit", "--stats", "-o"])
+        .arg(&report)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zingrs starts");
+    std::thread::sleep(Duration::from_millis(700));
+    // SAFETY: sends SIGTERM to our own child
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let start = Instant::now();
+    let o = child.wait_with_output().expect("zingrs ends");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(9), "{out}");
+    assert!(out.contains("interrupted"), "{out}");
+    assert!(out.contains("distinct states"), "{out}");
+    assert!(start.elapsed() < SLACK, "{:?}", start.elapsed());
+    let j: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).expect("valid JSON");
+    assert_eq!(j["verdict"]["limit"], "interrupted");
+    assert!(
+        j["stats"]["transitions"].as_u64().is_some(),
+        "{}",
+        j["stats"]
+    );
+    assert_eq!(
+        saved_files(&report, "loop14-term.json"),
+        ["loop14-term.json"]
+    );
+}
+
+/// Runs `check` on a 40,003-step counterexample (a report of some 16 MB) with `-o` a FIFO and
+/// `args`; `during` runs once the report is being written (the FIFO opened, `first` bytes
+/// read) and may signal the child. Returns the report read, the exit code and standard error.
+fn save_through_fifo(
+    name: &str,
+    args: &[&str],
+    first: usize,
+    during: impl FnOnce(u32),
+) -> (serde_json::Value, Option<i32>, String) {
+    let p = model(&format!("{name}.zing"), &long_loop(20_000));
+    let fifo = fifo(&format!("{name}.fifo"));
+    let mut child = Command::new(ZINGRS)
+        .args(["check", &p, "--engine", "explicit", "-q", "-o"])
+        .arg(&fifo)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zingrs starts");
+    let id = child.id();
+    let mut stderr = child.stderr.take().unwrap();
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        stderr.read_to_string(&mut s).unwrap();
+        s
+    });
+    let mut f = std::fs::File::open(&fifo).unwrap();
+    let mut text = vec![0u8; first];
+    f.read_exact(&mut text).unwrap();
+    during(id);
+    f.read_to_end(&mut text).unwrap();
+    let code = child.wait().unwrap().code();
+    let j = serde_json::from_slice(&text).expect("valid JSON");
+    (j, code, err.join().unwrap())
+}
+
+/// SIGTERM while a found counterexample is saved stops the writing at the next step: the
+/// report is valid JSON whose trace says it was cut, the verdict stands (exit 3).
+#[test]
+fn sigterm_while_a_report_is_saved_cuts_its_trace_not_the_verdict() {
+    let (j, code, err) = save_through_fifo("term-save", &[], 1 << 20, |id| {
+        // SAFETY: sends SIGTERM to our own child
+        unsafe { libc::kill(id as libc::pid_t, libc::SIGTERM) };
+    });
+    assert_eq!(code, Some(3), "{err}");
+    assert_eq!(j["verdict"]["kind"], "assertion-failed");
+    assert_eq!(j["trace"]["interrupted"], true);
+    let steps = j["trace"]["steps"].as_array().unwrap().len();
+    assert!(steps > 0 && steps < 40_003, "{steps} steps");
+    assert!(
+        err.contains("interrupted while the report was saved"),
+        "{err}"
+    );
+}
+
+/// `--timeout` that expires while a found counterexample is saved (here the reader of the
+/// FIFO waits past it) cuts the writing, which the report and standard error say, and never
+/// the verdict: exit 3, not "time limit reached before the search ended".
+#[test]
+fn a_timeout_while_a_report_is_saved_keeps_the_verdict() {
+    let (j, code, err) = save_through_fifo("timeout-save", &["--timeout", "1"], 1, |_| {
+        std::thread::sleep(Duration::from_millis(1500));
+    });
+    assert_eq!(code, Some(3), "{err}");
+    assert_eq!(j["verdict"]["kind"], "assertion-failed");
+    assert_eq!(j["exit_code"], 3);
+    assert_eq!(j["trace"]["interrupted"], true);
+    assert!(
+        err.contains("time limit reached while the report was saved"),
+        "{err}"
+    );
+}
+
+/// A run the watchdog ends (here an allocation past the memory limit) knows its states and
+/// time, not its transitions, initial states or depths: `null` in JSON, "not counted" in
+/// text, never a false 0.
+#[test]
+fn a_forced_limit_reports_what_was_not_counted() {
+    let p = model(
+        "bigarray-stats.zing",
+        "array A[] int;\nclass Main {\n    activate static void main() {\n        A a;\n        a = new A[400000000];\n        a[5] = 1;\n        assert(a[5] == 1);\n    }\n};\n",
+    );
+    let mb = MEMORY_MB.to_string();
+    let args = [
+        "check", &p, "--engine", "explicit", "--memory", &mb, "--stats",
+    ];
+    let m = measure(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(m.code, Some(9), "{}{}", m.stdout, m.stderr);
+    let j: serde_json::Value = serde_json::from_str(&m.stdout).expect("JSON");
+    let s = &j["stats"];
+    for k in [
+        "transitions",
+        "initial_states",
+        "max_stack_depth",
+        "max_search_depth",
+        "omission_probability",
+    ] {
+        assert!(s[k].is_null(), "{k}: {s}");
+    }
+    let m = measure(&args);
+    assert_eq!(m.code, Some(9), "{}{}", m.stdout, m.stderr);
+    assert!(
+        m.stdout
+            .contains("(not counted: transitions, initial states, stack depth)"),
+        "{}",
+        m.stdout
+    );
+    assert!(!m.stdout.contains(" 0 transitions"), "{}", m.stdout);
 }

@@ -134,10 +134,13 @@ pub fn run(a: &BenchArgs) -> i32 {
         eprintln!("error: {e}");
         return exit::INTERNAL;
     }
-    if a.csv {
-        print!("{}", csv(family, &rows));
+    let printed = super::emit(if a.csv {
+        csv(family, &rows)
     } else {
-        print!("{}", table(family, &engines, &rows, a));
+        table(family, &engines, &rows, a)
+    });
+    if printed != exit::PASSED {
+        return printed;
     }
     if let Some(path) = &a.plot {
         if let Err(e) = plot(path, family, &engines, &rows, a.timeout) {

@@ -131,9 +131,8 @@ pub fn run(a: &CfgArgs) -> i32 {
         None => (0..p.procs.len() as u32).collect(),
     };
     if a.dot {
-        println!("{}", dot(&p, &procs));
+        super::emit(format!("{}\n", dot(&p, &procs)))
     } else {
-        print!("{}", text(&p, &procs));
+        super::emit(text(&p, &procs))
     }
-    0
 }

@@ -48,42 +48,18 @@ pub fn run(a: &GenArgs) -> i32 {
         }
     };
     match family {
-        "random-bp" => {
-            print!("{}", crate::gen::random_bp(n, a.size));
-            exit::PASSED
-        }
-        "random-zing" => {
-            print!("{}", crate::gen::random_zing(n));
-            exit::PASSED
-        }
-        "random-spawn-bp" => {
-            print!("{}", crate::gen::random_spawn_bp(n));
-            exit::PASSED
-        }
-        "random-getafix" => {
-            print!("{}", crate::gen::concurrent::random_getafix(n, a.size));
-            exit::PASSED
-        }
-        "philosophers-promela" => {
-            print!("{}", crate::gen::families::philosophers_promela(n));
-            exit::PASSED
-        }
-        "bluetooth-bp" => {
-            print!(
-                "{}",
-                crate::gen::concurrent::bluetooth_bp(n, a.m.unwrap_or(n))
-            );
-            exit::PASSED
-        }
+        "random-bp" => super::emit(crate::gen::random_bp(n, a.size)),
+        "random-zing" => super::emit(crate::gen::random_zing(n)),
+        "random-spawn-bp" => super::emit(crate::gen::random_spawn_bp(n)),
+        "random-getafix" => super::emit(crate::gen::concurrent::random_getafix(n, a.size)),
+        "philosophers-promela" => super::emit(crate::gen::families::philosophers_promela(n)),
+        "bluetooth-bp" => super::emit(crate::gen::concurrent::bluetooth_bp(n, a.m.unwrap_or(n))),
         other if a.m.is_some() => {
             eprintln!("error: only bluetooth-bp takes a second number (got one for `{other}`)");
             exit::INVALID
         }
         other => match crate::gen::families::family(other) {
-            Some(f) => {
-                print!("{}", f.generate(n));
-                exit::PASSED
-            }
+            Some(f) => super::emit(f.generate(n)),
             None => {
                 eprintln!(
                     "error: unknown family `{other}` (known: random-bp, random-zing, random-spawn-bp, random-getafix, {})",

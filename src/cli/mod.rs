@@ -21,6 +21,8 @@ Exit codes:
   3  assertion failed, or a --target label reached
   4  runtime error (null dereference, index out of range, overflow, ...)
   5  internal error (engines disagree, a counterexample does not replay)
+  6  output not written: the report could not be saved (-o FILE: a full disk, an unwritable
+     place) or standard output failed; the verdict is printed first, with its own exit code
   7  invalid input or usage (syntax and type errors, bad options, unreadable files)
   8  inconclusive: a depth or context bound cut the search and no error was found
   9  inconclusive: a time, state or memory limit stopped the search
@@ -85,13 +87,15 @@ pub fn main() -> i32 {
         Command::Bench(a) => bench::run(&a),
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut cmd, "zingrs", &mut std::io::stdout());
-            crate::report::exit::PASSED
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "zingrs", &mut script);
+            emit(&script)
         }
         Command::Manpage => {
             let cmd = <Cli as clap::CommandFactory>::command();
-            match clap_mangen::Man::new(cmd).render(&mut std::io::stdout()) {
-                Ok(()) => crate::report::exit::PASSED,
+            let mut page = Vec::new();
+            match clap_mangen::Man::new(cmd).render(&mut page) {
+                Ok(()) => emit(&page),
                 Err(e) => {
                     eprintln!("error: cannot print the man page: {e}");
                     crate::report::exit::INVALID
@@ -99,6 +103,34 @@ pub fn main() -> i32 {
             }
         }
     }
+}
+
+/// Writes `bytes` to standard output: [`crate::report::exit::PASSED`], or on failure (a full
+/// device) a message and [`crate::report::exit::OUTPUT`] instead of a panic.
+pub(crate) fn emit(bytes: impl AsRef<[u8]>) -> i32 {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes.as_ref()).and_then(|()| out.flush()) {
+        Ok(()) => crate::report::exit::PASSED,
+        Err(e) => {
+            eprintln!("error: cannot write to standard output: {e}");
+            crate::report::exit::OUTPUT
+        }
+    }
+}
+
+/// When a check's or replay's report could not be written to standard output (a full
+/// device): says so, and gives the verdict on standard error instead; returns
+/// [`crate::report::exit::OUTPUT`].
+pub(crate) fn stdout_failed(e: &std::io::Error, verdict: &crate::report::Verdict) -> i32 {
+    eprintln!("error: cannot write the report to standard output: {e}");
+    eprintln!(
+        "{} (exit code {}; this run exits with {})",
+        verdict.headline(),
+        verdict.exit_code(),
+        crate::report::exit::OUTPUT
+    );
+    crate::report::exit::OUTPUT
 }
 
 /// The longest time limit accepted (about 31 years): anything longer is surely a typo, and
@@ -261,7 +293,8 @@ pub(crate) fn load_as(
         Err(diags) => {
             let src = zingrs_lang::ir::Source::new(name.clone(), text);
             if json {
-                print!("{}", crate::report::invalid_json(&src, &diags));
+                // the diagnostics follow on standard error whether or not this is written
+                let _ = emit(crate::report::invalid_json(&src, &diags));
             }
             eprint!("{}", zingrs_lang::diag::render(&src, &diags));
             let n = diags.iter().filter(|d| d.is_error()).count();

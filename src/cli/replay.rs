@@ -6,7 +6,9 @@
 //! report is gigabytes of JSON; only the path is needed), and the replay keeps every state only
 //! when the trace is printed.
 
-use crate::report::{self, exit, Claim, Format, Report, TraceDetail, Verdict};
+use crate::report::{
+    self, exit, Claim, Format, Report, Shown, Shows, Trace, TraceDetail, TraceStep,
+};
 use crate::runtime::{Machine, RtError, Semantics};
 use crate::search;
 use crate::search::Path;
@@ -27,39 +29,34 @@ pub struct ReplayArgs {
     pub detail: TraceDetail,
 }
 
-/// The fields of a saved report that replay needs; the others (the trace, the statistics)
-/// are skipped unread.
+/// The fields of a saved report that replay reads in its first pass; the others (the trace,
+/// the statistics) are skipped unread. The trace is compared in a second pass
+/// ([`compare_trace`]), streamed step by step.
 #[derive(Deserialize)]
 struct Saved {
     schema: Option<u32>,
     model: String,
     source_hash: Option<String>,
-    verdict: SavedVerdict,
+    /// Compared whole with the verdict the path ends in.
+    verdict: serde_json::Value,
+    exit_code: Option<i32>,
     path: Option<Path>,
     assertions: Option<bool>,
 }
 
-/// A saved verdict, as [`Verdict`] serializes it.
+/// What a saved verdict claims, as [`crate::report::Verdict`] serializes it: the kind that the path's last
+/// state must show ([`report::verify`]); the rest of the verdict is compared as written.
 #[derive(Deserialize, Debug)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 enum SavedVerdict {
-    AssertionFailed {
-        procedure: String,
-        line: u32,
-    },
+    AssertionFailed {},
     TargetReached {
         label: String,
-        procedure: String,
-        line: u32,
     },
     RuntimeError {
         error: RtError,
-        procedure: String,
-        line: u32,
     },
-    Deadlock {
-        blocked: u32,
-    },
+    Deadlock {},
     #[serde(other)]
     Other,
 }
@@ -67,56 +64,21 @@ enum SavedVerdict {
 impl SavedVerdict {
     fn claim(&self) -> Option<Claim> {
         match self {
-            SavedVerdict::AssertionFailed { .. } => Some(Claim::Assertion),
-            SavedVerdict::TargetReached { label, .. } => Some(Claim::Target(label.clone())),
-            SavedVerdict::RuntimeError { error, .. } => Some(Claim::Runtime(*error)),
-            SavedVerdict::Deadlock { .. } => Some(Claim::Deadlock),
+            SavedVerdict::AssertionFailed {} => Some(Claim::Assertion),
+            SavedVerdict::TargetReached { label } => Some(Claim::Target(label.clone())),
+            SavedVerdict::RuntimeError { error } => Some(Claim::Runtime(*error)),
+            SavedVerdict::Deadlock {} => Some(Claim::Deadlock),
             SavedVerdict::Other => None,
         }
     }
+}
 
-    /// Whether the verdict the replay shows is exactly this one.
-    fn agrees(&self, v: &Verdict) -> bool {
-        match (self, v) {
-            (
-                SavedVerdict::AssertionFailed { procedure, line },
-                Verdict::AssertionFailed {
-                    procedure: p,
-                    line: l,
-                    ..
-                },
-            ) => procedure == p && line == l,
-            (
-                SavedVerdict::TargetReached {
-                    label,
-                    procedure,
-                    line,
-                },
-                Verdict::TargetReached {
-                    label: a,
-                    procedure: p,
-                    line: l,
-                    ..
-                },
-            ) => label == a && procedure == p && line == l,
-            (
-                SavedVerdict::RuntimeError {
-                    error,
-                    procedure,
-                    line,
-                },
-                Verdict::RuntimeError {
-                    error: e,
-                    procedure: p,
-                    line: l,
-                    ..
-                },
-            ) => error == e && procedure == p && line == l,
-            (SavedVerdict::Deadlock { blocked }, Verdict::Deadlock { blocked: b, .. }) => {
-                blocked == b
-            }
-            _ => false,
-        }
+/// A JSON value in one line, cut to a length a message can show.
+fn brief(v: &serde_json::Value) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(240) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s,
     }
 }
 
@@ -171,7 +133,14 @@ pub fn run(a: &ReplayArgs) -> i32 {
         );
         return exit::INVALID;
     }
-    let Some(claim) = saved.verdict.claim() else {
+    let claim = match serde_json::from_value::<SavedVerdict>(saved.verdict.clone()) {
+        Ok(v) => v.claim(),
+        Err(e) => {
+            eprintln!("error: {shown} is not a zingrs JSON report: its verdict: {e}");
+            return exit::INVALID;
+        }
+    };
+    let Some(claim) = claim else {
         eprintln!("error: {shown} reports no error, so it holds no counterexample to replay");
         return exit::INVALID;
     };
@@ -189,8 +158,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
         eprintln!("error: the report's counterexample is wrong for {name}: {e}");
         exit::INTERNAL
     };
-    // one state is kept: the trace replays the path again as it is printed
-    let with_trace = a.detail != TraceDetail::None;
+    // one state is kept: the trace replays the path again as it is compared and printed
     let replayed = match search::replay_keeping(&m, &path, false) {
         Ok(r) => r,
         Err(e) => return wrong(format!("it does not replay: {e}")),
@@ -199,32 +167,260 @@ pub fn run(a: &ReplayArgs) -> i32 {
         Ok(v) => v,
         Err(e) => return wrong(e),
     };
-    if !saved.verdict.agrees(&verdict) {
+    // what a reader sees must be what the path gives: the verdict as written, its exit code,
+    // and the trace step by step
+    let claimed = serde_json::to_value(&verdict).unwrap_or_default();
+    if claimed != saved.verdict {
         return wrong(format!(
-            "the path ends in \"{}\", the report says {:?}",
-            verdict.headline(),
-            saved.verdict
+            "the path ends in {}, the report says {}",
+            brief(&claimed),
+            brief(&saved.verdict)
         ));
     }
-    let trace = with_trace.then(|| report::build_trace(&m, &path, &replayed, end));
-    println!(
-        "Replaying {} steps of {shown} on {name}: the path ends in the reported verdict",
+    if saved.exit_code != Some(verdict.exit_code()) {
+        return wrong(format!(
+            "its verdict has exit code {}, the report says {}",
+            verdict.exit_code(),
+            saved.exit_code.map_or("none".into(), |c| c.to_string())
+        ));
+    }
+    let trace = report::build_trace(&m, &path, &replayed, end);
+    let schema = saved.schema.unwrap_or(report::SCHEMA);
+    let compared = compare_trace(&a.trace, &trace, schema);
+    if let Some(limit) = trace.cut_by() {
+        // the walk stopped at Ctrl-C or a limit: the comparison is not finished
+        eprintln!(
+            "error: replay stopped ({}) before the saved trace was compared",
+            match limit {
+                crate::search::Limit::Interrupted => "interrupted".to_string(),
+                l => format!("{} reached", l.describe()),
+            }
+        );
+        return exit::LIMIT;
+    }
+    let compared = match compared {
+        Ok(true) => "gives the reported trace",
+        Ok(false) => "the report has no trace to compare (`--trace none`)",
+        Err(e) => return wrong(e),
+    };
+    let steps = trace.len();
+    let trace = (a.detail != TraceDetail::None).then_some(trace);
+    let head = format!(
+        "Replaying {} steps of {shown} on {name}: the path ends in the reported verdict, {compared} ({steps} steps)\n",
         path.choices.len(),
     );
     let mut r = Report::new(&name, "replay", verdict, trace);
     r.source_hash = hash;
     let code = r.exit_code;
     let stdout = std::io::stdout();
-    if let Err(e) = report::render_to(
-        &mut stdout.lock(),
-        &r,
-        Format::Text,
-        a.detail,
-        false,
-        false,
-        false,
-    ) {
-        eprintln!("error: cannot print the trace: {e}");
+    let mut out = stdout.lock();
+    let printed = std::io::Write::write_all(&mut out, head.as_bytes()).and_then(|()| {
+        report::render_to(&mut out, &r, Format::Text, a.detail, false, false, false)
+    });
+    if let Err(e) = printed {
+        return super::stdout_failed(&e, &r.verdict);
     }
     code
+}
+
+/// Compares the `trace` of the saved report `file` with `trace`, the one its path gives:
+/// the file is read again as a stream, one saved step at a time, and each step must be the
+/// path's step as `check` writes it (schema 1 wrote values as text: those may be the values'
+/// text). A trace cut short must say so (`"interrupted": true`, written when Ctrl-C or a
+/// limit stopped the writing) and be a prefix; a `null` trace (`--trace none`) shows nothing
+/// to compare. Returns whether there was a trace to compare, or what differs.
+fn compare_trace(file: &std::path::Path, trace: &Trace, schema: u32) -> Result<bool, String> {
+    let f = std::fs::File::open(file).map_err(|e| format!("it cannot be read again: {e}"))?;
+    let mut cmp = TraceCmp {
+        expected: trace.steps(Shows::ALL),
+        threads: trace.threads,
+        text_values: schema < 2,
+        differs: None,
+        seen: false,
+        null: false,
+    };
+    let mut de =
+        serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 16, f));
+    let read = serde::de::DeserializeSeed::deserialize(Top(&mut cmp), &mut de);
+    if let Some(d) = cmp.differs {
+        return Err(d);
+    }
+    read.map_err(|e| format!("its trace cannot be read: {e}"))?;
+    if !cmp.seen {
+        return Err("it has no trace".into());
+    }
+    Ok(!cmp.null)
+}
+
+/// The state of a [`compare_trace`]: the path's steps not yet compared, and what differed.
+struct TraceCmp<'t> {
+    expected: Box<dyn Iterator<Item = TraceStep> + 't>,
+    threads: u32,
+    text_values: bool,
+    differs: Option<String>,
+    /// A `trace` field was read.
+    seen: bool,
+    /// It was `null`.
+    null: bool,
+}
+
+impl TraceCmp<'_> {
+    /// Records what differs and stops the reading (the error is replaced by `differs`).
+    fn differ<E: serde::de::Error>(&mut self, what: String) -> E {
+        self.differs = Some(what);
+        E::custom("the trace differs")
+    }
+
+    /// Whether `saved` is the path's `step`.
+    fn same(&self, saved: &serde_json::Value, step: &TraceStep) -> (bool, serde_json::Value) {
+        let expected = serde_json::to_value(step).unwrap_or_default();
+        if *saved == expected {
+            return (true, expected);
+        }
+        if self.text_values {
+            let mut text = step.clone();
+            for b in text.values.iter_mut().chain(text.changed.iter_mut()) {
+                b.value = Shown::Text(b.value.to_string());
+            }
+            if *saved == serde_json::to_value(&text).unwrap_or_default() {
+                return (true, expected);
+            }
+        }
+        (false, expected)
+    }
+}
+
+/// The report's top-level object: only `trace` is looked at.
+struct Top<'a, 't>(&'a mut TraceCmp<'t>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Top<'_, '_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Top<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a report object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            if key != "trace" {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                continue;
+            }
+            if self.0.seen {
+                return Err(self.0.differ("it has two traces".into()));
+            }
+            self.0.seen = true;
+            map.next_value_seed(SavedTrace(&mut *self.0))?;
+        }
+        Ok(())
+    }
+}
+
+/// The saved `trace`: `null`, or `{"threads", "steps", "interrupted"?}`.
+struct SavedTrace<'a, 't>(&'a mut TraceCmp<'t>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for SavedTrace<'_, '_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for SavedTrace<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a trace object or null")
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+        self.0.null = true;
+        Ok(())
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.0.null = true;
+        Ok(())
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let cmp = self.0;
+        let (mut threads, mut steps, mut interrupted) = (None, None, false);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "threads" if threads.is_none() => threads = Some(map.next_value::<u32>()?),
+                "steps" if steps.is_none() => {
+                    steps = Some(map.next_value_seed(SavedSteps(&mut *cmp))?)
+                }
+                "interrupted" => interrupted = map.next_value::<bool>()?,
+                other => {
+                    return Err(cmp.differ(format!(
+                        "its trace has a field `{other}` that zingrs does not write there"
+                    )))
+                }
+            }
+        }
+        if threads != Some(cmp.threads) {
+            return Err(cmp.differ(format!(
+                "its trace has {} threads, the path {}",
+                threads.map_or("no count of".into(), |t| t.to_string()),
+                cmp.threads
+            )));
+        }
+        let Some(saved) = steps else {
+            return Err(cmp.differ("its trace has no steps".into()));
+        };
+        let rest = cmp.expected.by_ref().count();
+        match (rest, interrupted) {
+            (0, false) => Ok(()),
+            (0, true) => Err(cmp.differ(format!(
+                "its trace says it was cut short but holds all {saved} steps of the path"
+            ))),
+            (_, true) => Ok(()),
+            (rest, false) => Err(cmp.differ(format!(
+                "its trace has {saved} steps, the path {}",
+                saved + rest
+            ))),
+        }
+    }
+}
+
+/// The saved `steps`, compared one by one with the path's as they are read; the number read.
+struct SavedSteps<'a, 't>(&'a mut TraceCmp<'t>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for SavedSteps<'_, '_> {
+    type Value = usize;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for SavedSteps<'_, '_> {
+    type Value = usize;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of steps")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+        let cmp = self.0;
+        let mut n = 0;
+        while let Some(saved) = seq.next_element::<serde_json::Value>()? {
+            let Some(step) = cmp.expected.next() else {
+                return Err(cmp.differ(format!("its trace has more steps than the path's {n}")));
+            };
+            let (same, expected) = cmp.same(&saved, &step);
+            if !same {
+                return Err(cmp.differ(format!(
+                    "step {n} of its trace is {}, the path's is {}",
+                    brief(&saved),
+                    brief(&expected)
+                )));
+            }
+            n += 1;
+        }
+        Ok(n)
+    }
 }

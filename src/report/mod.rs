@@ -29,6 +29,9 @@ pub mod exit {
     pub const INVALID: i32 = 7;
     pub const BOUNDED: i32 = 8;
     pub const LIMIT: i32 = 9;
+    /// The verdict was decided and printed first, but the report could not be written (`-o
+    /// FILE` on a full disk or in an unwritable place, or standard output).
+    pub const OUTPUT: i32 = 6;
 }
 
 /// The answer of a check.
@@ -318,10 +321,16 @@ impl<'m> Trace<'m> {
         }
     }
 
-    /// Whether writing the trace stopped early at Ctrl-C (after its last walk).
+    /// Whether writing the trace stopped early (after its last walk): [`Trace::cut_by`].
     pub fn interrupted(&self) -> bool {
+        self.cut_by().is_some()
+    }
+
+    /// What stopped the writing of the trace early (after its last walk): Ctrl-C or SIGTERM,
+    /// or a limit reached after the verdict was decided.
+    pub fn cut_by(&self) -> Option<Limit> {
         match &self.source {
-            Source::Listed { .. } => false,
+            Source::Listed { .. } => None,
             Source::Path(p) => p.cut(),
         }
     }
@@ -410,21 +419,23 @@ pub struct ZingState {
     pub dump: Vec<String>,
 }
 
-/// What a check measured.
+/// What a check measured. A count that was not kept is `None` (JSON `null`, "not counted" in
+/// text), never a false 0: a run the watchdog ended knows only its states and time, and the
+/// bdd and coverability engines have no stack depth, search depth or hash compaction.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Stats {
     pub states: u64,
     /// The states ZING would count for this search (its counting rule, zing-language.md §6.7);
     /// `--format zing` prints it when known, else `states`.
     pub zing_states: Option<u64>,
-    pub transitions: u64,
-    pub initial_states: u64,
-    pub max_stack_depth: u32,
-    pub max_search_depth: u64,
+    pub transitions: Option<u64>,
+    pub initial_states: Option<u64>,
+    pub max_stack_depth: Option<u32>,
+    pub max_search_depth: Option<u64>,
     pub seconds: f64,
     pub peak_memory_bytes: Option<u64>,
     /// Upper bound on the probability that hash compaction missed a state (0 with `--exact`).
-    pub omission_probability: f64,
+    pub omission_probability: Option<f64>,
     /// Engine-specific counters.
     pub counters: Vec<Counter>,
     /// Summary engine: per procedure, the patterns (roots) and effects computed.

@@ -20,8 +20,8 @@ pub(super) struct PathTrace<'m> {
     violation: Option<Violation>,
     /// The thread of the erring process (ZING's error state repeats the last one for it).
     erring: Option<u32>,
-    /// A walk stopped early because the user pressed Ctrl-C.
-    cut: std::cell::Cell<bool>,
+    /// A walk stopped early at Ctrl-C, SIGTERM or a limit (`watchdog::cut`).
+    cut: std::cell::Cell<Option<crate::search::Limit>>,
 }
 
 impl std::fmt::Debug for PathTrace<'_> {
@@ -73,12 +73,12 @@ impl<'m> PathTrace<'m> {
             end,
             violation,
             erring,
-            cut: std::cell::Cell::new(false),
+            cut: std::cell::Cell::new(None),
         }
     }
 
-    /// Whether a walk stopped early at Ctrl-C: what was written of the trace is a prefix.
-    pub(super) fn cut(&self) -> bool {
+    /// What stopped a walk early, if anything: what was written of the trace is a prefix.
+    pub(super) fn cut(&self) -> Option<crate::search::Limit> {
         self.cut.get()
     }
 
@@ -180,9 +180,9 @@ impl<'t, 'm> Steps<'t, 'm> {
     /// any) and the processes after it when they changed. `None` when it does not replay.
     fn advance(&mut self) -> Option<(State, Option<Vec<ProcName>>)> {
         let c = *self.t.path.choices.get(self.at.i)?;
-        // a trace of millions of steps takes seconds to write: Ctrl-C ends it here
-        if crate::search::watchdog::interrupted() {
-            self.t.cut.set(true);
+        // a trace of millions of steps takes seconds to write: Ctrl-C or a limit ends it here
+        if let Some(limit) = crate::search::watchdog::cut() {
+            self.t.cut.set(Some(limit));
             self.done = true;
             return None;
         }

@@ -27,6 +27,12 @@ fn slot_value(v: &Var) -> Option<Value> {
     }
 }
 
+/// A value as the report's JSON writes it (a boolean as `true`/`false`, a reference as
+/// `{"ref": N}`), for messages about a saved path.
+fn shown(v: Value) -> String {
+    serde_json::to_string(&v).unwrap_or_else(|_| v.to_string())
+}
+
 impl<'m, 'p> InitialStates<'m, 'p> {
     pub fn new(machine: &'m Machine<'p>) -> Self {
         let p = machine.program;
@@ -139,6 +145,61 @@ impl<'m, 'p> InitialStates<'m, 'p> {
             threads: threads.into(),
             heap,
         }
+    }
+
+    /// Checks that `valuation` is an initial valuation of the program as the language defines
+    /// it: one value per slot (in this iterator's order), a boolean where the slot is a boolean
+    /// without an initialiser (either value), and exactly the value the language fixes
+    /// everywhere else (an initialiser's constant; 0, `false` or `null` for a Zing variable
+    /// without one: statics, ranges and enums start at 0, references at `null`). The search
+    /// may start a dead boolean at one value only, but the other is as initial, so it is not
+    /// required here. `zingrs replay` relies on this: a saved path's start is input.
+    pub fn admits(machine: &Machine, valuation: &[Value]) -> Result<(), String> {
+        let p = machine.program;
+        let mut slots: Vec<(String, &Var)> = Vec::new();
+        for local in [false, true] {
+            slots.extend(
+                p.globals
+                    .iter()
+                    .filter(|g| g.thread_local == local)
+                    .map(|g| (g.name.clone(), g)),
+            );
+        }
+        for a in machine.start_procs() {
+            let proc = &p.procs[a as usize];
+            slots.extend(
+                proc.locals
+                    .iter()
+                    .map(|v| (format!("{}.{}", proc.name, v.name), v)),
+            );
+        }
+        if valuation.len() != slots.len() {
+            return Err(format!(
+                "the initial valuation has {} values, the program needs {}",
+                valuation.len(),
+                slots.len()
+            ));
+        }
+        for ((name, var), &v) in slots.iter().zip(valuation) {
+            match slot_value(var) {
+                None if matches!(v, Value::Bool(_)) => {}
+                None => {
+                    return Err(format!(
+                        "the initial valuation gives the boolean {name} the value {}",
+                        shown(v)
+                    ))
+                }
+                Some(fixed) if fixed == v => {}
+                Some(fixed) => {
+                    return Err(format!(
+                        "the initial valuation gives {name} the value {}, but it starts at {}",
+                        shown(v),
+                        shown(fixed)
+                    ))
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The number of values in a valuation.

@@ -103,7 +103,7 @@ pub enum Limit {
     States,
     Time,
     Memory,
-    /// The user interrupted the run (Ctrl-C, SIGINT).
+    /// The user interrupted the run (Ctrl-C, SIGINT, or SIGTERM).
     Interrupted,
 }
 
@@ -340,7 +340,7 @@ pub mod watchdog {
     static ARMED: AtomicBool = AtomicBool::new(false);
     /// 0: running; 1: the main thread is reporting; 2: the watchdog is reporting.
     static PHASE: AtomicU8 = AtomicU8::new(0);
-    /// Set by the SIGINT handler.
+    /// Set by the SIGINT and SIGTERM handler.
     static INTERRUPTED: AtomicBool = AtomicBool::new(false);
     /// Set when the limit must be forced at once (an allocation that would pass the limit).
     static FORCE_NOW: AtomicBool = AtomicBool::new(false);
@@ -381,6 +381,16 @@ pub mod watchdog {
     #[inline]
     pub fn interrupted() -> bool {
         INTERRUPTED.load(Relaxed)
+    }
+
+    /// The limit that cuts the writing of a report, if any: Ctrl-C or SIGTERM, or a limit
+    /// requested during the search or after it. Writers of long output (a trace) look at it
+    /// between items; once the main thread has claimed the report ([`report`]) the watchdog
+    /// still requests limits but no longer forces them, so a limit cuts the writing, never
+    /// the verdict already decided.
+    #[inline]
+    pub fn cut() -> Option<Limit> {
+        stopped().or_else(|| interrupted().then_some(Limit::Interrupted))
     }
 
     /// Publishes the number of stored states, for a forced report.
@@ -426,7 +436,7 @@ pub mod watchdog {
         let mut requested: Option<Instant> = None;
         loop {
             std::thread::sleep(INTERVAL);
-            if PHASE.load(Relaxed) != 0 {
+            if PHASE.load(Relaxed) == 2 {
                 return;
             }
             let rss = resident_fast().unwrap_or(0);
@@ -440,7 +450,8 @@ pub mod watchdog {
             if memory.is_some_and(|m| rss >= m) {
                 request(Limit::Memory);
             }
-            let Some(limit) = stopped() else {
+            // the main thread is reporting: a limit is only requested, for `cut`
+            let Some(limit) = stopped().filter(|_| PHASE.load(Relaxed) == 0) else {
                 continue;
             };
             let since = *requested.get_or_insert_with(Instant::now);
@@ -577,14 +588,18 @@ pub mod watchdog {
         INTERRUPTED.store(true, Relaxed);
     }
 
+    /// SIGINT (Ctrl-C) and SIGTERM (`kill`, a job scheduler's end of time) both interrupt:
+    /// the run ends with its statistics and a complete report, not silently.
     #[cfg(unix)]
     fn install_sigint() {
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe
-        unsafe {
-            libc::signal(
-                libc::SIGINT,
-                on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
-            );
+        for signal in [libc::SIGINT, libc::SIGTERM] {
+            // SAFETY: the handler only stores to an atomic, which is async-signal-safe
+            unsafe {
+                libc::signal(
+                    signal,
+                    on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
+                );
+            }
         }
     }
 

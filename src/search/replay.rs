@@ -56,15 +56,10 @@ pub struct Replayer<'m, 'p> {
 
 impl<'m, 'p> Replayer<'m, 'p> {
     /// Starts from the initial state of valuation `init` (checked against the program's
-    /// initial slots and `enforce` invariants).
+    /// initial slots, [`InitialStates::admits`], and `enforce` invariants).
     pub fn start(m: &'m Machine<'p>, init: Vec<Value>, all: bool) -> Result<Self, String> {
-        let width = InitialStates::new(m).width();
-        if init.len() != width {
-            return Err(format!(
-                "the initial valuation has {} values, the program needs {width}",
-                init.len()
-            ));
-        }
+        // the types and the values the language fixes, then the `enforce` invariants
+        InitialStates::admits(m, &init)?;
         let s0 = InitialStates::build(m, &init);
         if !(0..s0.threads.len()).all(|t| m.invariant_holds(&s0, t, &mut ())) {
             return Err("the initial state violates an `enforce` invariant".into());

@@ -157,7 +157,9 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Also write the full JSON report, with the replayable counterexample path, to FILE
-    /// (whatever --format prints); `zingrs replay MODEL FILE` reads it back.
+    /// (whatever --format prints); `zingrs replay MODEL FILE` reads it back. FILE is replaced
+    /// whole, through a temporary file of its own next to it; a report that cannot be saved
+    /// is exit 6, after the verdict.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// How much of the counterexample to print.
@@ -234,17 +236,17 @@ pub fn run(a: &CheckArgs) -> i32 {
             eprintln!("warning: {w}");
         }
     }
+    let mut header_printed = Ok(());
     if a.format == Format::Text && !a.quiet {
         // what runs is said before the search starts, which may take long
-        print!(
-            "{}",
-            report::header(
-                &name,
-                &header_name(engine, &program, a.threads.is_some(), a.contexts.is_some()),
-                header_note(engine, &program),
-            )
+        let header = report::header(
+            &name,
+            &header_name(engine, &program, a.threads.is_some(), a.contexts.is_some()),
+            header_note(engine, &program),
         );
-        let _ = std::io::Write::flush(&mut std::io::stdout());
+        let mut out = std::io::stdout().lock();
+        header_printed = std::io::Write::write_all(&mut out, header.as_bytes())
+            .and_then(|()| std::io::Write::flush(&mut out));
     }
     // the machines outlive the report, whose traces are built from them as they are printed
     let m = Machine::new(&program, semantics);
@@ -320,18 +322,26 @@ pub fn run(a: &CheckArgs) -> i32 {
         });
     }
     report.source_hash = report::source_hash(&program.source.text);
-    if let Some(file) = &a.output {
-        if let Err(e) = save(file, &report) {
-            eprintln!("error: cannot write the report to {}: {e}", file.display());
-            return exit::INVALID;
-        }
-    }
+    // the verdict is decided: from here a limit, Ctrl-C or SIGTERM cuts the writing of the
+    // report (which says so), never the verdict
     if !search::watchdog::report() {
         // the watchdog forced a limit and prints its own report
         search::watchdog::wait_for_exit();
     }
+    let saved = a.output.as_ref().map(|file| (file, save(file, &report)));
+    if let Some(limit) = report.trace.as_ref().and_then(|t| t.cut_by()) {
+        if saved.as_ref().is_some_and(|(_, r)| r.is_ok()) {
+            eprintln!(
+                "note: {} while the report was saved: its trace is cut short (`\"interrupted\": true`), the verdict stands",
+                match limit {
+                    search::Limit::Interrupted => "interrupted".to_string(),
+                    l => format!("{} reached", l.describe()),
+                }
+            );
+        }
+    }
     let stdout = std::io::stdout();
-    if let Err(e) = report::render_to(
+    let printed = report::render_to(
         &mut stdout.lock(),
         &report,
         a.format,
@@ -339,10 +349,21 @@ pub fn run(a: &CheckArgs) -> i32 {
         a.stats,
         a.quiet,
         false,
-    ) {
-        eprintln!("error: cannot print the report: {e}");
+    );
+    let mut code = report.exit_code;
+    if let Err(e) = printed.and(header_printed) {
+        code = super::stdout_failed(&e, &report.verdict);
     }
-    let code = report.exit_code;
+    // the verdict was printed first; a report that could not be saved is an error of its own
+    if let Some((file, Err(e))) = saved {
+        eprintln!(
+            "error: the report could not be saved to {}: {e} (the verdict above stands: exit code {}; this run exits with {})",
+            file.display(),
+            report.exit_code,
+            exit::OUTPUT
+        );
+        code = exit::OUTPUT;
+    }
     // the process exits right after this (`main`): freeing the program and the report (a
     // large model's IR, a long counterexample) one allocation at a time would only delay that
     std::mem::forget(report);
@@ -350,33 +371,43 @@ pub fn run(a: &CheckArgs) -> i32 {
     code
 }
 
-/// Writes the JSON report to `file` durably: to a temporary file next to it, flushed to disk,
-/// then renamed over `file`, so that an interrupted run never leaves half a report.
+/// Writes the JSON report to `file` durably: to a new temporary file next to it (created
+/// exclusively with a unique name, so that two runs saving to the same `file` never write
+/// into one temporary file, and a link planted at a predictable name is never followed),
+/// flushed to disk, then renamed over `file`, so that an interrupted run never leaves half a
+/// report. On failure the temporary file is removed.
 fn save(file: &std::path::Path, r: &Report) -> std::io::Result<()> {
-    let mut tmp = file.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let written = (|| {
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-        report::render_to(
-            &mut f,
-            r,
-            Format::Json,
-            TraceDetail::Full,
-            true,
-            false,
-            false,
-        )?;
-        let f = f.into_inner().map_err(|e| e.into_error())?;
-        f.sync_all()
-    })();
-    match written {
-        Ok(()) => std::fs::rename(&tmp, file),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
+    let write = |w: &mut dyn std::io::Write| {
+        report::render_to(w, r, Format::Json, TraceDetail::Full, true, false, false)
+    };
+    // a device or a pipe (`-o /dev/stdout`) is written into, never replaced
+    if std::fs::metadata(file).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut f = std::fs::OpenOptions::new().write(true).open(file)?;
+        write(&mut f)?;
+        return std::io::Write::flush(&mut f);
     }
+    let dir = match file.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(
+        file.file_name()
+            .unwrap_or_else(|| std::ffi::OsStr::new("report")),
+    );
+    prefix.push(".");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // readable as a file the run created is (the umask applies), not only by its owner
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let tmp = builder.tempfile_in(dir)?;
+    let mut w = std::io::BufWriter::new(tmp);
+    write(&mut w)?;
+    let tmp = w.into_inner().map_err(|e| e.into_error())?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(file).map_err(|e| e.error)?;
+    Ok(())
 }
 
 /// The memory limit of these arguments, in bytes.
@@ -551,12 +582,18 @@ fn report_with<'m>(
     opts: &Options,
 ) -> Report<'m> {
     let mut replays = replays.into_iter();
+    let mut path = None;
     let mut found = result
         .findings
         .iter()
         .map(|f| explain(m, f, replays.next().flatten(), opts));
     let (verdict, trace) = match found.next() {
-        Some(first) => first,
+        // a finding that replayed has a path, written even without its trace
+        Some(first) if matches!(first.0, Verdict::InternalError { .. }) => first,
+        Some(first) => {
+            path = result.findings.first().map(|f| f.path().clone());
+            first
+        }
         None => {
             let v = if let Some(limit) = result.limit {
                 Verdict::LimitReached { limit }
@@ -590,24 +627,26 @@ fn report_with<'m>(
     r.more = more;
     r.assertions = m.semantics.check_assertions;
     r.fewest_switches = result.fewest_switches;
-    if r.trace.is_some() {
-        r.path = result.findings.first().map(|f| f.path().clone());
-    }
+    r.path = path;
     let s = &result.stats;
+    // only the explicit engines keep a stack, a search depth and a table of fingerprints
+    let explicit = engine == Engine::Explicit.name() || engine == Engine::Summary.name();
     r.stats = report::Stats {
         states: s.states,
         zing_states: s.zing_states,
-        transitions: s.transitions,
-        initial_states: s.initial_states,
-        max_stack_depth: s.max_stack,
-        max_search_depth: s.max_path,
+        transitions: Some(s.transitions),
+        initial_states: Some(s.initial_states),
+        max_stack_depth: explicit.then_some(s.max_stack),
+        max_search_depth: explicit.then_some(s.max_path),
         seconds: s.elapsed.as_secs_f64(),
         peak_memory_bytes: search::peak_bytes(),
-        omission_probability: if opts.exact {
-            0.0
-        } else {
-            crate::canon::omission_bound(s.states)
-        },
+        omission_probability: explicit.then(|| {
+            if opts.exact {
+                0.0
+            } else {
+                crate::canon::omission_bound(s.states)
+            }
+        }),
         counters: s
             .counters
             .iter()
@@ -663,12 +702,10 @@ fn explain<'m>(
     };
     match report::verify(m, path, &replayed, &report::Claim::of_finding(f)) {
         Ok((verdict, end)) => {
-            let trace = if opts.verdict_only {
-                report::Trace::listed(1, Vec::new(), Vec::new(), None)
-            } else {
-                report::build_trace(m, path, &replayed, end)
-            };
-            (verdict, Some(trace))
+            // a trace not asked for is not written (`null` in JSON): an empty one would
+            // claim a counterexample of no steps
+            let trace = (!opts.verdict_only).then(|| report::build_trace(m, path, &replayed, end));
+            (verdict, trace)
         }
         Err(e) => internal(format!("the counterexample is wrong: {e}")),
     }

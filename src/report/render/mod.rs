@@ -94,24 +94,49 @@ fn values(step: &super::TraceStep) -> String {
         .join(" ")
 }
 
-/// After a trace whose writing Ctrl-C stopped, a line that says so (the verdict above it
-/// stands: the counterexample was replayed and checked before it was written).
+/// After a trace whose writing Ctrl-C, SIGTERM or a limit stopped, a line that says so (the
+/// verdict above it stands: the counterexample was replayed and checked before it was
+/// written).
 fn cut(out: &mut dyn std::io::Write, t: &Trace) -> std::io::Result<()> {
-    if t.interrupted() {
-        writeln!(
-            out,
-            "  … interrupted (Ctrl-C): the rest of the counterexample is not written"
-        )?;
-    }
-    Ok(())
+    let why = match t.cut_by() {
+        None => return Ok(()),
+        Some(crate::search::Limit::Interrupted) => "interrupted (Ctrl-C or SIGTERM)".to_string(),
+        Some(limit) => format!("{} reached while it was written", limit.describe()),
+    };
+    writeln!(
+        out,
+        "  … {why}: the rest of the counterexample is not written (the verdict stands)"
+    )
 }
 
+/// The counts of `--stats`' first line; those not counted are named at its end.
 fn stats_line(r: &Report) -> String {
     let s = &r.stats;
-    let mut line = format!(
-        "{} distinct states, {} transitions, {} initial states, max stack depth {}, {:.3} s",
-        s.states, s.transitions, s.initial_states, s.max_stack_depth, s.seconds
-    );
+    let mut line = format!("{} distinct states", s.states);
+    let mut uncounted = Vec::new();
+    let counts = [
+        (
+            s.transitions.map(|n| format!("{n} transitions")),
+            "transitions",
+        ),
+        (
+            s.initial_states.map(|n| format!("{n} initial states")),
+            "initial states",
+        ),
+        (
+            s.max_stack_depth.map(|n| format!("max stack depth {n}")),
+            "stack depth",
+        ),
+    ];
+    for (shown, name) in counts {
+        match shown {
+            Some(t) => {
+                let _ = write!(line, ", {t}");
+            }
+            None => uncounted.push(name),
+        }
+    }
+    let _ = write!(line, ", {:.3} s", s.seconds);
     if let Some(b) = s.peak_memory_bytes {
         let _ = write!(line, ", {:.1} MB peak", b as f64 / 1e6);
     }
@@ -127,7 +152,24 @@ fn stats_line(r: &Report) -> String {
             let _ = write!(line, ", {} {name}", c.value);
         }
     }
+    if !uncounted.is_empty() {
+        let _ = write!(line, " (not counted: {})", uncounted.join(", "));
+    }
     line
+}
+
+/// The second line of `--stats`: the search depth and the hash-compaction bound of an
+/// explicit search, `None` where neither was counted.
+fn depth_line(r: &Report) -> Option<String> {
+    let s = &r.stats;
+    match (s.max_search_depth, s.omission_probability) {
+        (None, None) => None,
+        (depth, p) => Some(format!(
+            "max search depth {}, hash-compaction omission probability {}",
+            depth.map_or("not counted".into(), |d| d.to_string()),
+            p.map_or("not counted".into(), |p| format!("<= {p:.1e}"))
+        )),
+    }
 }
 
 /// What a runtime error's failing operation saw, in words.

@@ -1,7 +1,7 @@
 //! The text format: the verdict, where it happened (`FILE:LINE:COL`), the counterexample step
 //! by step with repeated loop iterations folded, and the statistics.
 
-use super::{cut, detail_text, header, stats_line, values, TraceDetail};
+use super::{cut, depth_line, detail_text, header, stats_line, values, TraceDetail};
 use crate::report::{Report, Shows, Stats, Trace, TraceStep, Verdict};
 use std::fmt::Write as _;
 
@@ -315,10 +315,13 @@ pub(super) fn text(
     } else if r.stats != Stats::default() {
         // (a replayed report has measured nothing)
         let s = &r.stats;
+        let transitions = s.transitions.map_or("transitions not counted".into(), |t| {
+            format!("{t} transitions")
+        });
         let _ = writeln!(
             out,
-            "{} distinct states, {} transitions, {:.3} s",
-            s.states, s.transitions, s.seconds
+            "{} distinct states, {transitions}, {:.3} s",
+            s.states, s.seconds
         );
     }
     w.write_all(out.as_bytes())
@@ -328,11 +331,9 @@ pub(super) fn text(
 fn stats_block(out: &mut String, r: &Report) {
     {
         let _ = writeln!(out, "{}", stats_line(r));
-        let _ = writeln!(
-            out,
-            "max search depth {}, hash-compaction omission probability <= {:.1e}",
-            r.stats.max_search_depth, r.stats.omission_probability
-        );
+        if let Some(l) = depth_line(r) {
+            let _ = writeln!(out, "{l}");
+        }
         if !r.stats.summaries.is_empty() {
             let per: Vec<String> = r
                 .stats

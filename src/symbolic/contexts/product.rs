@@ -705,10 +705,11 @@ fn stats<B: Bdds>(
         counters.push(("path_edges", crate::symbolic::sat_u64(edges)));
     }
     if e.sym.measure {
-        for (c, n) in per_context.into_iter().enumerate() {
+        // a context or thread with no path edge has no line of its own
+        for (c, n) in per_context.into_iter().enumerate().filter(|&(_, n)| n > 0) {
             counters.push((context_label(c), n as u64));
         }
-        for (j, n) in per_thread.into_iter().enumerate() {
+        for (j, n) in per_thread.into_iter().enumerate().filter(|&(_, n)| n > 0) {
             counters.push((thread_label(j), n as u64));
         }
     }

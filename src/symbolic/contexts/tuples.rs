@@ -207,10 +207,22 @@ pub(super) fn search(
         ("switch_rounds", rounds),
     ];
     if e.sym.measure {
-        for (c, n) in ctx.nodes_per_context(&e).into_iter().enumerate() {
+        // a context or thread with no path edge has no line of its own
+        let some = |&(_, n): &(usize, usize)| n > 0;
+        for (c, n) in ctx
+            .nodes_per_context(&e)
+            .into_iter()
+            .enumerate()
+            .filter(some)
+        {
             counters.push((context_label(c), n as u64));
         }
-        for (j, n) in ctx.nodes_per_thread(&e).into_iter().enumerate() {
+        for (j, n) in ctx
+            .nodes_per_thread(&e)
+            .into_iter()
+            .enumerate()
+            .filter(some)
+        {
             counters.push((thread_label(j), n as u64));
         }
     }
