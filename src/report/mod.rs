@@ -224,6 +224,13 @@ pub struct Binding {
 pub enum Shown {
     Value(crate::runtime::Value),
     Text(String),
+    /// A Zing value in source terms (`true`, `Color.Red`, an array's contents `[2, 1, 2]`):
+    /// the text trace prints `text`, JSON gets `json` (a boolean, an enum member's name as a
+    /// string, a collection's elements).
+    Term {
+        text: String,
+        json: serde_json::Value,
+    },
 }
 
 impl Serialize for Shown {
@@ -231,6 +238,7 @@ impl Serialize for Shown {
         match self {
             Shown::Value(v) => v.serialize(s),
             Shown::Text(t) => s.serialize_str(t),
+            Shown::Term { json, .. } => json.serialize(s),
         }
     }
 }
@@ -239,7 +247,7 @@ impl std::fmt::Display for Shown {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Shown::Value(v) => v.fmt(f),
-            Shown::Text(t) => f.write_str(t),
+            Shown::Text(t) | Shown::Term { text: t, .. } => f.write_str(t),
         }
     }
 }
