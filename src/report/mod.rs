@@ -4,6 +4,7 @@
 //! and statistics. It is plain data (serde); [`render`] is the only place that knows the output
 //! formats: text, JSON, Bebop's trace layout, and ZING's `-entireZingTrace` layout.
 
+mod fold;
 mod invalid;
 mod render;
 mod trace;
@@ -372,14 +373,15 @@ impl<'m> Trace<'m> {
     }
 }
 
-/// The JSON form, `{"threads": N, "steps": [...]}`, its steps serialized as they are built.
+/// The JSON form, `{"threads": N, "steps": [...]}`, its steps serialized as they are built,
+/// repeated loop iterations folded ([`fold::Fold`]).
 impl Serialize for Trace<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         struct Steps<'a, 'm>(&'a Trace<'m>);
         impl Serialize for Steps<'_, '_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.steps(Shows::ALL))
+                s.collect_seq(fold::Fold::new(self.0.steps(Shows::ALL)))
             }
         }
         let mut t = s.serialize_struct("Trace", 3)?;
