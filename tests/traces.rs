@@ -183,3 +183,139 @@ fn zing_values_are_shown_in_source_terms() {
     assert_eq!(value("c"), serde_json::json!({ "chan": [5, 6] }));
     assert_eq!(value("x"), 2);
 }
+
+/// `--engine all` on RENUMBER: the explicit and summary engines end main first and find a
+/// 7-step counterexample, the coverability engine a shorter one.
+#[test]
+fn engine_all_reports_the_shortest_counterexample_and_every_engine() {
+    let path = model("all.bp", RENUMBER);
+    let p = path.to_str().unwrap();
+    let o = zingrs(&["check", p, "--engine", "all", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    let r = json(&o);
+    let engines = r["engines"].as_array().expect("an engines array");
+    let names: Vec<&str> = engines
+        .iter()
+        .map(|e| e["engine"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["explicit", "summary", "coverability"]);
+    let steps: Vec<u64> = engines
+        .iter()
+        .map(|e| e["steps"].as_u64().unwrap())
+        .collect();
+    let shortest = *steps.iter().min().unwrap();
+    assert!(steps.iter().any(|&s| s > shortest), "{steps:?}");
+    let reported: Vec<&serde_json::Value> =
+        engines.iter().filter(|e| e["reported"] == true).collect();
+    assert_eq!(reported.len(), 1, "{engines:?}");
+    assert_eq!(reported[0]["steps"], shortest);
+    // the report's trace and path are that engine's
+    assert_eq!(
+        r["trace"]["steps"].as_array().unwrap().len() as u64,
+        shortest
+    );
+    for e in engines {
+        assert_eq!(e["verdict"], "assertion-failed", "{e}");
+        assert_eq!(e["exit_code"], 3, "{e}");
+        assert!(e["states"].as_u64().unwrap() > 0, "{e}");
+    }
+    // the text report and `-q --stats` show the table
+    for args in [vec![], vec!["-q", "--stats"]] {
+        let mut all = vec!["check", p, "--engine", "all"];
+        all.extend(args);
+        let text = out(&zingrs(&all));
+        let rows: Vec<&str> = text
+            .lines()
+            .skip_while(|l| !l.starts_with("Engines"))
+            .skip(1)
+            .take(3)
+            .collect();
+        assert_eq!(rows.len(), 3, "{text}");
+        assert!(
+            rows[2].starts_with("  * coverability  assertion-failed  4 steps"),
+            "{text}"
+        );
+        assert!(rows[0].starts_with("    explicit"), "{text}");
+        assert!(rows.iter().all(|r| r.ends_with(" states")), "{text}");
+    }
+}
+
+/// A program that starts threads in a loop, safe for any number of them: under `--threads`
+/// the explicit and summary engines are cut by the bound, the coverability engine proves it.
+const FLAGS: &str = "decl f1, f2;
+void clearer() begin
+  f2 := F;
+  assert(f1);
+end
+void main() begin
+  f1 := T;
+  f2 := T;
+  while (*) do
+    start_thread clearer();
+  od
+end
+";
+
+#[test]
+fn engine_all_gives_the_proof_over_a_bound() {
+    let path = model("proof.bp", FLAGS);
+    let p = path.to_str().unwrap();
+    let o = zingrs(&[
+        "check",
+        p,
+        "--engine",
+        "all",
+        "--threads",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    let r = json(&o);
+    assert_eq!(r["verdict"]["kind"], "passed");
+    let engines = r["engines"].as_array().unwrap();
+    let row = |name: &str| {
+        engines
+            .iter()
+            .find(|e| e["engine"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row("explicit")["verdict"], "bounded");
+    assert_eq!(row("explicit")["limit"], "thread bound (--threads 2)");
+    assert_eq!(row("coverability")["verdict"], "passed");
+    assert_eq!(row("coverability")["reported"], true);
+}
+
+/// One engine running out of memory stops alone: the summary engine stores every state of the
+/// 300,000 iterations inside the atomic block (hundreds of megabytes), the explicit engine
+/// only the states between transactions.
+#[test]
+fn engine_all_keeps_the_answers_of_engines_within_the_memory_limit() {
+    let path = model(
+        "memory.zing",
+        "class Main { static int x;
+  activate static void main() { atomic { while (x < 300000) { x = x + 1; } } assert(x == 300000); }
+};
+",
+    );
+    let p = path.to_str().unwrap();
+    let o = zingrs(&[
+        "check", p, "--engine", "all", "--memory", "150", "--format", "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    let r = json(&o);
+    assert_eq!(r["verdict"]["kind"], "passed");
+    let engines = r["engines"].as_array().unwrap();
+    let row = |name: &str| {
+        engines
+            .iter()
+            .find(|e| e["engine"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row("explicit")["verdict"], "passed");
+    assert_eq!(row("explicit")["reported"], true);
+    assert_eq!(row("summary")["verdict"], "limit-reached");
+    assert_eq!(row("summary")["limit"], "memory limit");
+}

@@ -474,6 +474,49 @@ pub struct Finding<'m> {
     pub trace: Option<Trace<'m>>,
 }
 
+/// One engine's answer under `--engine all`: the per-engine table of the text report,
+/// `--stats` and JSON's `engines`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EngineRun {
+    pub engine: String,
+    /// Its verdict's kind (`passed`, `assertion-failed`, `bounded`, `limit-reached`, ...).
+    pub verdict: String,
+    pub exit_code: i32,
+    pub seconds: f64,
+    pub states: u64,
+    /// The limit or bound that stopped it (`memory limit`, `thread bound (--threads 2)`).
+    pub limit: Option<String>,
+    /// The length of its counterexample, when it found one.
+    pub steps: Option<u64>,
+    /// Whether its answer is the one the report gives (with its counterexample).
+    pub reported: bool,
+}
+
+impl EngineRun {
+    /// The row of a report made by one engine.
+    pub fn of(r: &Report) -> EngineRun {
+        let verdict = serde_json::to_value(&r.verdict)
+            .ok()
+            .and_then(|v| v["kind"].as_str().map(str::to_string))
+            .unwrap_or_default();
+        let limit = match &r.verdict {
+            Verdict::Bounded { bound } => Some(bound.clone()),
+            Verdict::LimitReached { limit } => Some(limit.describe().to_string()),
+            _ => None,
+        };
+        EngineRun {
+            engine: r.engine.clone(),
+            verdict,
+            exit_code: r.exit_code,
+            seconds: r.stats.seconds,
+            states: r.stats.states,
+            limit,
+            steps: r.path.as_ref().map(|p| p.choices.len() as u64),
+            reported: false,
+        }
+    }
+}
+
 /// The version of the JSON report's layout (`docs/json-schema.json`); it changes whenever a
 /// field is removed, renamed or changes type, so that saved reports can be recognized.
 /// 2: trace values are typed (1 had them as text).
@@ -509,6 +552,10 @@ pub struct Report<'m> {
     /// Further distinct errors (`--keep-going`).
     pub more: Vec<Finding<'m>>,
     pub stats: Stats,
+    /// `--engine all`: what each engine that ran answered, in the order they ran (empty, and
+    /// not written, for a single engine).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub engines: Vec<EngineRun>,
     /// The counterexample as the interpreter re-executes it (`zingrs replay` reads this).
     pub path: Option<crate::search::Path>,
     /// Whether assertions were checked (they change which outcomes a step has).
@@ -531,6 +578,7 @@ impl<'m> Report<'m> {
             trace,
             more: Vec::new(),
             stats: Stats::default(),
+            engines: Vec::new(),
             path: None,
             assertions: true,
             fewest_switches: None,

@@ -67,6 +67,7 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
         trace,
         more,
         stats,
+        engines,
         path,
         assertions,
         // not written: the `contexts` counter the CLI adds names the bound reported
@@ -86,6 +87,9 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
     field(w, 1, "trace", false, |w| optional_trace(w, trace, 1, buf))?;
     field(w, 1, "more", false, |w| findings(w, more, 1, buf))?;
     field(w, 1, "stats", false, |w| value(w, stats, 1, buf))?;
+    if !engines.is_empty() {
+        field(w, 1, "engines", false, |w| value(w, engines, 1, buf))?;
+    }
     field(w, 1, "path", false, |w| match path {
         Some(p) => path_value(w, p, buf),
         None => w.write_all(b"null"),
@@ -281,6 +285,19 @@ mod tests {
                 name: "x".into(),
                 value: 1,
             });
+            // `--engine all`'s table
+            r.engines = (0..n)
+                .map(|k| crate::report::EngineRun {
+                    engine: format!("e{k}"),
+                    verdict: "passed".into(),
+                    exit_code: 0,
+                    seconds: 0.5,
+                    states: 7,
+                    limit: (k == 1).then(|| "memory limit".into()),
+                    steps: (k == 2).then_some(21),
+                    reported: k == 0,
+                })
+                .collect();
             let expected = serde_json::to_string_pretty(&r).unwrap() + "\n";
             assert_eq!(
                 render(&r, Format::Json, TraceDetail::Full, true, false),

@@ -191,6 +191,7 @@ pub(super) fn text(
     if quiet {
         let _ = writeln!(out, "{}", r.verdict.headline());
         if stats {
+            engines_table(&mut out, r);
             stats_block(&mut out, r);
         }
         return w.write_all(out.as_bytes());
@@ -217,6 +218,7 @@ pub(super) fn text(
             text_trace(w, file, t, detail)?;
         }
     }
+    engines_table(&mut out, r);
     if stats {
         stats_block(&mut out, r);
     } else if r.stats != Stats::default() {
@@ -229,6 +231,40 @@ pub(super) fn text(
         );
     }
     w.write_all(out.as_bytes())
+}
+
+/// `--engine all`'s table: one line per engine that ran, its verdict, its counterexample's
+/// length or the limit that stopped it, its time and states; `*` marks the answer reported.
+fn engines_table(out: &mut String, r: &Report) {
+    if r.engines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "Engines (* the answer reported):");
+    let name_w = r.engines.iter().map(|e| e.engine.len()).max().unwrap_or(0);
+    let verdict_w = r.engines.iter().map(|e| e.verdict.len()).max().unwrap_or(0);
+    let details: Vec<String> = r
+        .engines
+        .iter()
+        .map(|e| match (&e.steps, &e.limit) {
+            (Some(n), _) => format!("{} steps", thousands(*n as usize)),
+            (None, Some(l)) => l.clone(),
+            (None, None) => String::new(),
+        })
+        .collect();
+    let detail_w = details.iter().map(|d| d.chars().count()).max().unwrap_or(0);
+    for (e, d) in r.engines.iter().zip(&details) {
+        let mut line = format!(
+            "  {} {:<name_w$}  {:<verdict_w$}  {:<detail_w$}  {:>9.3} s  {:>12} states",
+            if e.reported { '*' } else { ' ' },
+            e.engine,
+            e.verdict,
+            d,
+            e.seconds,
+            thousands(e.states as usize),
+        );
+        line.truncate(line.trim_end().len());
+        let _ = writeln!(out, "{line}");
+    }
 }
 
 /// The statistics of `--stats`.
