@@ -272,7 +272,9 @@ fn a_saved_counterexample_replays() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Saves the report of `check MODEL ARGS -o` and returns it parsed.
+/// Saves the report of `check MODEL ARGS -o` and returns it parsed, its path's choices one
+/// per step (a report folds repeated runs as `{"repeat": N, "choices": [...]}`, which replay
+/// reads in either form), so that a test can edit any one of them.
 fn saved_report(model: &str, args: &[&str], file: &std::path::Path) -> serde_json::Value {
     let mut all = vec![
         "check",
@@ -283,7 +285,21 @@ fn saved_report(model: &str, args: &[&str], file: &std::path::Path) -> serde_jso
     ];
     all.extend_from_slice(args);
     zingrs(&all);
-    serde_json::from_slice(&std::fs::read(file).expect("saved report")).expect("json")
+    let mut r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(file).expect("saved report")).expect("json");
+    if let Some(cs) = r["path"]["choices"].as_array() {
+        let mut plain = Vec::new();
+        for c in cs {
+            match c["repeat"].as_u64() {
+                Some(n) => (0..n).for_each(|_| {
+                    plain.extend(c["choices"].as_array().expect("a run's choices").clone())
+                }),
+                None => plain.push(c.clone()),
+            }
+        }
+        r["path"]["choices"] = serde_json::Value::Array(plain);
+    }
+    r
 }
 
 /// Replays `report` (written to `file`) on `model`.
@@ -973,7 +989,7 @@ fn cfg_dot_labels_are_source_text_with_lines() {
 }
 
 #[test]
-fn loop_iterations_are_folded_in_text_only() {
+fn loop_iterations_are_folded_in_text_and_json() {
     // 1,000 iterations of `while (i < 1000)` (line 4) and `i = i + 1;` (line 5); the first two
     // and the last are shown, the other 997 folded into one line
     let model = "class Main {\n    activate static void main() {\n        int i = 0;\n        while (i < 1000) {\n            i = i + 1;\n        }\n        assert(false);\n    }\n};\n";
@@ -995,8 +1011,21 @@ fn loop_iterations_are_folded_in_text_only() {
     );
     let o = with_stdin(&["check", "-", "--lang", "zing", "--format", "json"], model);
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-    // JSON keeps every step: 1 + 2 * 1000 + 1 test + the assert
-    assert_eq!(j["trace"]["steps"].as_array().map(|s| s.len()), Some(2003));
+    // JSON folds the same run (issue 35): the first step, two iterations, one item for the
+    // 997 others (steps 5 to 1998), the last iteration, the last test and the assert
+    let steps = j["trace"]["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 10, "{steps:?}");
+    assert_eq!(
+        steps[5],
+        serde_json::json!({"folded": {"iterations": 997, "period": 2, "from": 5, "to": 1998, "lines": [4, 5]}})
+    );
+    let numbers: Vec<u64> = steps.iter().filter_map(|s| s["step"].as_u64()).collect();
+    assert_eq!(numbers, [0, 1, 2, 3, 4, 1999, 2000, 2001, 2002]);
+    // the path loses nothing: its 2,003 choices are one run of the same choice
+    assert_eq!(
+        j["path"]["choices"],
+        serde_json::json!([{"repeat": 2003, "choices": [{"thread": 0, "outcome": 0}]}])
+    );
 }
 
 #[test]

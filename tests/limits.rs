@@ -641,14 +641,15 @@ fn interrupt_while_writing(p: &str, args: &[&str]) -> (String, Option<i32>, Dura
 /// and the process ends at once instead of writing 400,000 more steps.
 #[test]
 fn an_interrupt_stops_a_long_trace_being_written() {
-    let p = model("loop200000-int.zing", &long_loop(200_000));
+    // a loop body longer than the traces fold (40 statements): nothing is folded
+    let p = model("loop10000x40-int.zing", &long_unfolded_loop(10_000));
     let (out, code, took) = interrupt_while_writing(&p, &["--format", "json"]);
     assert_eq!(code, Some(3));
     assert!(took < SLACK, "{took:?}");
     let j: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
     assert_eq!(j["trace"]["interrupted"], true);
     let steps = j["trace"]["steps"].as_array().expect("steps").len();
-    assert!(steps > 0 && steps < 400_003, "{steps} steps");
+    assert!(steps > 0 && steps < 410_003, "{steps} steps");
     assert_eq!(j["verdict"]["kind"], "assertion-failed");
 
     let (out, code, took) = interrupt_while_writing(&p, &["--format", "bebop", "--stats"]);
@@ -772,6 +773,16 @@ fn recursion_100000_deep_with_a_new_object_per_frame_on_the_explicit_engine() {
 
 /// A loop of `n` iterations before a failing assertion: a counterexample of 2n + 3 steps whose
 /// search stores about n states.
+/// A Zing model whose loop runs `n` times a body of 40 statements, each on its own line, then
+/// fails an assertion: a trace of 41 * n + 3 steps that no fold shortens (they fold loop
+/// bodies of up to 32 steps).
+fn long_unfolded_loop(n: u32) -> String {
+    let body = "            j = j + 1;\n".repeat(39);
+    format!(
+        "class Main {{\n    activate static void main() {{\n        int i;\n        int j;\n        i = 0;\n        while (i < {n}) {{\n            i = i + 1;\n{body}        }}\n        assert(i == 0, \"the loop ran\");\n    }}\n}};\n"
+    )
+}
+
 fn long_loop(n: u32) -> String {
     format!(
         "class Main {{\n    activate static void main() {{\n        int i;\n        i = 0;\n        while (i < {n}) {{\n            i = i + 1;\n        }}\n        assert(i == 0, \"the loop ran\");\n    }}\n}};\n"

@@ -805,11 +805,21 @@ pub enum ClassKind {
     Chan,
 }
 
+/// A Zing enum: its name and its members in ordinal order. `Type::Enum(i)` is `enums[i]`;
+/// reports print an enum value by its member's name (`Color.Red`), as the source writes it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct EnumDecl {
+    pub name: String,
+    pub members: Vec<String>,
+}
+
 /// A whole model, ready for the engines.
 #[derive(Clone, Debug)]
 pub struct Program {
     /// Heap object layouts (empty for boolean programs).
     pub classes: Vec<Class>,
+    /// The enums, indexed by [`Type::Enum`] (empty for boolean programs).
+    pub enums: Vec<EnumDecl>,
     pub globals: Vec<Var>,
     pub procs: Vec<Proc>,
     /// The procedures started as processes in the initial state (`main` for boolean programs).

@@ -4,6 +4,7 @@
 //! and statistics. It is plain data (serde); [`render`] is the only place that knows the output
 //! formats: text, JSON, Bebop's trace layout, and ZING's `-entireZingTrace` layout.
 
+mod fold;
 mod invalid;
 mod render;
 mod trace;
@@ -227,6 +228,13 @@ pub struct Binding {
 pub enum Shown {
     Value(crate::runtime::Value),
     Text(String),
+    /// A Zing value in source terms (`true`, `Color.Red`, an array's contents `[2, 1, 2]`):
+    /// the text trace prints `text`, JSON gets `json` (a boolean, an enum member's name as a
+    /// string, a collection's elements).
+    Term {
+        text: String,
+        json: serde_json::Value,
+    },
 }
 
 impl Serialize for Shown {
@@ -234,6 +242,7 @@ impl Serialize for Shown {
         match self {
             Shown::Value(v) => v.serialize(s),
             Shown::Text(t) => s.serialize_str(t),
+            Shown::Term { json, .. } => json.serialize(s),
         }
     }
 }
@@ -242,7 +251,7 @@ impl std::fmt::Display for Shown {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Shown::Value(v) => v.fmt(f),
-            Shown::Text(t) => f.write_str(t),
+            Shown::Text(t) | Shown::Term { text: t, .. } => f.write_str(t),
         }
     }
 }
@@ -373,14 +382,15 @@ impl<'m> Trace<'m> {
     }
 }
 
-/// The JSON form, `{"threads": N, "steps": [...]}`, its steps serialized as they are built.
+/// The JSON form, `{"threads": N, "steps": [...]}`, its steps serialized as they are built,
+/// repeated loop iterations folded ([`fold::Fold`]).
 impl Serialize for Trace<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         struct Steps<'a, 'm>(&'a Trace<'m>);
         impl Serialize for Steps<'_, '_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.steps(Shows::ALL))
+                s.collect_seq(fold::Fold::new(self.0.steps(Shows::ALL)))
             }
         }
         let mut t = s.serialize_struct("Trace", 3)?;
@@ -475,6 +485,49 @@ pub struct Finding<'m> {
     pub trace: Option<Trace<'m>>,
 }
 
+/// One engine's answer under `--engine all`: the per-engine table of the text report,
+/// `--stats` and JSON's `engines`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EngineRun {
+    pub engine: String,
+    /// Its verdict's kind (`passed`, `assertion-failed`, `bounded`, `limit-reached`, ...).
+    pub verdict: String,
+    pub exit_code: i32,
+    pub seconds: f64,
+    pub states: u64,
+    /// The limit or bound that stopped it (`memory limit`, `thread bound (--threads 2)`).
+    pub limit: Option<String>,
+    /// The length of its counterexample, when it found one.
+    pub steps: Option<u64>,
+    /// Whether its answer is the one the report gives (with its counterexample).
+    pub reported: bool,
+}
+
+impl EngineRun {
+    /// The row of a report made by one engine.
+    pub fn of(r: &Report) -> EngineRun {
+        let verdict = serde_json::to_value(&r.verdict)
+            .ok()
+            .and_then(|v| v["kind"].as_str().map(str::to_string))
+            .unwrap_or_default();
+        let limit = match &r.verdict {
+            Verdict::Bounded { bound } => Some(bound.clone()),
+            Verdict::LimitReached { limit } => Some(limit.describe().to_string()),
+            _ => None,
+        };
+        EngineRun {
+            engine: r.engine.clone(),
+            verdict,
+            exit_code: r.exit_code,
+            seconds: r.stats.seconds,
+            states: r.stats.states,
+            limit,
+            steps: r.path.as_ref().map(|p| p.choices.len() as u64),
+            reported: false,
+        }
+    }
+}
+
 /// The version of the JSON report's layout (`docs/json-schema.json`); it changes whenever a
 /// field is removed, renamed or changes type, so that saved reports can be recognized.
 /// 2: trace values are typed (1 had them as text).
@@ -510,6 +563,10 @@ pub struct Report<'m> {
     /// Further distinct errors (`--keep-going`).
     pub more: Vec<Finding<'m>>,
     pub stats: Stats,
+    /// `--engine all`: what each engine that ran answered, in the order they ran (empty, and
+    /// not written, for a single engine).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub engines: Vec<EngineRun>,
     /// The counterexample as the interpreter re-executes it (`zingrs replay` reads this).
     pub path: Option<crate::search::Path>,
     /// Whether assertions were checked (they change which outcomes a step has).
@@ -532,6 +589,7 @@ impl<'m> Report<'m> {
             trace,
             more: Vec::new(),
             stats: Stats::default(),
+            engines: Vec::new(),
             path: None,
             assertions: true,
             fewest_switches: None,

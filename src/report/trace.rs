@@ -7,6 +7,7 @@ use crate::search::{Path, Replayed};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use zingrs_lang::ir::Type;
+use zingrs_lang::ir::{ClassKind, Var};
 
 /// A process as the trace names it: its id (creation order) and name.
 #[derive(Clone, Debug)]
@@ -38,16 +39,17 @@ pub(super) fn step_at(
                 .filter(|(g, _)| !proc.locals.iter().any(|l| l.name == g.name))
                 .map(|(g, v)| Binding {
                     name: g.name.clone(),
-                    value: Shown::Value(v),
+                    value: term(m, state, v, Some(g.ty)),
                 }),
         );
         shown.extend(
             proc.locals
                 .iter()
                 .zip(frame.locals.iter())
+                .filter(|(l, _)| !internal(&l.name))
                 .map(|(l, v)| Binding {
                     name: l.name.clone(),
-                    value: Shown::Value(*v),
+                    value: term(m, state, *v, Some(l.ty)),
                 }),
         );
     }
@@ -162,7 +164,7 @@ pub(super) fn changed(
         .zip(m.global_values(after, view))
     {
         if a != b {
-            out.push(bind(g.name.clone(), Shown::Value(a)));
+            out.push(bind(g.name.clone(), term(m, after, a, Some(g.ty))));
         }
     }
     // the running frame: the deeper of the two stacks' common frame (after a call the caller,
@@ -178,8 +180,8 @@ pub(super) fn changed(
             if let Some((fb, fa)) = frames.0.zip(frames.1).filter(|(b, a)| b.proc == a.proc) {
                 let locals = &p.procs[fa.proc as usize].locals;
                 for ((l, b), a) in locals.iter().zip(fb.locals.iter()).zip(fa.locals.iter()) {
-                    if a != b {
-                        out.push(bind(l.name.clone(), Shown::Value(*a)));
+                    if a != b && !internal(&l.name) {
+                        out.push(bind(l.name.clone(), term(m, after, *a, Some(l.ty))));
                     }
                 }
             }
@@ -210,17 +212,7 @@ pub(super) fn changed(
     for (addr, obj) in after.heap.iter() {
         match before.heap.get(addr) {
             Some(old) if std::rc::Rc::ptr_eq(old, obj) => {}
-            Some(old) => {
-                for (i, v) in obj.fields.iter().enumerate() {
-                    if old.fields.get(i) != Some(v) {
-                        let (f, _) = field_name(m, obj, i);
-                        out.push(bind(
-                            format!("{}#{addr}{f}", class_name(m, obj)),
-                            Shown::Value(*v),
-                        ));
-                    }
-                }
-            }
+            Some(old) => heap_changes(m, after, *addr, old, obj, &mut out),
             None => {
                 let c = class_name(m, obj);
                 created.push(bind(format!("{c}#{addr}"), text(format!("new {c}"))));
@@ -228,6 +220,7 @@ pub(super) fn changed(
         }
     }
     out.extend(created);
+    chosen(m, before, after, tid, same_thread, &mut out);
     for q in procs_after {
         if !procs_before.iter().any(|b| b.id == q.id) {
             out.push(bind(
@@ -250,6 +243,227 @@ pub(super) fn changed(
         }
     }
     out
+}
+
+/// Whether a local is one the front end made for itself (the index of a `foreach`), which
+/// the source does not name: `foreach` is a keyword, so no variable of the model is called so.
+pub(super) fn internal(name: &str) -> bool {
+    name.starts_with("foreach.")
+}
+
+/// The changes to heap object `addr` (`old` before the step, `obj` after it) as the source
+/// reads them: an object's fields by name (`Node#2.next`), an array's elements by index
+/// (`Arr#1[0]`), and a set or a channel whole, as its contents after the step (an element
+/// removed is gone from them).
+fn heap_changes(
+    m: &Machine,
+    after: &State,
+    addr: Addr,
+    old: &Object,
+    obj: &Object,
+    out: &mut Vec<Binding>,
+) {
+    let name = format!("{}#{addr}", class_name(m, obj));
+    let class = m.program.classes.get(obj.class as usize);
+    match class.map(|c| c.kind) {
+        Some(ClassKind::Set | ClassKind::Chan) => {
+            if old.fields != obj.fields {
+                out.push(Binding {
+                    name,
+                    value: term(m, after, Value::Ref(addr), Some(Type::Ref(obj.class))),
+                });
+            }
+        }
+        Some(ClassKind::Array { .. }) => {
+            let fields = class.map_or(&[][..], |c| &c.fields[..]);
+            let w = fields.len().max(1);
+            for (k, (new, was)) in obj.fields.chunks(w).zip(old.fields.chunks(w)).enumerate() {
+                if new != was {
+                    out.push(Binding {
+                        name: format!("{name}[{k}]"),
+                        value: element(m, new, fields).0,
+                    });
+                }
+            }
+        }
+        _ => {
+            for (i, v) in obj.fields.iter().enumerate() {
+                if old.fields.get(i) != Some(v) {
+                    let (f, ty) = field_name(m, obj, i);
+                    out.push(Binding {
+                        name: format!("{name}{f}"),
+                        value: term(m, after, *v, ty),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// A `choose` step's targets that kept their value: the value chosen is still what the step
+/// did, so it is shown (a target that changed is in `out` already).
+fn chosen(
+    m: &Machine,
+    before: &State,
+    after: &State,
+    tid: usize,
+    same_thread: bool,
+    out: &mut Vec<Binding>,
+) {
+    use zingrs_lang::ir::{LValue, Stmt};
+    let p = m.program;
+    if !same_thread {
+        return;
+    }
+    let (Some(fb), Some(fa)) = (
+        before.threads.get(tid).and_then(|t| t.stack.top()),
+        after.threads.get(tid).and_then(|t| t.stack.top()),
+    ) else {
+        return;
+    };
+    let targets: Vec<&LValue> = match &p.node(fb.proc, fb.pc).stmt {
+        Stmt::Choose { target, .. } => vec![target],
+        Stmt::ChooseElem { targets, .. } => targets.iter().collect(),
+        _ => return,
+    };
+    for t in targets {
+        let (name, value) = match *t {
+            LValue::Local(i) if fa.proc == fb.proc => {
+                let Some(l) = p.procs[fa.proc as usize].locals.get(i as usize) else {
+                    continue;
+                };
+                let v = fa.locals.get(i as usize).copied();
+                (l.name.clone(), v.map(|v| term(m, after, v, Some(l.ty))))
+            }
+            LValue::Global(g) => {
+                let Some(var) = p.globals.get(g as usize) else {
+                    continue;
+                };
+                let v = m.global_values(after, Some(tid)).get(g as usize).copied();
+                (var.name.clone(), v.map(|v| term(m, after, v, Some(var.ty))))
+            }
+            _ => continue,
+        };
+        if let Some(value) = value {
+            if !out.iter().any(|b| b.name == name) {
+                out.push(Binding { name, value });
+            }
+        }
+    }
+}
+
+/// The most elements of a collection a trace shows; the rest are counted.
+pub(super) const MAX_ELEMENTS: usize = 64;
+
+/// A value as the model's source writes it, for a slot of type `ty` (`None`: not known) in
+/// state `s`. In Zing: booleans as `true`/`false`, an enum value by its member
+/// (`Color.Red`), a reference to an array, a set or a channel as its contents (`[2, 1, 2]`,
+/// `{1, 2}`, `<5, 6>` with the channel's head first; JSON: an array, `{"set": [...]}`,
+/// `{"chan": [...]}`), up to [`MAX_ELEMENTS`] elements (then `{"more": N}` says how many
+/// are left out). Boolean programs' values, integers, `null` and references to objects are
+/// the runtime's values.
+pub(super) fn term(m: &Machine, s: &State, v: Value, ty: Option<Type>) -> Shown {
+    if m.program.lang != zingrs_lang::Lang::Zing {
+        return Shown::Value(v);
+    }
+    if let Some((text, json)) = leaf(m, v, ty) {
+        return Shown::Term { text, json };
+    }
+    let Value::Ref(a) = v else {
+        return Shown::Value(v);
+    };
+    let Some(obj) = s.heap.get(&a) else {
+        return Shown::Value(v);
+    };
+    let Some(class) = m.program.classes.get(obj.class as usize) else {
+        return Shown::Value(v);
+    };
+    let (open, close, key) = match class.kind {
+        ClassKind::Object => return Shown::Value(v),
+        ClassKind::Array { .. } => ("[", "]", None),
+        ClassKind::Set => ("{", "}", Some("set")),
+        ClassKind::Chan => ("<", ">", Some("chan")),
+    };
+    let w = class.fields.len().max(1);
+    let n = obj.fields.len() / w;
+    let mut texts = Vec::new();
+    let mut items = Vec::new();
+    for e in obj.fields.chunks(w).take(MAX_ELEMENTS) {
+        let (shown, json) = element(m, e, &class.fields);
+        texts.push(shown.to_string());
+        items.push(json);
+    }
+    if n > MAX_ELEMENTS {
+        texts.push(format!("… {} more", n - MAX_ELEMENTS));
+        items.push(serde_json::json!({ "more": n - MAX_ELEMENTS }));
+    }
+    let text = format!("{open}{}{close}", texts.join(", "));
+    let items = serde_json::Value::Array(items);
+    let json = match key {
+        Some(k) => serde_json::json!({ k: items }),
+        None => items,
+    };
+    Shown::Term { text, json }
+}
+
+/// A boolean or an enum value of a Zing model in source terms: its text and its JSON.
+fn leaf(m: &Machine, v: Value, ty: Option<Type>) -> Option<(String, serde_json::Value)> {
+    match (v, ty) {
+        (Value::Bool(b), _) => Some((b.to_string(), serde_json::Value::Bool(b))),
+        (Value::Int(i), Some(Type::Enum(e))) => {
+            let decl = m.program.enums.get(e as usize)?;
+            let member = decl.members.get(usize::try_from(i).ok()?)?;
+            let text = format!("{}.{member}", decl.name);
+            Some((text.clone(), serde_json::Value::String(text)))
+        }
+        _ => None,
+    }
+}
+
+/// One element of a collection (its leaves `e`, described by `fields`): the value of a
+/// one-leaf element, or `(x: 1, y: true)` for a struct's leaves (JSON: an object).
+fn element(m: &Machine, e: &[Value], fields: &[Var]) -> (Shown, serde_json::Value) {
+    let one = |v: Value, ty: Option<Type>| -> (String, serde_json::Value) {
+        match leaf(m, v, ty) {
+            Some(x) => x,
+            None => (
+                v.to_string(),
+                serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
+            ),
+        }
+    };
+    if e.len() == 1 {
+        let (text, json) = one(e[0], fields.first().map(|f| f.ty));
+        return (
+            Shown::Term {
+                text,
+                json: json.clone(),
+            },
+            json,
+        );
+    }
+    let mut texts = Vec::new();
+    let mut map = serde_json::Map::new();
+    for (i, v) in e.iter().enumerate() {
+        let f = fields.get(i);
+        let name = f.map_or_else(|| i.to_string(), |f| leaf_name(&f.name));
+        let (text, json) = one(*v, f.map(|f| f.ty));
+        texts.push(format!("{name}: {text}"));
+        map.insert(name, json);
+    }
+    let json = serde_json::Value::Object(map);
+    (
+        Shown::Term {
+            text: format!("({})", texts.join(", ")),
+            json: json.clone(),
+        },
+        json,
+    )
+}
+
+/// A collection element's leaf as its struct names it (`[].x` → `x`).
+fn leaf_name(name: &str) -> String {
+    name.rsplit('.').next().unwrap_or(name).to_string()
 }
 
 /// The trace of a replayed path (`replayed`, which may have kept only its last state): one

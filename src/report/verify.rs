@@ -255,7 +255,7 @@ fn named_values(
         .filter(|(l, _)| words.contains(l.name.as_str()))
         .map(|(l, v)| super::Binding {
             name: l.name.clone(),
-            value: super::Shown::Value(*v),
+            value: super::trace::term(m, s, *v, Some(l.ty)),
         })
         .collect();
     for (g, v) in p.globals.iter().zip(m.global_values(s, Some(tid))) {
@@ -268,7 +268,7 @@ fn named_values(
         if !hidden && (words.contains(short) || words.contains(g.name.as_str())) {
             out.push(super::Binding {
                 name: g.name.clone(),
-                value: super::Shown::Value(v),
+                value: super::trace::term(m, s, v, Some(g.ty)),
             });
         }
     }

@@ -225,6 +225,9 @@ impl Iterator for Steps<'_, '_> {
                 }
                 continue;
             };
+            // the process's id, not its index in the state's thread list, which shifts
+            // down when an earlier thread ends and is removed
+            step.thread = id_of(&self.at.names, tid);
             if self.shows.changed && self.replayer.violation().is_none() {
                 let after_names = names.as_deref().unwrap_or(&self.at.names);
                 step.changed =
@@ -240,8 +243,15 @@ impl Iterator for Steps<'_, '_> {
         }
         self.done = true;
         let t = self.t.end?;
-        step_at(m, &self.at.state, t as usize, n, self.shows.values)
+        let mut step = step_at(m, &self.at.state, t as usize, n, self.shows.values)?;
+        step.thread = id_of(&self.at.names, t as usize);
+        Some(step)
     }
+}
+
+/// The id of the process at index `tid` of a state's thread list named `names`.
+fn id_of(names: &[ProcName], tid: usize) -> u32 {
+    names.get(tid).map_or(tid as u32, |q| q.id)
 }
 
 /// ZING's states along a path: the initial state, then the state after each choice; after a

@@ -8,6 +8,7 @@
 //! transactions, which the summary engine builds and the explicit search applies.
 
 pub mod effects;
+pub mod folded;
 mod limits;
 mod replay;
 
@@ -106,6 +107,11 @@ pub struct Choice {
 pub struct Path {
     /// The initial valuation, in [`crate::runtime::InitialStates`] slot order.
     pub init: Vec<Value>,
+    /// One choice per step; written with repeated runs folded ([`folded`]).
+    #[serde(
+        serialize_with = "folded::serialize",
+        deserialize_with = "folded::deserialize"
+    )]
     pub choices: Vec<Choice>,
 }
 

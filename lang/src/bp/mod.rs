@@ -77,6 +77,7 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
         source,
         exceptions: Vec::new(),
         static_news: Vec::new(),
+        enums: Vec::new(),
         uses_self: false,
         keep_completed: false,
         nested_atomic: false,

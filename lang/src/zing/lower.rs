@@ -85,8 +85,21 @@ pub fn lower(model: &Model, name: &str, text: &str) -> Result<Program, Vec<Diagn
         }
         return Err(diags);
     }
+    // in declaration order, as `Ctx::new` numbers them
+    let enums = model
+        .decls
+        .iter()
+        .filter_map(|d| match &d.kind {
+            DeclKind::Enum(members) => Some(ir::EnumDecl {
+                name: d.name.name.clone(),
+                members: members.iter().map(|m| m.name.clone()).collect(),
+            }),
+            _ => None,
+        })
+        .collect();
     Ok(Program {
         classes,
+        enums,
         globals,
         procs,
         activations,

@@ -520,13 +520,24 @@ impl<'a, 'm> Body<'a, 'm> {
                     )
                 })
                 .collect();
+            // the fetch shows in a trace as the loop's header (`foreach (int e in a)`), not
+            // as the bare collection expression
+            let header_end = self
+                .cx
+                .text
+                .get(coll.span.end as usize..)
+                .and_then(|t| t.find(')'))
+                .map_or(coll.span.end, |k| coll.span.end + k as u32 + 1);
             self.glued(
                 Stmt::Assign {
                     targets,
                     values,
                     constrain: None,
                 },
-                coll.span,
+                Span {
+                    start: span.start,
+                    end: header_end,
+                },
                 ir::Glue::ToNext,
             );
         }

@@ -4,7 +4,7 @@
 
 use super::{limit_reached_during, report_with, Engine};
 use crate::explore;
-use crate::report::{exit, Report, Verdict};
+use crate::report::{self, exit, Report, Verdict};
 use crate::runtime::{Machine, Semantics};
 use crate::search;
 use crate::search::{Limits, Options};
@@ -240,7 +240,14 @@ pub(super) fn deepen_threads(
 }
 
 /// Runs every applicable engine and compares their conclusive verdicts; a disagreement is an
-/// internal error (exit 5) naming the model and the engines.
+/// internal error (exit 5) naming the model and the engines. The answer reported is the
+/// shortest counterexample any engine found, else a proof (an engine that passed, whatever
+/// bound or limit cut the others), else the first engine's answer; the report lists every
+/// engine's answer ([`report::EngineRun`]).
+///
+/// Each engine has the whole memory limit to itself: it runs with the limit armed on its
+/// thread only ([`search::watchdog::guard`], the watchdog polls no memory under `all`), so
+/// the engine that exhausts it stops with the memory limit and the others' answers stand.
 pub(super) fn check_all<'m>(
     m: &'m Machine<'m>,
     m_unbounded: &'m Machine<'m>,
@@ -249,7 +256,6 @@ pub(super) fn check_all<'m>(
 ) -> Result<Report<'m>, String> {
     let program = m.program;
     let semantics = m.semantics;
-    let unbounded = m_unbounded.semantics;
     let mut reports: Vec<Report> = Vec::new();
     let mut refusals: Vec<String> = Vec::new();
     for e in applicable_engines(
@@ -257,14 +263,31 @@ pub(super) fn check_all<'m>(
         semantics.thread_bound.is_some(),
         opts.contexts.is_some(),
     ) {
-        let (semantics, m) = match e {
-            Engine::Coverability => (unbounded, m_unbounded),
-            _ => (semantics, m),
+        let m = match e {
+            Engine::Coverability => m_unbounded,
+            _ => m,
         };
-        // an engine that panics is a bug to report (exit 5), not a crash of the comparison
-        let run = match unpanicked(|| run_engine(e, program, semantics, opts)) {
+        let start = std::time::Instant::now();
+        // this engine's memory limit, armed on this thread for its run only
+        let guard = search::watchdog::guard(opts.limits.memory);
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_engine(e, program, m.semantics, opts)
+        }));
+        drop(guard);
+        let run = match run {
             Ok(run) => run,
-            Err(what) => {
+            Err(payload) if payload.is::<search::watchdog::LimitUnwind>() => {
+                let limit = payload
+                    .downcast_ref::<search::watchdog::LimitUnwind>()
+                    .map_or(search::Limit::Memory, |l| l.0);
+                let mut r = Report::new(name, e.name(), Verdict::LimitReached { limit }, None);
+                r.stats.seconds = start.elapsed().as_secs_f64();
+                reports.push(r);
+                continue;
+            }
+            // an engine that panics is a bug to report (exit 5), not a crash of the comparison
+            Err(panic) => {
+                let what = panic_message(&*panic);
                 let message = format!("the {} engine panicked on {name}: {what}", e.name());
                 return Ok(Report::new(
                     name,
@@ -274,27 +297,35 @@ pub(super) fn check_all<'m>(
                 ));
             }
         };
-        if let Err(why) = &run {
-            refusals.push(format!("{}: {why}", e.name()));
-        }
-        if let Ok(mut result) = run {
-            limit_reached_during(&mut result);
-            reports.push(report_with(m, name, e.name(), &result, Vec::new(), opts));
+        match run {
+            Err(why) => refusals.push(format!("{}: {why}", e.name())),
+            Ok(mut result) => {
+                limit_reached_during(&mut result);
+                reports.push(report_with(m, name, e.name(), &result, Vec::new(), opts));
+            }
         }
     }
-    let conclusive: Vec<&Report> = reports
-        .iter()
-        .filter(|r| {
-            matches!(
-                r.exit_code,
-                exit::PASSED | exit::ASSERTION | exit::DEADLOCK | exit::RUNTIME_ERROR
-            )
-        })
-        .collect();
+    let table = |chosen: Option<usize>| -> Vec<report::EngineRun> {
+        reports
+            .iter()
+            .enumerate()
+            .map(|(i, r)| report::EngineRun {
+                reported: Some(i) == chosen,
+                ..report::EngineRun::of(r)
+            })
+            .collect()
+    };
+    let conclusive = |r: &Report| {
+        matches!(
+            r.exit_code,
+            exit::PASSED | exit::ASSERTION | exit::DEADLOCK | exit::RUNTIME_ERROR
+        )
+    };
     // engines may stop at different errors (each replayed); they disagree when one finds none
     let found = |r: &Report| r.exit_code != exit::PASSED;
-    if let Some(first) = conclusive.first() {
-        if let Some(other) = conclusive.iter().find(|r| found(r) != found(first)) {
+    let mut decided = reports.iter().filter(|r| conclusive(r));
+    if let Some(first) = decided.next() {
+        if let Some(other) = decided.find(|r| found(r) != found(first)) {
             let message = format!(
                 "engines disagree on {name}: {} says \"{}\", {} says \"{}\"",
                 first.engine,
@@ -304,43 +335,56 @@ pub(super) fn check_all<'m>(
             );
             let mut r = Report::new(name, "all", Verdict::InternalError { message }, None);
             r.stats = first.stats.clone();
+            r.engines = table(None);
             return Ok(r);
         }
     }
-    // agreeing engines: report the first conclusive answer (with its trace), else the first.
-    // Under --threads the question is the bounded one: the coverability engine, which ran
-    // without the bound, only cross-checks (an error it finds may need more threads)
+    // Under --threads the question is the bounded one: an error the coverability engine finds
+    // (it ran without the bound) may need more threads, so it only cross-checks; its proof
+    // holds for every number of threads, the bound's included
     let bounded = semantics.thread_bound.is_some();
-    let best = conclusive
+    let counterexample = reports
         .iter()
-        .find(|r| !(bounded && r.engine == Engine::Coverability.name()))
-        .map(|r| (*r).clone());
-    let Some(mut r) = best.or_else(|| reports.first().cloned()) else {
+        .enumerate()
+        .filter(|(_, r)| conclusive(r) && found(r))
+        .filter(|(_, r)| !(bounded && r.engine == Engine::Coverability.name()))
+        .min_by_key(|(_, r)| r.path.as_ref().map_or(usize::MAX, |p| p.choices.len()))
+        .map(|(i, _)| i);
+    let proof = || reports.iter().position(|r| r.exit_code == exit::PASSED);
+    let chosen = counterexample
+        .or_else(proof)
+        .or((!reports.is_empty()).then_some(0));
+    let Some(chosen) = chosen else {
         return Err(format!(
             "no engine checks this model with these options ({})",
             refusals.join("; ")
         ));
     };
-    r.engine = format!(
-        "all ({})",
-        reports
-            .iter()
-            .map(|r| r.engine.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    let engines = table(Some(chosen));
+    let names = reports
+        .iter()
+        .map(|r| r.engine.clone())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut r = reports.swap_remove(chosen);
+    r.engine = format!("all ({names})");
+    r.engines = engines;
     Ok(r)
 }
 
+/// A panic's message (`a panic` when it has none).
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into())
+}
+
 /// Runs `f`, turning a panic into `Err` with its message.
-pub(super) fn unpanicked<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|panic| {
-        panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic".into())
-    })
+#[cfg(test)]
+fn unpanicked<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| panic_message(&*p))
 }
 
 #[cfg(test)]

@@ -438,7 +438,10 @@ fn arm_watchdog(a: &CheckArgs) {
         let stdout = std::io::stdout();
         let _ = report::render_to(&mut stdout.lock(), &r, format, trace, stats, quiet, false);
     };
-    search::watchdog::arm(a.timeout, memory_limit(a), exit::LIMIT, Box::new(force));
+    // under `--engine all` each engine has the memory limit to itself and stops alone when it
+    // reaches it (`check_all`): the process-wide watchdog, which would end them all, polls none
+    let memory = (a.engine != Engine::All).then(|| memory_limit(a)).flatten();
+    search::watchdog::arm(a.timeout, memory, exit::LIMIT, Box::new(force));
 }
 
 /// A search that ended without a finding after the watchdog requested a limit did not notice

@@ -4,8 +4,9 @@
 //! printer took most of the time of the whole report) by hand in the same layout. A test
 //! checks that the two agree.
 
+use super::super::fold::Fold;
 use super::super::{Finding, Report, Shows, Trace};
-use crate::search::{Choice, Path};
+use crate::search::{folded, Choice, Path};
 use serde::Serialize;
 use std::io::Write;
 
@@ -66,6 +67,7 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
         trace,
         more,
         stats,
+        engines,
         path,
         assertions,
         // not written: the `contexts` counter the CLI adds names the bound reported
@@ -85,6 +87,9 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
     field(w, 1, "trace", false, |w| optional_trace(w, trace, 1, buf))?;
     field(w, 1, "more", false, |w| findings(w, more, 1, buf))?;
     field(w, 1, "stats", false, |w| value(w, stats, 1, buf))?;
+    if !engines.is_empty() {
+        field(w, 1, "engines", false, |w| value(w, engines, 1, buf))?;
+    }
     field(w, 1, "path", false, |w| match path {
         Some(p) => path_value(w, p, buf),
         None => w.write_all(b"null"),
@@ -107,7 +112,7 @@ fn optional_trace(
         value(w, &t.threads, level + 1, buf)
     })?;
     field(w, level + 1, "steps", false, |w| {
-        let mut steps = t.steps(Shows::ALL).peekable();
+        let mut steps = Fold::new(t.steps(Shows::ALL)).peekable();
         if steps.peek().is_none() {
             return w.write_all(b"[]");
         }
@@ -162,22 +167,37 @@ fn findings(
 fn path_value(w: &mut dyn Write, p: &Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
     w.write_all(b"{")?;
     field(w, 2, "init", true, |w| value(w, &p.init, 2, buf))?;
-    field(w, 2, "choices", false, |w| choices(w, &p.choices))?;
+    field(w, 2, "choices", false, |w| choices(w, &p.choices, buf))?;
     w.write_all(b"\n  }")
 }
 
 /// The choices as the pretty printer lays them out at their depth (the report's `path`
-/// field's `choices` field: elements indented by six spaces).
-fn choices(w: &mut dyn Write, cs: &[Choice]) -> std::io::Result<()> {
+/// field's `choices` field: elements indented by six spaces), repeated runs folded
+/// ([`folded::runs`]); `scratch` is scratch space.
+fn choices(w: &mut dyn Write, cs: &[Choice], scratch: &mut Vec<u8>) -> std::io::Result<()> {
     if cs.is_empty() {
         return w.write_all(b"[]");
     }
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 12);
     buf.push(b'[');
-    for (i, c) in cs.iter().enumerate() {
+    for (i, run) in folded::runs(cs).enumerate() {
         if i > 0 {
             buf.push(b',');
         }
+        let c = match run {
+            folded::Run::One(c) => c,
+            folded::Run::Repeat { times, body } => {
+                buf.extend_from_slice(b"\n      ");
+                w.write_all(&buf)?;
+                buf.clear();
+                let repeat = folded::Repeat {
+                    repeat: times,
+                    choices: body,
+                };
+                value(w, &repeat, 3, scratch)?;
+                continue;
+            }
+        };
         buf.extend_from_slice(b"\n      {\n        \"thread\": ");
         push_u32(&mut buf, c.thread);
         buf.extend_from_slice(b",\n        \"outcome\": ");
@@ -249,23 +269,54 @@ mod tests {
                 .collect();
             r.path = Some(crate::search::Path {
                 init: vec![crate::runtime::Value::Bool(true)],
+                // a run of identical choices, folded in both
                 choices: (0..n)
                     .map(|i| crate::search::Choice {
                         thread: i % 2,
                         outcome: 10 * i,
                     })
+                    .chain((0..5 * n).map(|_| crate::search::Choice {
+                        thread: 1,
+                        outcome: 2,
+                    }))
                     .collect(),
             });
             r.stats.counters.push(crate::report::Counter {
                 name: "x".into(),
                 value: 1,
             });
+            // `--engine all`'s table
+            r.engines = (0..n)
+                .map(|k| crate::report::EngineRun {
+                    engine: format!("e{k}"),
+                    verdict: "passed".into(),
+                    exit_code: 0,
+                    seconds: 0.5,
+                    states: 7,
+                    limit: (k == 1).then(|| "memory limit".into()),
+                    steps: (k == 2).then_some(21),
+                    reported: k == 0,
+                })
+                .collect();
             let expected = serde_json::to_string_pretty(&r).unwrap() + "\n";
             assert_eq!(
                 render(&r, Format::Json, TraceDetail::Full, true, false),
                 expected
             );
         }
+        // a trace whose steps repeat is folded alike in both
+        let looping = |i: u32| crate::report::TraceStep {
+            thread: 0,
+            depth: 1,
+            line: 3 + i % 2,
+            ..step(i)
+        };
+        let t = Trace::listed(2, (0..20).map(looping).collect(), Vec::new(), None);
+        let r = Report::new("t.bp", "bdd", verdict.clone(), Some(t));
+        let expected = serde_json::to_string_pretty(&r).unwrap() + "\n";
+        let written = render(&r, Format::Json, TraceDetail::Full, true, false);
+        assert_eq!(written, expected);
+        assert!(written.contains("\"folded\": {"), "{written}");
         let r = Report::new("t.bp", "bdd", Verdict::Passed, None);
         let expected = serde_json::to_string_pretty(&r).unwrap() + "\n";
         assert_eq!(
