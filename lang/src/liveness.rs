@@ -387,14 +387,41 @@ pub fn live_at_entry(p: &Proc) -> Vec<bool> {
     live
 }
 
+/// A set of globals being filled: a flag per global, or (global liveness) the list of the few
+/// a node names, so that a node's reads cost what it names, not the number of globals.
+pub(crate) trait Marks {
+    /// Adds global `i`.
+    fn mark(&mut self, i: u32);
+    /// Adds every global.
+    fn mark_all(&mut self);
+}
+
+impl Marks for [bool] {
+    fn mark(&mut self, i: u32) {
+        self[i as usize] = true;
+    }
+    fn mark_all(&mut self) {
+        self.fill(true);
+    }
+}
+
+impl Marks for Vec<bool> {
+    fn mark(&mut self, i: u32) {
+        self[i as usize] = true;
+    }
+    fn mark_all(&mut self) {
+        self.fill(true);
+    }
+}
+
 /// Marks the globals an expression reads; `targets` are the globals its statement writes (a
 /// primed target is the new value). Returns false if the expression may read globals it does
 /// not name (a method call), so every global must count as read.
-pub(crate) fn global_uses(e: &Expr, targets: &[u32], out: &mut [bool]) -> bool {
+pub(crate) fn global_uses<M: Marks + ?Sized>(e: &Expr, targets: &[u32], out: &mut M) -> bool {
     let mut exact = true;
     e.walk(&mut |e| match e {
-        Expr::Global(i) => out[*i as usize] = true,
-        Expr::PrimedGlobal(i) if !targets.contains(i) => out[*i as usize] = true,
+        Expr::Global(i) => out.mark(*i),
+        Expr::PrimedGlobal(i) if !targets.contains(i) => out.mark(*i),
         Expr::Call(..) => exact = false,
         _ => {}
     });
@@ -403,13 +430,13 @@ pub(crate) fn global_uses(e: &Expr, targets: &[u32], out: &mut [bool]) -> bool {
 
 /// The globals a node of `p` reads (`used`) and those it certainly overwrites (`defs`). Calls
 /// and every statement this analysis does not model read every global.
-pub(crate) fn global_use_def(p: &Proc, pc: usize, used: &mut [bool], defs: &mut [bool]) {
+pub(crate) fn global_use_def<M: Marks + ?Sized>(p: &Proc, pc: usize, used: &mut M, defs: &mut M) {
     let node = &p.nodes[pc];
     let mut exact = true;
     if let Some(inv) = &node.invariant {
         exact &= global_uses(inv, &[], used);
     }
-    let lvalue_reads = |lv: &LValue, used: &mut [bool]| match lv {
+    let lvalue_reads = |lv: &LValue, used: &mut M| match lv {
         LValue::Local(_) | LValue::Global(_) | LValue::PassiveLocal(_) => true,
         LValue::Field(e, _) => global_uses(e, &[], used),
         LValue::Elem(e, i, _) => global_uses(e, &[], used) & global_uses(i, &[], used),
@@ -442,13 +469,13 @@ pub(crate) fn global_use_def(p: &Proc, pc: usize, used: &mut [bool], defs: &mut 
                 exact &= global_uses(c, &t, used);
             }
             for i in t {
-                defs[i as usize] = true;
+                defs.mark(i);
             }
         }
         Stmt::Havoc { targets } => {
             for lv in targets {
                 match lv {
-                    LValue::Global(i) => defs[*i as usize] = true,
+                    LValue::Global(i) => defs.mark(*i),
                     other => exact &= lvalue_reads(other, used),
                 }
             }
@@ -463,7 +490,7 @@ pub(crate) fn global_use_def(p: &Proc, pc: usize, used: &mut [bool], defs: &mut 
         _ => exact = false,
     }
     if !exact {
-        used.iter_mut().for_each(|u| *u = true);
+        used.mark_all();
     }
 }
 

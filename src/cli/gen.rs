@@ -5,7 +5,9 @@
 //! differential testing ([`crate::gen::random_bp`], [`crate::gen::random_zing`],
 //! [`crate::gen::random_spawn_bp`], [`crate::gen::concurrent::random_getafix`]), and the benchmark families of
 //! benchmarks.md ([`crate::gen::families`]): `bebop-t N`, `zing-clone N`, `zing-deep-alloc N`,
-//! `zing-alloc`, `zing-patterns` (no N: they are single models), `bp-parity K`, `philosophers N`,
+//! `zing-alloc`, `zing-patterns` (no N: they are single models), `bp-parity K`,
+//! `bp-parity-flat K` and `bp-parity-flat-rev K` (the parity as one flat chain), `bp-call-chain N`
+//! (calls N deep), `philosophers N`,
 //! `philosophers-ordered N`, `threads-local N`, `fib-bp N`, `bluetooth-bp A S` (A adders, S
 //! stoppers; one number: as many of each); and `philosophers-promela N`, the same
 //! philosophers for SPIN.
@@ -17,7 +19,8 @@ use crate::report::exit;
 pub struct GenArgs {
     /// The family: `random-bp`, `random-zing`, `random-spawn-bp` (threads created in a loop),
     /// `random-getafix` (two threads in the Getafix layout, with `--contexts`), `bebop-t`, `zing-clone`, `zing-deep-alloc`, `zing-alloc`,
-    /// `zing-patterns`, `bp-parity`, `philosophers`, `philosophers-ordered`, `threads-local`,
+    /// `zing-patterns`, `bp-parity`, `bp-parity-flat`, `bp-parity-flat-rev`,
+    /// `bp-call-chain`, `philosophers`, `philosophers-ordered`, `threads-local`,
     /// `fib-bp`, `bluetooth-bp`, or `philosophers-promela` (philosophers-ordered in Promela,
     /// for SPIN).
     pub family: String,

@@ -9,6 +9,9 @@
 //! | `zing-patterns`         | zing     | assertion fails (exit 3)             |
 //! | `zing-deep-alloc N`     | zing     | passes (exit 0; `--max-depth` > N + 1) |
 //! | `bp-parity K`           | bp       | passes (exit 0)                      |
+//! | `bp-parity-flat K`      | bp       | label `ERR` unreachable (exit 0)     |
+//! | `bp-parity-flat-rev K`  | bp       | label `ERR` unreachable (exit 0)     |
+//! | `bp-call-chain N`       | bp       | label `ERR` unreachable (exit 0)     |
 //! | `philosophers N`        | zing     | deadlock (exit 2)                    |
 //! | `philosophers-ordered N`| zing     | passes (exit 0)                      |
 //! | `threads-local N`       | bp       | passes (exit 0)                      |
@@ -55,6 +58,9 @@ impl Family {
             "zing-patterns" => zing_patterns(),
             "zing-deep-alloc" => zing_deep_alloc(n),
             "bp-parity" => bp_parity(n),
+            "bp-parity-flat" => bp_parity_flat(n, false),
+            "bp-parity-flat-rev" => bp_parity_flat(n, true),
+            "bp-call-chain" => bp_call_chain(n),
             "philosophers" => philosophers(n, false),
             "philosophers-ordered" => philosophers(n, true),
             "threads-local" => threads_local(n),
@@ -103,6 +109,24 @@ pub const FAMILIES: &[Family] = &[
         is_bp: true,
         scalable: true,
         target: None,
+    },
+    Family {
+        name: "bp-parity-flat",
+        is_bp: true,
+        scalable: true,
+        target: Some("ERR"),
+    },
+    Family {
+        name: "bp-parity-flat-rev",
+        is_bp: true,
+        scalable: true,
+        target: Some("ERR"),
+    },
+    Family {
+        name: "bp-call-chain",
+        is_bp: true,
+        scalable: true,
+        target: Some("ERR"),
     },
     Family {
         name: "philosophers",
@@ -349,6 +373,69 @@ pub fn bp_parity(k: u64) -> String {
             j = i + 1
         );
     }
+    s
+}
+
+/// `bp-parity-flat K` and `bp-parity-flat-rev K`: `bp-parity K` with its parity written as one
+/// flat chain, `g1 ^ g2 ^ ... ^ gK` (left to right, as Moped's examples and most hand-written
+/// programs write it) or `gK ^ ... ^ g1`, and the check as a label `ERR` reached when the parity
+/// changed (Moped checks labels only). `ERR` is unreachable. The two directions cost the same
+/// when the engine combines a chain in the order of its BDD variables; left to right as
+/// written, the forward one builds K²/2 nodes.
+pub fn bp_parity_flat(k: u64, reversed: bool) -> String {
+    let k = k.max(1);
+    let names: Vec<String> = (1..=k).map(|i| format!("g{i}")).collect();
+    let mut chain = names.clone();
+    if reversed {
+        chain.reverse();
+    }
+    let chain = chain.join(" ^ ");
+    let mut s = format!(
+        "// bp-parity-flat{}: the parity of the globals, written as one chain, is invariant \
+         (label ERR unreachable)\n",
+        if reversed { "-rev" } else { "" }
+    );
+    let _ = writeln!(s, "decl {};\n", names.join(", "));
+    let _ = writeln!(s, "void main()\nbegin\n  decl p;\n  p := {chain};");
+    for i in 1..k {
+        let _ = writeln!(s, "  flip{i}();");
+    }
+    let _ = writeln!(
+        s,
+        "  if (!(p = ({chain}))) then\n    ERR: skip;\n  fi\nend\n"
+    );
+    for i in 1..k {
+        let _ = writeln!(
+            s,
+            "void flip{i}()\nbegin\n  g{i}, g{j} := !g{i}, !g{j};\nend\n",
+            j = i + 1
+        );
+    }
+    s
+}
+
+/// `bp-call-chain N`: calls N levels deep, `main` → `level1` → … → `levelN`; `level_i` sets
+/// `g_i`, calls the next level and then reads `g_i` and `g_{i+1}`, so what is live at a level's
+/// exit comes from every level above it, and what is live at its entry from every level below
+/// (the front end's global liveness must carry both across N call levels). `ERR` is reached
+/// if `g1` is false at the end; every `g_i` ends true, so it is unreachable.
+pub fn bp_call_chain(n: u64) -> String {
+    let n = n.max(1);
+    let names: Vec<String> = (1..=n).map(|i| format!("g{i}")).collect();
+    let mut s = String::from(
+        "// bp-call-chain: calls N levels deep, globals read after each return \
+         (label ERR unreachable)\n",
+    );
+    let _ = writeln!(s, "decl {};\n", names.join(", "));
+    s.push_str("void main()\nbegin\n  level1();\n  if (!g1) then\n    ERR: skip;\n  fi\nend\n\n");
+    for i in 1..n {
+        let _ = writeln!(
+            s,
+            "void level{i}()\nbegin\n  g{i} := T;\n  level{j}();\n  g{i} := g{i} & g{j};\nend\n",
+            j = i + 1
+        );
+    }
+    let _ = writeln!(s, "void level{n}()\nbegin\n  g{n} := T;\nend");
     s
 }
 

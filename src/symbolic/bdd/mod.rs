@@ -76,6 +76,9 @@ pub trait Bdds {
     fn eval(&self, f: &Self::F, vals: &[(u32, bool)]) -> Option<bool>;
     /// `f` with the variables of the literal conjunction `lits` fixed to their values.
     fn restrict(&self, f: &Self::F, lits: &Self::F) -> Self::F;
+    /// The top variable of `f` (the smallest it depends on), `u32::MAX` for a constant: the
+    /// encoder combines associative chains by it (see `model::Encoder`).
+    fn top_var(&self, f: &Self::F) -> u32;
     /// Whether `f` is the constant false.
     fn is_false(&self, f: &Self::F) -> bool;
     /// Whether `f` is the constant true.
@@ -416,6 +419,10 @@ impl Bdds for Oxidd {
     #[inline]
     fn restrict(&self, f: &BCDDFunction, lits: &BCDDFunction) -> BCDDFunction {
         self.ok(f.restrict(lits))
+    }
+    #[inline]
+    fn top_var(&self, f: &BCDDFunction) -> u32 {
+        self.level(f)
     }
     #[inline]
     fn is_false(&self, f: &BCDDFunction) -> bool {
