@@ -268,10 +268,17 @@ mod tests {
         assert_eq!(t.len(), set.len());
         assert!(t.insert(u64::MAX, 1));
         assert!(!t.insert(u64::MAX, 1));
-        assert!(t.insert(0, 1));
-        assert!(!t.insert(1, 1));
         let per = t.bytes() as f64 / t.len() as f64;
         assert!((10.0..=15.5).contains(&per), "{per} bytes per fingerprint");
+    }
+
+    #[test]
+    fn zero_is_stored_as_one() {
+        let t = SharedFpTable::new(2);
+        assert!(t.insert(0, 2));
+        assert!(!t.insert(1, 2));
+        assert!(!t.insert(0, 2));
+        assert_eq!(t.len(), 1);
     }
 
     /// Eight threads insert overlapping streams (each fingerprint by four of them at once):
