@@ -121,3 +121,56 @@ fn zing_models_store_the_same_states_at_any_number_of_workers() {
 fn boolean_programs_store_the_same_states_at_any_number_of_workers() {
     check(&["regressions/bp", "regressions/bp-threads", "examples"]);
 }
+
+fn zingrs(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .args(args)
+        .output()
+        .expect("zingrs runs")
+}
+
+/// `--max-states` holds across workers: each publishes its count in batches small enough that
+/// all of them together pass the limit by at most 5 %.
+#[test]
+fn the_state_limit_holds_across_workers() {
+    let model = zingrs(&["gen", "philosophers-ordered", "7"]);
+    let dir = std::env::temp_dir().join(format!("zingrs-workers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("po7.zing");
+    std::fs::write(&path, &model.stdout).unwrap();
+    let p = path.to_str().unwrap();
+    for w in ["1", "2", "8"] {
+        let out = zingrs(&[
+            "check",
+            p,
+            "--engine",
+            "explicit",
+            "--reduction",
+            "none",
+            "--workers",
+            w,
+            "--max-states",
+            "20000",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(out.status.code(), Some(9), "workers {w}");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let states = json["stats"]["states"].as_u64().unwrap();
+        assert!(
+            (20_000..=21_000).contains(&states),
+            "workers {w}: {states} states"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bad_number_of_workers_is_a_usage_error() {
+    for bad in ["0", "many", "100000"] {
+        let out = zingrs(&["check", "examples/bebop-fig1.bp", "--workers", bad]);
+        assert_eq!(out.status.code(), Some(7), "--workers {bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--workers"), "{err}");
+    }
+}
