@@ -6,9 +6,8 @@
 //! report is gigabytes of JSON; only the path is needed), and the replay keeps every state only
 //! when the trace is printed.
 
-use crate::report::{
-    self, exit, Claim, Format, Report, Shown, Shows, Trace, TraceDetail, TraceStep,
-};
+use crate::report::fold::{Fold, Item};
+use crate::report::{self, exit, Claim, Format, Report, Shown, Shows, Trace, TraceDetail};
 use crate::runtime::{Machine, RtError, Semantics};
 use crate::search;
 use crate::search::Path;
@@ -232,7 +231,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
 fn compare_trace(file: &std::path::Path, trace: &Trace, schema: u32) -> Result<bool, String> {
     let f = std::fs::File::open(file).map_err(|e| format!("it cannot be read again: {e}"))?;
     let mut cmp = TraceCmp {
-        expected: trace.steps(Shows::ALL),
+        expected: Box::new(Fold::new(trace.steps(Shows::ALL))),
         threads: trace.threads,
         text_values: schema < 2,
         differs: None,
@@ -254,7 +253,8 @@ fn compare_trace(file: &std::path::Path, trace: &Trace, schema: u32) -> Result<b
 
 /// The state of a [`compare_trace`]: the path's steps not yet compared, and what differed.
 struct TraceCmp<'t> {
-    expected: Box<dyn Iterator<Item = TraceStep> + 't>,
+    /// The path's steps as `check` writes them: loop repetitions folded.
+    expected: Box<dyn Iterator<Item = Item> + 't>,
     threads: u32,
     text_values: bool,
     differs: Option<String>,
@@ -272,11 +272,14 @@ impl TraceCmp<'_> {
     }
 
     /// Whether `saved` is the path's `step`.
-    fn same(&self, saved: &serde_json::Value, step: &TraceStep) -> (bool, serde_json::Value) {
-        let expected = serde_json::to_value(step).unwrap_or_default();
+    fn same(&self, saved: &serde_json::Value, item: &Item) -> (bool, serde_json::Value) {
+        let expected = serde_json::to_value(item).unwrap_or_default();
         if *saved == expected {
             return (true, expected);
         }
+        let Item::Step(step) = item else {
+            return (false, expected);
+        };
         if self.text_values {
             let mut text = step.clone();
             for b in text.values.iter_mut().chain(text.changed.iter_mut()) {

@@ -4,7 +4,7 @@
 //! and statistics. It is plain data (serde); [`render`] is the only place that knows the output
 //! formats: text, JSON, Bebop's trace layout, and ZING's `-entireZingTrace` layout.
 
-mod fold;
+pub(crate) mod fold;
 mod invalid;
 mod render;
 mod trace;
