@@ -37,6 +37,7 @@ struct Saved {
     verdict: SavedVerdict,
     path: Option<Path>,
     assertions: Option<bool>,
+    cooperative: Option<bool>,
 }
 
 /// A saved verdict, as [`Verdict`] serializes it.
@@ -183,6 +184,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
         check_assertions: saved.assertions.unwrap_or(true),
         // a path under `--threads` is a path of the unbounded program too
         thread_bound: None,
+        cooperative: saved.cooperative.unwrap_or(false),
     };
     let m = Machine::new(&program, semantics);
     let wrong = |e: String| {

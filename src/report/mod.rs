@@ -503,6 +503,10 @@ pub struct Report<'m> {
     pub path: Option<crate::search::Path>,
     /// Whether assertions were checked (they change which outcomes a step has).
     pub assertions: bool,
+    /// Whether processes were scheduled cooperatively (a step then has other outcomes: a
+    /// disabled `select` not right after a `yield` is an error); written only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cooperative: bool,
     /// [`crate::search::SearchResult::fewest_switches`]: `--contexts-from` reports that bound.
     #[serde(skip)]
     pub fewest_switches: Option<u32>,
@@ -523,6 +527,7 @@ impl<'m> Report<'m> {
             stats: Stats::default(),
             path: None,
             assertions: true,
+            cooperative: false,
             fewest_switches: None,
         }
     }

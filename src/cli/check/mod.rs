@@ -475,6 +475,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
     let semantics = Semantics {
         check_assertions: !a.no_assertions && !getafix,
         thread_bound: a.threads,
+        cooperative: a.cooperative,
     };
     (opts, semantics)
 }
@@ -581,6 +582,7 @@ fn report_with<'m>(
     let mut r = Report::new(name, engine, verdict, trace);
     r.more = more;
     r.assertions = m.semantics.check_assertions;
+    r.cooperative = m.semantics.cooperative;
     r.fewest_switches = result.fewest_switches;
     if r.trace.is_some() {
         r.path = result.findings.first().map(|f| f.path().clone());

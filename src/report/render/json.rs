@@ -68,6 +68,7 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
         stats,
         path,
         assertions,
+        cooperative,
         // not written: the `contexts` counter the CLI adds names the bound reported
         fewest_switches: _,
     } = r;
@@ -90,6 +91,11 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
         None => w.write_all(b"null"),
     })?;
     field(w, 1, "assertions", false, |w| value(w, assertions, 1, buf))?;
+    if *cooperative {
+        field(w, 1, "cooperative", false, |w| {
+            value(w, cooperative, 1, buf)
+        })?;
+    }
     w.write_all(b"\n}\n")
 }
 
