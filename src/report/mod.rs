@@ -405,6 +405,8 @@ pub struct ZingTrace {
 pub struct ZingState {
     /// The id of the process whose step led here (none for the initial state).
     pub ran: Option<u32>,
+    /// For ZING's choice step, the alternative taken (printed "took choice k" instead).
+    pub took: Option<u32>,
     /// The state's dump, one line each (static fields, heap objects, processes and frames);
     /// empty unless asked for.
     pub dump: Vec<String>,
