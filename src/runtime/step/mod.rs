@@ -177,7 +177,10 @@ impl Machine<'_> {
             self.atomic_bookkeeping(s, tid, frame.proc, &mut out[first..]);
         }
         if self.program.keep_completed {
-            Self::count_atomic_steps(s, tid, &mut out[first..]);
+            let runs_on = self.semantics.cooperative
+                && !matches!(self.program.node(frame.proc, frame.pc).stmt, Stmt::Yield)
+                && self.alternatives(s, tid) < 2;
+            Self::count_atomic_steps(s, tid, runs_on, &mut out[first..]);
         }
         if self.has_glue {
             self.continue_glued(s, tid, frame.proc, frame.pc, first, rec, out);
