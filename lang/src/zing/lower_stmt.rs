@@ -564,14 +564,16 @@ impl<'a, 'm> Body<'a, 'm> {
         self.pending.push((test, 1));
     }
 
-    /// `try { … } with { N -> S … }`: entering takes no step (a node glued through: the
-    /// first statement of the body runs in the step that enters); while control is in the body,
+    /// `try { … } with { N -> S … }`: entering takes no step (a node glued to its successor:
+    /// a process resting at the `try` rests before the first statement of the body, which
+    /// begins a step of its own, as in ZING: the step that arrives at the `try` ends there);
+    /// while control is in the body,
     /// a raised exception goes to the matching handler; after a handler, control continues
     /// after the statement.
     fn try_with(&mut self, span: Span, body: &Block, handlers: &[ast::Handler]) {
         let start = self.nodes.len() as Pc;
         let kw = Span::new(span.start as usize, span.start as usize + "try".len());
-        self.glued(Stmt::Skip, kw, ir::Glue::Through);
+        self.glued(Stmt::Skip, kw, ir::Glue::ToNext);
         for st in &body.stmts {
             self.stmt(st);
         }
