@@ -213,3 +213,38 @@ fn zing_format_depth_bound_and_no_trace() {
     assert!(!s.contains("Error trace"), "{s}");
     final_count(&s);
 }
+
+/// ZING's trace has one state per ZING step (zing-language.md §6.2): a whole atomic block or
+/// atomic method body is one state, and a `choose` is a process step ending at the choice
+/// point and a "took choice" step. ZING itself (`-entirezingtrace`) gives this model's one
+/// path as 12 states: the block, `x = x + 1`, the call of am and its body, the call of pm,
+/// its body and return, the block calling pm, the step to the choice, the choice, the error.
+#[test]
+fn zing_format_trace_shows_atomic_blocks_and_choices_as_zing_steps() {
+    let model = "class C {
+    static int x;
+    static bool b;
+    atomic static void am() { x = x + 1; x = x + 1; }
+    static void pm() { x = x + 1; }
+    activate static void main() {
+        int t;
+        atomic { t = x; x = t + 1; }
+        x = x + 1;
+        am();
+        pm();
+        atomic { x = x + 1; pm(); }
+        b = choose(bool);
+        atomic { x = x + 1; assert(x == 3); }
+    }
+};
+";
+    let o = with_stdin(&["check", "-", "--lang", "zing", "--format", "zing"], model);
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    let s = out(&o);
+    assert!(s.contains(" Error trace 0: length: 12 states\n"), "{s}");
+    let heads: Vec<&str> = s.lines().filter(|l| l.starts_with("#### State")).collect();
+    assert_eq!(heads.len(), 12, "{s}");
+    assert_eq!(heads[9], "#### State 9 (ran process 0) :", "{s}");
+    assert_eq!(heads[10], "#### State 10 (took choice 0) :", "{s}");
+    assert_eq!(heads[11], "#### State 11 (ran process 0) :", "{s}");
+}

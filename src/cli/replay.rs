@@ -41,6 +41,7 @@ struct Saved {
     exit_code: Option<i32>,
     path: Option<Path>,
     assertions: Option<bool>,
+    cooperative: Option<bool>,
 }
 
 /// What a saved verdict claims, as [`crate::report::Verdict`] serializes it: the kind that the path's last
@@ -151,6 +152,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
         check_assertions: saved.assertions.unwrap_or(true),
         // a path under `--threads` is a path of the unbounded program too
         thread_bound: None,
+        cooperative: saved.cooperative.unwrap_or(false),
     };
     let m = Machine::new(&program, semantics);
     let wrong = |e: String| {

@@ -39,7 +39,7 @@ impl Explorer<'_, '_> {
             if !self.visit(&s0, Ctx::START) {
                 continue;
             }
-            self.count_zing(&s0, true);
+            self.count_zing(&s0, Ctx::START, true);
             self.result.stats.initial_states += 1;
             inits.push(init);
             tree.push(Link::Root(inits.len() as u32 - 1));
@@ -112,7 +112,7 @@ impl Explorer<'_, '_> {
                             } else if !self.visit_keyed(&state, ctx, child_canon.as_ref()) {
                                 continue;
                             } else {
-                                self.count_zing(&state, false);
+                                self.count_zing(&state, ctx, false);
                             }
                             if let Some(l) = self.watch.check(self.visited.len() as u64) {
                                 self.result.limit = Some(l);

@@ -591,8 +591,9 @@ impl Explorer<'_, '_> {
                 }
                 if stack[depth].fresh {
                     // the state's own checks, while its successors' slots arrive
-                    let state = &stack[depth].live.as_deref().expect("filled").state;
-                    self.count_zing(state, depth == 0 && prefix.is_empty());
+                    let live = stack[depth].live.as_deref().expect("filled");
+                    self.count_zing(&live.state, live.ctx, depth == 0 && prefix.is_empty());
+                    let state = &live.state;
                     let arrived =
                         self.arrive(state, || Self::path_of(&init, &prefix, &stack, None));
                     match arrived {

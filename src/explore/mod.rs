@@ -367,9 +367,10 @@ impl Explorer<'_, '_> {
         }
     }
 
-    fn count_zing(&mut self, s: &State, initial: bool) {
+    fn count_zing(&mut self, s: &State, ctx: Ctx, initial: bool) {
         if let Some(z) = &mut self.zing {
-            z.add(self.m, s, initial);
+            let held = (ctx.hold as usize) < s.threads.len();
+            z.add(self.m, s, initial, held.then_some(ctx.hold as usize));
         }
     }
 

@@ -6,6 +6,10 @@
 //! single-process states), so that it terminates everywhere; this counter picks out of the
 //! states it stores exactly those ZING would have stored, so that for a passing model the
 //! number equals ZING's.
+//!
+//! In cooperative mode ZING's process step runs until the process yields, blocks, ends or
+//! reaches a choice: the states our search stores while a process holds the processor are
+//! inside one of ZING's steps, and only their choices count.
 
 use crate::runtime::{Machine, State};
 
@@ -19,12 +23,14 @@ impl ZingCount {
     /// Counts what a newly stored state stands for in ZING: the state itself (the initial
     /// state, or a state between steps with two or more processes where one can move), and
     /// one choice state per process whose next step starts with a choice of two or more
-    /// alternatives (inside an atomic region only its owner moves).
-    pub fn add(&mut self, m: &Machine, s: &State, initial: bool) {
-        let owner = s.atomic_owner();
+    /// alternatives (inside an atomic region only its owner moves). `held`: in cooperative
+    /// mode, the process that must go on (the state is inside its step).
+    pub fn add(&mut self, m: &Machine, s: &State, initial: bool, held: Option<usize>) {
+        let owner = s.atomic_owner().or(held);
         let n = s.threads.len();
         let movable = |t: usize| !s.threads[t].stack.is_empty() && m.blocked(s, t).is_none();
         if initial || (owner.is_none() && n >= 2 && (0..n).any(movable)) {
+            // (a held process that is blocked cannot be: its step would have been an error)
             self.states += 1;
         }
         // most statements are no choice: ask that first, it is the cheaper question

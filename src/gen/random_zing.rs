@@ -243,7 +243,7 @@ impl Gen {
                 } else {
                     *self
                         .ext
-                        .pick(&["k", "2", "0", "Main.a", "sizeof(Main.arr)", "k + 1"])
+                        .pick(&["k", "2", "0", "Main.a", "sizeof(arr)", "k + 1"])
                 };
                 self.line(depth, &format!("Main.darr = new D[{size}];"));
             }

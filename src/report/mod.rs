@@ -424,6 +424,8 @@ pub struct ZingTrace {
 pub struct ZingState {
     /// The id of the process whose step led here (none for the initial state).
     pub ran: Option<u32>,
+    /// For ZING's choice step, the alternative taken (printed "took choice k" instead).
+    pub took: Option<u32>,
     /// The state's dump, one line each (static fields, heap objects, processes and frames);
     /// empty unless asked for.
     pub dump: Vec<String>,
@@ -571,6 +573,10 @@ pub struct Report<'m> {
     pub path: Option<crate::search::Path>,
     /// Whether assertions were checked (they change which outcomes a step has).
     pub assertions: bool,
+    /// Whether processes were scheduled cooperatively (a step then has other outcomes: a
+    /// disabled `select` not right after a `yield` is an error); written only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cooperative: bool,
     /// [`crate::search::SearchResult::fewest_switches`]: `--contexts-from` reports that bound.
     #[serde(skip)]
     pub fewest_switches: Option<u32>,
@@ -592,6 +598,7 @@ impl<'m> Report<'m> {
             engines: Vec::new(),
             path: None,
             assertions: true,
+            cooperative: false,
             fewest_switches: None,
         }
     }

@@ -87,10 +87,9 @@ impl<'m> PathTrace<'m> {
         self.path.choices.len() + usize::from(self.end.is_some())
     }
 
-    /// The number of ZING's states: the initial one and one per choice (after a failing step,
-    /// the state the error stopped in).
+    /// The number of ZING's states (see [`ZingStates`]): one walk of the path, without dumps.
     pub(super) fn zing_len(&self) -> usize {
-        self.path.choices.len() + 1
+        self.zing_states(false).count()
     }
 
     fn start(&self) -> Mark {
@@ -147,6 +146,7 @@ impl<'m> PathTrace<'m> {
             dumps,
             first: true,
             done: false,
+            choice: None,
         }
     }
 }
@@ -254,7 +254,11 @@ fn id_of(names: &[ProcName], tid: usize) -> u32 {
     names.get(tid).map_or(tid as u32, |q| q.id)
 }
 
-/// ZING's states along a path: the initial state, then the state after each choice; after a
+/// ZING's states along a path: the initial state, then the state after each of ZING's steps
+/// (zing-language.md §6.2): our steps that stay inside an atomic region run on into one
+/// state, as the whole region is one step of ZING's; a statement that chooses among two or
+/// more alternatives is ZING's process step ending at the choice point (the state before it)
+/// and then a choice step ("took choice k") that runs on to the end of the region. After a
 /// failing step, the state the error stopped in, which is the state before that step with
 /// its process at the failing statement.
 pub(super) struct ZingStates<'t, 'm> {
@@ -263,6 +267,8 @@ pub(super) struct ZingStates<'t, 'm> {
     dumps: bool,
     first: bool,
     done: bool,
+    /// A choice step to give next: the process step that ended at the choice point was given.
+    choice: Option<u32>,
 }
 
 impl ZingStates<'_, '_> {
@@ -291,32 +297,65 @@ impl Iterator for ZingStates<'_, '_> {
             self.first = false;
             return Some(ZingState {
                 ran: None,
+                took: None,
                 dump: self.dump(),
             });
         }
         let n = self.t.path.choices.len();
-        let i = self.at.at.i;
-        if i >= n {
-            self.done = true;
-            return None;
-        }
-        let c = self.t.path.choices[i];
-        if i + 1 == n && self.t.violation.is_some() {
-            self.done = true;
-            return Some(ZingState {
-                ran: self.t.erring.map(|t| self.id_of(t)),
-                dump: self.dump(),
+        let m = self.t.m;
+        // the process whose ZING step this is, and the choice it took, if a choice step
+        let mut step: Option<(u32, Option<u32>)> = None;
+        loop {
+            let i = self.at.at.i;
+            if i >= n {
+                self.done = true;
+                // a path never ends inside a region but when an error does: nothing is open
+                return step.map(|(ran, took)| ZingState {
+                    ran: Some(ran),
+                    took,
+                    dump: self.dump(),
+                });
+            }
+            let c = self.t.path.choices[i];
+            if i + 1 == n && self.t.violation.is_some() {
+                self.done = true;
+                return Some(ZingState {
+                    ran: self.t.erring.map(|t| self.id_of(t)),
+                    took: None,
+                    dump: self.dump(),
+                });
+            }
+            let took = self.choice.take();
+            if took.is_none() && m.alternatives(&self.at.at.state, c.thread as usize) >= 2 {
+                // ZING's process step ends at the choice point, before the choice is made
+                self.choice = Some(c.outcome);
+                let ran = step.map_or_else(|| self.id_of(c.thread), |(r, _)| r);
+                return Some(ZingState {
+                    ran: Some(ran),
+                    took: None,
+                    dump: self.dump(),
+                });
+            }
+            let ran = self.id_of(c.thread);
+            step = Some(match step {
+                Some(s) => s,
+                None => (ran, took),
             });
+            let (_, names) = self.at.advance()?;
+            if let Some(names) = names {
+                self.at.at.names = names;
+            }
+            // inside an atomic region the same ZING step goes on
+            let inside = self.at.at.state.atomic_owner() == Some(c.thread as usize);
+            if !inside || self.at.at.i >= n {
+                let (ran, took) = step.expect("set above");
+                return Some(ZingState {
+                    ran: Some(ran),
+                    took,
+                    dump: self.dump(),
+                });
+            }
         }
-        let ran = self.id_of(c.thread);
-        let (_, names) = self.at.advance()?;
-        if let Some(names) = names {
-            self.at.at.names = names;
-        }
-        Some(ZingState {
-            ran: Some(ran),
-            dump: self.dump(),
-        })
     }
 }
 

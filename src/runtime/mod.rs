@@ -49,6 +49,10 @@ pub struct Semantics {
     /// the unbounded program too (it replays without the bound); initial threads are not
     /// cut. A search under the bound that finds nothing is a bounded pass, never a proof.
     pub thread_bound: Option<u32>,
+    /// Zing's cooperative scheduling (`--cooperative`, zing-language.md §6.4): a process runs
+    /// until it yields, so a disabled `select` it reaches other than right after a `yield` (or
+    /// at its start) is an invalid blocking select. Which process runs is the search's part.
+    pub cooperative: bool,
 }
 
 impl Default for Semantics {
@@ -56,6 +60,7 @@ impl Default for Semantics {
         Semantics {
             check_assertions: true,
             thread_bound: None,
+            cooperative: false,
         }
     }
 }

@@ -35,6 +35,9 @@ pub(super) struct Body<'a, 'm> {
     gotos: Vec<(Pc, String)>,
     /// Inside an atomic block: the labels declared in it.
     atomic_labels: Option<Vec<String>>,
+    /// The method's labels that sit directly on an `atomic` block: a `goto` from another
+    /// atomic block to one of them does not end atomicity (ZING runs both blocks as one step).
+    on_atomic: Vec<String>,
     method: &'m Method,
 }
 
@@ -104,8 +107,15 @@ impl<'a, 'm> Body<'a, 'm> {
             labels: Vec::new(),
             gotos: Vec::new(),
             atomic_labels: None,
+            on_atomic: Vec::new(),
             method: m,
         };
+        collect_labels_if(&m.body.stmts, true, &mut body.on_atomic);
+        if m.body.stmts.is_empty() {
+            // ZING compiles an empty body as the empty statement `{}`: entering the method
+            // takes a step of its own before the return (`{ int x; }` or `{ return; }` do not)
+            body.simple(Stmt::Skip, m.body.span);
+        }
         for s in &m.body.stmts {
             body.stmt(s);
         }
@@ -355,8 +365,10 @@ impl<'a, 'm> Body<'a, 'm> {
                     .atomic_labels
                     .as_ref()
                     .is_some_and(|ls| !ls.contains(&l.name))
+                    && !self.on_atomic.contains(&l.name)
                 {
                     // leaving the block ends atomicity; the jump is part of the atomic step
+                    // (unless it lands on another atomic block, which the step then runs too)
                     self.glued(Stmt::AtomicEnd, span, ir::Glue::ToNext);
                 }
                 let pc = self.emit(Stmt::Goto, span, 1);
@@ -563,14 +575,16 @@ impl<'a, 'm> Body<'a, 'm> {
         self.pending.push((test, 1));
     }
 
-    /// `try { … } with { N -> S … }`: entering takes no step (a node glued through: the
-    /// first statement of the body runs in the step that enters); while control is in the body,
+    /// `try { … } with { N -> S … }`: entering takes no step (a node glued to its successor:
+    /// a process resting at the `try` rests before the first statement of the body, which
+    /// begins a step of its own, as in ZING: the step that arrives at the `try` ends there);
+    /// while control is in the body,
     /// a raised exception goes to the matching handler; after a handler, control continues
     /// after the statement.
     fn try_with(&mut self, span: Span, body: &Block, handlers: &[ast::Handler]) {
         let start = self.nodes.len() as Pc;
         let kw = Span::new(span.start as usize, span.start as usize + "try".len());
-        self.glued(Stmt::Skip, kw, ir::Glue::Through);
+        self.glued(Stmt::Skip, kw, ir::Glue::ToNext);
         for st in &body.stmts {
             self.stmt(st);
         }
@@ -728,40 +742,56 @@ fn var(name: &str, ty: ir::Type, span: Span) -> Var {
 
 /// Every label declared (at any depth) in a statement list.
 fn collect_labels(stmts: &[ast::Stmt], out: &mut Vec<String>) {
+    collect_labels_if(stmts, false, out);
+}
+
+/// The labels declared in `stmts`; with `on_atomic`, only those that sit directly on an
+/// `atomic` block (possibly through other labels).
+fn collect_labels_if(stmts: &[ast::Stmt], on_atomic: bool, out: &mut Vec<String>) {
     for s in stmts {
-        collect_stmt_labels(s, out);
+        collect_stmt_labels(s, on_atomic, out);
     }
 }
 
-fn collect_stmt_labels(s: &ast::Stmt, out: &mut Vec<String>) {
-    crate::deep::grow(|| collect_stmt_labels_here(s, out))
+fn collect_stmt_labels(s: &ast::Stmt, on_atomic: bool, out: &mut Vec<String>) {
+    crate::deep::grow(|| collect_stmt_labels_here(s, on_atomic, out))
 }
 
-fn collect_stmt_labels_here(s: &ast::Stmt, out: &mut Vec<String>) {
+/// Whether a labelled statement is an `atomic` block (through further labels).
+fn labels_atomic(s: &ast::Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Atomic(_) => true,
+        StmtKind::Labeled { stmt, .. } => labels_atomic(stmt),
+        _ => false,
+    }
+}
+
+fn collect_stmt_labels_here(s: &ast::Stmt, on_atomic: bool, out: &mut Vec<String>) {
+    let rec = |s: &ast::Stmt, out: &mut Vec<String>| collect_stmt_labels(s, on_atomic, out);
     match &s.kind {
         StmtKind::Labeled { label, stmt } => {
-            out.push(label.name.clone());
-            collect_stmt_labels(stmt, out);
+            if !on_atomic || labels_atomic(stmt) {
+                out.push(label.name.clone());
+            }
+            rec(stmt, out);
         }
-        StmtKind::Block(b) | StmtKind::Atomic(b) => collect_labels(&b.stmts, out),
+        StmtKind::Block(b) | StmtKind::Atomic(b) => collect_labels_if(&b.stmts, on_atomic, out),
         StmtKind::If { then, els, .. } => {
-            collect_stmt_labels(then, out);
+            rec(then, out);
             if let Some(e) = els {
-                collect_stmt_labels(e, out);
+                rec(e, out);
             }
         }
-        StmtKind::While { body, .. } | StmtKind::Foreach { body, .. } => {
-            collect_stmt_labels(body, out)
-        }
+        StmtKind::While { body, .. } | StmtKind::Foreach { body, .. } => rec(body, out),
         StmtKind::Select(sel) => {
             for j in &sel.branches {
-                collect_stmt_labels(&j.body, out);
+                rec(&j.body, out);
             }
         }
         StmtKind::Try { body, handlers } => {
-            collect_labels(&body.stmts, out);
+            collect_labels_if(&body.stmts, on_atomic, out);
             for h in handlers {
-                collect_stmt_labels(&h.body, out);
+                rec(&h.body, out);
             }
         }
         _ => {}

@@ -517,6 +517,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
     let semantics = Semantics {
         check_assertions: !a.no_assertions && !getafix,
         thread_bound: a.threads,
+        cooperative: a.cooperative,
     };
     (opts, semantics)
 }
@@ -629,6 +630,7 @@ fn report_with<'m>(
     let mut r = Report::new(name, engine, verdict, trace);
     r.more = more;
     r.assertions = m.semantics.check_assertions;
+    r.cooperative = m.semantics.cooperative;
     r.fewest_switches = result.fewest_switches;
     r.path = path;
     let s = &result.stats;

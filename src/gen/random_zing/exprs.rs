@@ -44,7 +44,8 @@ impl Gen {
             4 => "k".to_string(),
             5 => "Main.a".to_string(),
             6 => "Main.b % 3".to_string(),
-            7 => "sizeof(Main.arr) - 1".to_string(),
+            // `sizeof` of a bare name: ZING's parser takes no `Main.arr` there
+            7 => "sizeof(arr) - 1".to_string(),
             8 if self.feat.selfs => "self".to_string(),
             _ => "3".to_string(),
         }
@@ -56,7 +57,7 @@ impl Gen {
             0 | 1 => "0".to_string(),
             2 => "1".to_string(),
             3 => "k".to_string(),
-            _ => "sizeof(Main.darr) - 1".to_string(),
+            _ => "sizeof(darr) - 1".to_string(),
         }
     }
 
@@ -66,15 +67,15 @@ impl Gen {
         if self.feat.arrays {
             let i = self.index();
             opts.push(format!("Main.arr[{i}]"));
-            opts.push("sizeof(Main.arr)".into());
+            opts.push("sizeof(arr)".into());
             opts.push("sizeof(A)".into());
         }
         if self.feat.sets {
-            opts.push("sizeof(Main.s)".into());
-            opts.push("sizeof(Main.ns)".into());
+            opts.push("sizeof(s)".into());
+            opts.push("sizeof(ns)".into());
         }
         if self.feat.chans {
-            opts.push("sizeof(Main.c)".into());
+            opts.push("sizeof(c)".into());
         }
         if self.feat.structs {
             opts.push("Main.p.x".into());
@@ -118,10 +119,10 @@ impl Gen {
             let e = self.int_expr();
             opts.push(format!("({e} in Main.s)"));
             opts.push("(m in Main.ns)".into());
-            opts.push(format!("(sizeof(Main.s) > {})", self.ext.below(3)));
+            opts.push(format!("(sizeof(s) > {})", self.ext.below(3)));
         }
         if self.feat.chans {
-            opts.push("(sizeof(Main.c) == 0)".into());
+            opts.push("(sizeof(c) == 0)".into());
         }
         if self.feat.structs {
             opts.push("Main.p.b".into());

@@ -70,6 +70,7 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
         engines,
         path,
         assertions,
+        cooperative,
         // not written: the `contexts` counter the CLI adds names the bound reported
         fewest_switches: _,
     } = r;
@@ -95,6 +96,11 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
         None => w.write_all(b"null"),
     })?;
     field(w, 1, "assertions", false, |w| value(w, assertions, 1, buf))?;
+    if *cooperative {
+        field(w, 1, "cooperative", false, |w| {
+            value(w, cooperative, 1, buf)
+        })?;
+    }
     w.write_all(b"\n}\n")
 }
 

@@ -88,9 +88,10 @@ fn zing_error_trace(
     writeln!(out, " Error trace {k}: length: {} states", t.zing_len())?;
     let full = detail == TraceDetail::Full;
     for (j, s) in t.zing_states(full).enumerate() {
-        match s.ran {
-            Some(p) => writeln!(out, "#### State {j} (ran process {p}) :")?,
-            None => writeln!(out, "#### State {j} :")?,
+        match (s.took, s.ran) {
+            (Some(c), _) => writeln!(out, "#### State {j} (took choice {c}) :")?,
+            (None, Some(p)) => writeln!(out, "#### State {j} (ran process {p}) :")?,
+            (None, None) => writeln!(out, "#### State {j} :")?,
         }
         if full {
             for l in &s.dump {
@@ -178,10 +179,12 @@ mod tests {
         let states = vec![
             ZingState {
                 ran: None,
+                took: None,
                 dump: vec!["  dump 0".into()],
             },
             ZingState {
                 ran: Some(2),
+                took: None,
                 dump: vec!["  dump 1".into()],
             },
         ];

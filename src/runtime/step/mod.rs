@@ -177,13 +177,49 @@ impl Machine<'_> {
             self.atomic_bookkeeping(s, tid, frame.proc, &mut out[first..]);
         }
         if self.program.keep_completed {
-            Self::count_atomic_steps(s, tid, &mut out[first..]);
+            let runs_on = self.semantics.cooperative
+                && !matches!(self.program.node(frame.proc, frame.pc).stmt, Stmt::Yield)
+                && self.alternatives(s, tid) < 2;
+            Self::count_atomic_steps(s, tid, runs_on, &mut out[first..]);
         }
         if self.has_glue {
             self.continue_glued(s, tid, frame.proc, frame.pc, first, rec, out);
             win = window;
         }
+        if self.semantics.cooperative
+            && !matches!(self.program.node(frame.proc, frame.pc).stmt, Stmt::Yield)
+        {
+            self.cooperative_selects(s, tid, frame.proc, &mut out[first..]);
+        }
         win.cut(out, first);
+    }
+
+    /// Cooperative scheduling (zing-language.md §6.4): a process that did not yield runs on,
+    /// so a step that leaves it at a disabled `select` has met that select in the middle of
+    /// its step: ZING's runtime error "There should be an explicit yield before a select
+    /// statement that can block" (an invalid blocking select), not a blocked process.
+    fn cooperative_selects(&self, s: &State, tid: usize, proc: ProcId, out: &mut [Outcome]) {
+        let at_select =
+            |proc: ProcId, pc: Pc| matches!(self.program.node(proc, pc).stmt, Stmt::Select { .. });
+        for o in out {
+            let lands = match o {
+                Outcome::Moved { mv, .. } => at_select(proc, mv.pc),
+                Outcome::Next { state, .. } => state.threads[tid]
+                    .stack
+                    .top()
+                    .is_some_and(|f| at_select(f.proc, f.pc)),
+                _ => false,
+            };
+            if !lands {
+                continue;
+            }
+            o.materialize(s);
+            if let Outcome::Next { state, .. } = o {
+                if self.blocked(state, tid).is_some() {
+                    *o = Outcome::Violation(Violation::Runtime(RtError::InvalidBlockingSelect));
+                }
+            }
+        }
     }
 
     /// Zing's step granularity: an outcome that stays in the frame and either leaves a node

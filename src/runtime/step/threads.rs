@@ -14,11 +14,13 @@ use zingrs_lang::ir::{Layout, Pc, ProcId, Stmt};
 impl Machine<'_> {
     /// Counts the steps of an atomic region: a thread that stays atomic has taken one more,
     /// and more than [`MAX_ATOMIC_STEPS`] is ZING's infinite-loop-in-atomic error (§4.7).
-    pub(super) fn count_atomic_steps(s: &State, tid: usize, outs: &mut [Outcome]) {
+    /// `runs_on`: in cooperative mode, the step neither yielded nor chose, so the process's
+    /// run goes on as one step of ZING's, which the same limit bounds (§6.4).
+    pub(super) fn count_atomic_steps(s: &State, tid: usize, runs_on: bool, outs: &mut [Outcome]) {
         let before = s.threads[tid].atomic_steps;
         for o in outs {
             if let Outcome::Moved { mv, .. } = o {
-                let steps = if mv.atomic { before + 1 } else { 0 };
+                let steps = if mv.atomic || runs_on { before + 1 } else { 0 };
                 if steps > crate::runtime::state::MAX_ATOMIC_STEPS {
                     *o = Outcome::Violation(Violation::Runtime(RtError::InfiniteLoop));
                 } else {
@@ -32,7 +34,11 @@ impl Machine<'_> {
             let Some(t) = state.threads.get(tid) else {
                 continue;
             };
-            let steps = if t.atomic { before + 1 } else { 0 };
+            let steps = if t.atomic || (runs_on && !t.stack.is_empty()) {
+                before + 1
+            } else {
+                0
+            };
             if steps > crate::runtime::state::MAX_ATOMIC_STEPS {
                 *o = Outcome::Violation(Violation::Runtime(RtError::InfiniteLoop));
             } else if steps != t.atomic_steps {
