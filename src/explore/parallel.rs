@@ -183,18 +183,27 @@ pub(super) fn search(m: &Machine, opts: &Options) -> SearchResult {
                     .name(format!("zingrs-worker-{w}"))
                     .stack_size(crate::search::WORKER_STACK)
                     .spawn_scoped(sc, move || {
-                        let mut ex = Explorer::new(m, opts, visited, Some(pool));
-                        if w > 0 {
-                            // one progress line, the first worker's
-                            ex.watch = crate::search::Watch::new(&crate::search::Limits {
-                                progress: false,
-                                ..opts.limits.clone()
-                            });
-                        }
-                        ex.dfs();
-                        let mut counts = ex.parallel;
-                        counts.states = ex.visited.own() as u64;
-                        (ex.finish(), counts)
+                        // a worker that panics stops the others (which would otherwise wait
+                        // for it in the pool forever); the panic goes on to the caller
+                        let stop = pool.clone();
+                        let run = std::panic::AssertUnwindSafe(move || {
+                            let mut ex = Explorer::new(m, opts, visited, Some(pool));
+                            if w > 0 {
+                                // one progress line, the first worker's
+                                ex.watch = crate::search::Watch::new(&crate::search::Limits {
+                                    progress: false,
+                                    ..opts.limits.clone()
+                                });
+                            }
+                            ex.dfs();
+                            let mut counts = ex.parallel;
+                            counts.states = ex.visited.own() as u64;
+                            (ex.finish(), counts)
+                        });
+                        std::panic::catch_unwind(run).unwrap_or_else(|e| {
+                            stop.stop();
+                            std::panic::resume_unwind(e)
+                        })
                     })
                     .expect("a worker thread")
             })
