@@ -204,11 +204,14 @@ impl SharedFpTable {
 /// Canonical bytes that many workers insert into at once (`--exact`): hash sets in shards
 /// picked by the bytes' hash, each behind its own mutex.
 pub struct SharedExact {
-    shards: Box<[Mutex<ahash::AHashSet<Box<[u8]>>>]>,
+    shards: Box<[Shard]>,
     len: AtomicUsize,
 }
 
 const EXACT_SHARDS: usize = 64;
+
+/// One shard of [`SharedExact`]: the canonical forms whose fingerprint falls in it.
+type Shard = Mutex<ahash::AHashSet<Box<[u8]>>>;
 
 impl Default for SharedExact {
     fn default() -> Self {

@@ -691,7 +691,7 @@ impl Explorer<'_, '_> {
             self.watch.depth = (prefix.len() + len) as u64;
             if len > window {
                 let d = len - 1 - window;
-                let keep_state = d % CHECKPOINT == 0;
+                let keep_state = d.is_multiple_of(CHECKPOINT);
                 let e = &mut stack[d];
                 Self::drop_outcomes(spare, pending, e, d, keep_state);
             }

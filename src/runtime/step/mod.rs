@@ -204,9 +204,11 @@ impl Machine<'_> {
         for o in out {
             let lands = match o {
                 Outcome::Moved { mv, .. } => at_select(proc, mv.pc),
-                Outcome::Next { state, .. } => state.threads[tid]
-                    .stack
-                    .top()
+                // (a boolean program's thread that ended is gone from the list)
+                Outcome::Next { state, .. } => state
+                    .threads
+                    .get(tid)
+                    .and_then(|t| t.stack.top())
                     .is_some_and(|f| at_select(f.proc, f.pc)),
                 _ => false,
             };
