@@ -3,24 +3,14 @@
 //! regression model, example and random program, and of the benchmark families whose call
 //! structure stresses it (calls many levels deep, one procedure called from many sites).
 
-use std::path::{Path, PathBuf};
+mod common {
+    pub mod models;
+}
+
+use common::models::models;
+use std::path::Path;
 use zingrs_lang::global_liveness::GlobalLive;
 use zingrs_lang::{compile, Lang};
-
-fn models(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            models(&p, out);
-        } else if p.extension().is_some_and(|x| x == "bp" || x == "zing") {
-            out.push(p);
-        }
-    }
-}
 
 /// Compares the two analyses on `text`; true if it compiled and the per-node answer (a
 /// sequential program small enough to keep one) differs from "read anywhere" somewhere, so

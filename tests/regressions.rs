@@ -8,8 +8,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common {
+    pub mod models;
     pub mod schema;
 }
+
+use common::models::models;
 
 struct Expectation {
     verdict: String,
@@ -53,21 +56,6 @@ fn header(text: &str) -> Option<Expectation> {
         }
     }
     (!e.verdict.is_empty()).then_some(e)
-}
-
-fn models(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            models(&p, out);
-        } else if p.extension().is_some_and(|x| x == "bp" || x == "zing") {
-            out.push(p);
-        }
-    }
 }
 
 fn exit_of(verdict: &str) -> Option<i32> {

@@ -5,7 +5,12 @@
 //! counterexample found with several workers replays (an internal error, exit 5, otherwise).
 //! Runs in-process, two models at a time.
 
-use std::path::{Path, PathBuf};
+mod common {
+    pub mod models;
+}
+
+use common::models::models;
+use std::path::Path;
 use std::time::Duration;
 use zingrs::cli::regress::{check_text, disagreement, worker_configs, Run};
 
@@ -13,21 +18,6 @@ use zingrs::cli::regress::{check_text, disagreement, worker_configs, Run};
 const MAX_DEPTH: u32 = 1000;
 /// Per configuration and model: a run stopped by it compares nothing.
 const TIMEOUT: Duration = Duration::from_secs(5);
-
-fn models(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            models(&p, out);
-        } else if p.extension().is_some_and(|x| x == "bp" || x == "zing") {
-            out.push(p);
-        }
-    }
-}
 
 /// What one model's runs got wrong: a verdict disagreement, an internal error or panic, or
 /// a state count at some number of workers other than at one.
