@@ -164,3 +164,79 @@ fn a_bad_number_of_workers_is_a_usage_error() {
         assert!(err.contains("--workers"), "{err}");
     }
 }
+
+/// A state handed between workers travels as a copy, not as its path re-executed: with the
+/// search's self-check on, the worker that takes it re-executes the path as well and panics
+/// unless the two agree. Deep searches (philosophers unreduced) and models with call
+/// summaries, heaps and threads ending, oversubscribed at 4 workers; the counts are those of
+/// one worker.
+#[test]
+fn handed_over_states_are_the_states_their_paths_reach() {
+    use zingrs::runtime::{Machine, Semantics};
+    use zingrs::search::{Limits, Options, Reduction};
+    use zingrs_lang::Lang;
+    let mut models = vec![
+        (
+            "po5".to_string(),
+            zingrs::gen::families::philosophers(5, true),
+            Lang::Zing,
+        ),
+        (
+            "clone".to_string(),
+            zingrs::gen::families::zing_clone(4),
+            Lang::Zing,
+        ),
+        (
+            "alloc".to_string(),
+            zingrs::gen::families::zing_alloc(),
+            Lang::Zing,
+        ),
+    ];
+    for seed in 0..10 {
+        let z = zingrs::gen::random_zing(seed);
+        models.push((format!("random-zing {seed}"), z, Lang::Zing));
+        let b = zingrs::gen::random_bp(seed, 8);
+        models.push((format!("random-bp {seed}"), b, Lang::Bp));
+    }
+    let mut handed = 0;
+    for (name, text, lang) in &models {
+        let Ok(compiled) = zingrs_lang::compile(name, text, *lang) else {
+            continue;
+        };
+        let program = compiled.program;
+        let semantics = Semantics {
+            thread_bound: zingrs_lang::spawn::unbounded_creation(&program).then_some(3),
+            ..Semantics::default()
+        };
+        let m = Machine::new(&program, semantics);
+        for (reduction, tx) in [
+            (Reduction::None, false),
+            (Reduction::All, false),
+            (Reduction::None, true),
+        ] {
+            let opts = |workers| Options {
+                limits: Limits {
+                    max_depth: 200,
+                    max_states: Some(5_000),
+                    ..Limits::default()
+                },
+                reduction,
+                workers,
+                check_fingerprints: true,
+                keep_going: true,
+                transactions: tx.then_some(zingrs::summary::summarize_transaction),
+                ..Options::default()
+            };
+            let one = zingrs::explore::search(&m, &opts(1));
+            let four = zingrs::explore::search(&m, &opts(4));
+            if one.limit.is_none() && four.limit.is_none() {
+                assert_eq!(
+                    one.stats.states, four.stats.states,
+                    "{name} {reduction:?} transactions {tx}"
+                );
+            }
+            handed += four.stats.workers.iter().map(|w| w.taken).sum::<u64>();
+        }
+    }
+    assert!(handed > 0, "no state was handed over");
+}

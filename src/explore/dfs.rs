@@ -5,9 +5,11 @@
 use super::*;
 
 /// A node of the depth-first path. Its state and its pending outcomes are kept (`live`) near
-/// the top of the stack and at every [`CHECKPOINT`]-th depth; deeper down they are dropped, and
-/// re-executed from the checkpoint below (by the choices `via`) when the search backs up to
-/// them. So a deep search costs a few dozen bytes per path node, not a state's.
+/// the top of the stack, and its state at every [`CHECKPOINT`]-th depth and wherever a macro
+/// step (a summarized call, which does not re-execute by its index) reached it; deeper down
+/// they are dropped, and re-executed from the nearest node below that kept its state (by the
+/// choices `via`) when the search backs up to them. So a deep search costs a few dozen bytes
+/// per path node, not a state's.
 ///
 /// A node's successors are all stored in the visited set when the node is first expanded,
 /// not one by one as the search descends into them: their table slots are then fetched
@@ -338,7 +340,12 @@ impl Explorer<'_, '_> {
     /// Rebuilds the path nodes above the last live one, up to the top, by re-executing their
     /// choices; their outcomes are rebuilt when each becomes the top.
     fn restore(&mut self, stack: &mut Chunked<Entry>, spare: &mut Spare) {
-        let top = stack.len() - 1;
+        self.restore_to(stack, stack.len() - 1, spare);
+    }
+
+    /// Rebuilds the states of the path nodes from the nearest one below `top` that kept its
+    /// state up to `top`; returns that nearest one's depth.
+    fn restore_to(&mut self, stack: &mut Chunked<Entry>, top: usize, spare: &mut Spare) -> usize {
         let base = (0..top)
             .rev()
             .find(|&i| stack[i].live.is_some())
@@ -375,6 +382,15 @@ impl Explorer<'_, '_> {
             };
             stack[k].live = Some(Self::live(spare, state, canon, ctx));
         }
+        base
+    }
+
+    /// Whether path node `e` at depth `d` keeps its state when it leaves the window at the
+    /// top of the stack (see [`Entry`]).
+    fn keeps_state(e: &Entry, d: usize) -> bool {
+        // a macro step (a summarized call) does not re-execute by its index: the node it
+        // reached keeps its state, and nothing above it re-executes it
+        d.is_multiple_of(CHECKPOINT) || e.via.outcome & MACRO != 0
     }
 
     /// A path node's live part for `state`, with reused lists if there are some.
@@ -463,9 +479,8 @@ impl Explorer<'_, '_> {
     /// (`parallel.rs`).
     pub(super) fn dfs(&mut self) {
         let m = self.m;
-        // transaction summaries are applied by macro steps that do not re-execute by index
-        let window = if self.tx.enabled { usize::MAX } else { WINDOW };
-        // and nodes take a wide step's outcomes chunk by chunk
+        // nodes take a wide step's outcomes chunk by chunk, except where macro steps (call
+        // summaries) are listed, which come whole
         self.chunk = if self.tx.enabled { usize::MAX } else { CHUNK };
         // the lists of popped or dropped path nodes, reused
         let mut spare: Spare = Vec::new();
@@ -480,14 +495,14 @@ impl Explorer<'_, '_> {
             self.result.stats.initial_states += 1;
             let canon = self.canon_of(&s0);
             let root = Self::root(Self::live(&mut spare, s0, canon, Ctx::START), false);
-            if self.dfs_from(init, Vec::new(), root, window, &mut spare, &mut pending) {
+            if self.dfs_from(init, Vec::new(), root, &mut spare, &mut pending) {
                 self.stop_pool();
                 return;
             }
         }
         while let Some(task) = self.take_task() {
             let (init, prefix, root) = self.rebuild(task, &mut spare);
-            if self.dfs_from(init, prefix, root, window, &mut spare, &mut pending) {
+            if self.dfs_from(init, prefix, root, &mut spare, &mut pending) {
                 self.stop_pool();
                 return;
             }
@@ -534,7 +549,6 @@ impl Explorer<'_, '_> {
         init: Vec<Value>,
         prefix: Vec<Choice>,
         root: Entry,
-        window: usize,
         spare: &mut Spare,
         pending: &mut Pending,
     ) -> bool {
@@ -550,7 +564,7 @@ impl Explorer<'_, '_> {
                 }
                 floor = floor.min(depth);
                 if pool.hungry() {
-                    self.donate(&init, &prefix, &mut stack, &mut floor);
+                    self.donate(&init, &prefix, &mut stack, &mut floor, spare, pending);
                 }
             }
             let e = &stack[depth];
@@ -689,10 +703,10 @@ impl Explorer<'_, '_> {
             });
             let len = stack.len();
             self.watch.depth = (prefix.len() + len) as u64;
-            if len > window {
-                let d = len - 1 - window;
-                let keep_state = d.is_multiple_of(CHECKPOINT);
+            if len > WINDOW {
+                let d = len - 1 - WINDOW;
                 let e = &mut stack[d];
+                let keep_state = Self::keeps_state(e, d);
                 Self::drop_outcomes(spare, pending, e, d, keep_state);
             }
         }

@@ -7,11 +7,12 @@
 //! successors from the state alone (the cycle proviso is static, interior states are a
 //! property of the step), so the count is the single worker's at any number of workers.
 //!
-//! Work moves as paths. States share their parts through `Rc` and never leave their worker;
-//! an idle worker waits in the [`Pool`], and a busy one that sees it waiting hands over the
-//! lowest unexplored successor on its stack as the path that reaches it (macro steps and
-//! chained transactions expanded into single steps), which the idle worker re-executes
-//! and searches from. Termination: a worker goes idle only with an empty stack and an empty
+//! Work moves as copies of states. States share their parts through `Rc` and never leave
+//! their worker; an idle worker waits in the [`Pool`], and a busy one that sees it waiting
+//! hands over unexplored work from the lowest node on its stack that has some, as a
+//! [`Portable`] copy of the state and the path that reaches it (macro steps and chained
+//! transactions expanded into single steps, for counterexamples); the idle worker rebuilds
+//! the state from the copy and searches from it. Termination: a worker goes idle only with an empty stack and an empty
 //! pool, under the pool's lock; when every worker is idle and the pool is empty no worker can
 //! hand anything over any more, and the search is over. The first finding (without
 //! `--keep-going`) or limit stops every worker; the finding's path is a path like any other
@@ -19,15 +20,17 @@
 
 use super::{Ctx, Explorer};
 use crate::canon::{SharedVisited, Visited};
-use crate::runtime::{Machine, Value};
+use crate::runtime::{Machine, Portable, Value};
 use crate::search::{Choice, Options, SearchResult, WorkerStats};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// A state handed over: the path from an initial valuation that reaches it, its context
-/// bookkeeping, and whether it is still to be stored (a deferred lone successor).
+/// A state handed over: the state itself, the path from an initial valuation that reaches
+/// it (for counterexamples), its context bookkeeping, and whether it is still to be stored
+/// (a deferred lone successor).
 pub(super) struct Task {
+    pub state: Portable,
     pub init: Vec<Value>,
     pub choices: Vec<Choice>,
     pub ctx: Ctx,

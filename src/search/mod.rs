@@ -55,8 +55,8 @@ pub struct Options {
     /// Summarize calls that run as one transaction, with this summarizer (the summary engine
     /// on concurrent models: it runs the explicit search with its own summarizer).
     pub transactions: Option<effects::Summarize>,
-    /// For tests: fingerprint every successor by the whole walk too, and panic if the
-    /// incremental fingerprint differs.
+    /// For tests: fingerprint every successor by the whole walk too, and rebuild every
+    /// state handed between workers by re-executing its path; panic on a difference.
     pub check_fingerprints: bool,
     /// For tests: the stack depth from which the explicit search fingerprints states by the
     /// deep scheme (`canon::deep`; default [`crate::canon::DIGESTED_DEPTH`]; 1: every state

@@ -2,20 +2,24 @@
 //! its depth-first stack, and how the idle one rebuilds it.
 
 use super::*;
+use crate::runtime::Portable;
 
 impl Explorer<'_, '_> {
     /// Hands unexplored work to an idle worker, from the lowest node on the stack that has
-    /// some (the largest subtrees, as in work-stealing DFS), as the path that reaches it,
-    /// which the other worker re-executes ([`Explorer::rebuild`]). States are not `Send`
-    /// (they share their parts through `Rc`); a path is a few bytes a step, and a worker
-    /// takes one only when it has nothing else to do.
+    /// some (the largest subtrees, as in work-stealing DFS), as a [`Portable`] copy of the
+    /// state and the path that reaches it, from which the other worker rebuilds it
+    /// ([`Explorer::rebuild`]). States are not `Send` (they share their parts through `Rc`);
+    /// re-executing the path instead would cost the whole depth of the stack (hundreds of
+    /// thousands of steps on a deep search) at every handover.
     ///
     /// Without a context bound, cooperative scheduling or call summaries, every node's
-    /// bookkeeping is `Ctx::START` and a path re-executes to the very state, with the same
-    /// outcomes in the same order: a node then hands over half of its pending outcome
-    /// positions (among the first 64), even one that dropped its outcomes. Otherwise only a
-    /// node that holds its outcomes (with call summaries, every node) hands over one
-    /// successor, as the path to it with macro steps and chained transactions expanded.
+    /// bookkeeping is `Ctx::START` and a state's outcomes are the same, in the same order,
+    /// wherever it is expanded: a node then hands over half of its pending outcome
+    /// positions (among the first 64), even one that dropped its outcomes. Otherwise (call
+    /// summaries are this worker's own, and so is the order in which they list a node's
+    /// outcomes) the node hands over half of its open successors as states, one task each,
+    /// after listing its outcomes again if it dropped them; each with the path to it, macro
+    /// steps and chained transactions expanded.
     ///
     /// A node that has nothing left to take never gets more (only the top node, while it is
     /// fresh or takes a wide step chunk by chunk, can): `floor` passes over such nodes once,
@@ -27,6 +31,8 @@ impl Explorer<'_, '_> {
         prefix: &[Choice],
         stack: &mut Chunked<Entry>,
         floor: &mut usize,
+        spare: &mut Spare,
+        pending: &mut Pending,
     ) {
         let Some(pool) = self.pool.clone() else {
             return;
@@ -75,7 +81,9 @@ impl Explorer<'_, '_> {
                 }
                 let mut choices = Self::path_of(init, prefix, stack, None).choices;
                 choices.truncate(prefix.len() + d);
+                let state = Portable::of(&self.state_at(stack, d));
                 pool.give(super::parallel::Task {
+                    state,
                     init: init.to_vec(),
                     choices,
                     ctx: Ctx::START,
@@ -85,26 +93,79 @@ impl Explorer<'_, '_> {
                 self.parallel.given += 1;
                 return;
             }
-            let Some(live) = e.live.as_deref_mut() else {
-                continue;
-            };
-            if !ready || live.wide() {
+            if e.live.as_deref().is_some_and(|l| l.wide()) {
                 continue;
             }
-            let mut open = (live.next..live.outs.len()).rev().filter(|&j| {
-                matches!(live.outs[j].1, Outcome::Next { .. } | Outcome::Moved { .. })
-            });
-            let Some(j) = open.next() else {
-                continue;
-            };
-            // the top node keeps one of its own (see above)
-            if d + 1 == height && open.next().is_none() {
-                continue;
+            let top = d + 1 == height;
+            if !ready {
+                // a node that dropped its outcomes (or its state too) gets them back here,
+                // in this worker, whose call summaries listed them in this order; the top
+                // node is the search's own next step
+                if top || !pending.has_any(e, d) {
+                    continue;
+                }
+                let base = if e.live.is_none() {
+                    self.restore_to(stack, d, spare)
+                } else {
+                    d
+                };
+                self.fill(&mut stack[d], d, pending);
+                self.give_successors(init, prefix, stack, d, top, &pool);
+                if d + WINDOW < height {
+                    // below the window again: dropped as the search would have
+                    for k in base + 1..d {
+                        if !Self::keeps_state(&stack[k], k) {
+                            stack[k].live = None;
+                        }
+                    }
+                    let keep = Self::keeps_state(&stack[d], d);
+                    Self::drop_outcomes(spare, pending, &mut stack[d], d, keep);
+                }
+                return;
             }
-            let (choice, _) = std::mem::replace(&mut live.outs[j], (NO_CHOICE, Outcome::Pruned));
+            if self.give_successors(init, prefix, stack, d, top, &pool) {
+                return;
+            }
+        }
+    }
+
+    /// Hands half of the open successors of the ready path node `d` to idle workers, one
+    /// task each (the top node keeps one); whether it gave any.
+    fn give_successors(
+        &mut self,
+        init: &[Value],
+        prefix: &[Choice],
+        stack: &mut Chunked<Entry>,
+        d: usize,
+        top: bool,
+        pool: &super::parallel::Pool,
+    ) -> bool {
+        let live = stack[d].live.as_deref().expect("a ready node");
+        let open: Vec<usize> = (live.next..live.outs.len())
+            .filter(|&j| matches!(live.outs[j].1, Outcome::Next { .. } | Outcome::Moved { .. }))
+            .collect();
+        let give = if top {
+            open.len() / 2
+        } else {
+            open.len().div_ceil(2)
+        };
+        if give == 0 {
+            return false;
+        }
+        let mut path = Self::path_of(init, prefix, stack, None).choices;
+        path.truncate(prefix.len() + d);
+        let live = stack[d].live.as_deref_mut().expect("a ready node");
+        // the last ones: the search itself takes the first next
+        for &j in open.iter().rev().take(give) {
+            let (choice, outcome) =
+                std::mem::replace(&mut live.outs[j], (NO_CHOICE, Outcome::Pruned));
+            let state = match outcome {
+                Outcome::Next { state, .. } => Portable::of(&state),
+                Outcome::Moved { mv, .. } => Portable::of(&mv.apply(&live.state)),
+                _ => unreachable!("only successors are handed over"),
+            };
             let key = live.keys[j];
-            let mut choices = Self::path_of(init, prefix, stack, None).choices;
-            choices.truncate(prefix.len() + d);
+            let mut choices = path.clone();
             choices.push(choice);
             // macro steps and chained transactions become the single steps they stand for
             let path = self.expand(Path {
@@ -112,6 +173,7 @@ impl Explorer<'_, '_> {
                 choices,
             });
             pool.give(super::parallel::Task {
+                state,
                 init: path.init,
                 choices: path.choices,
                 ctx: key.ctx,
@@ -119,21 +181,41 @@ impl Explorer<'_, '_> {
                 positions: None,
             });
             self.parallel.given += 1;
-            return;
         }
+        true
     }
 
-    /// The bottom entry of a search from a handed-over state: its path re-executed.
+    /// The state of path node `d`: its own, or re-executed from the nearest node below it
+    /// that keeps one (at most a checkpoint's distance).
+    fn state_at(&mut self, stack: &Chunked<Entry>, d: usize) -> State {
+        let base = (0..=d)
+            .rev()
+            .find(|&i| stack[i].live.is_some())
+            .expect("the bottom of the stack is live");
+        let mut s = stack[base].live.as_deref().expect("live").state.clone();
+        let mut touched = Touched::default();
+        for k in base + 1..=d {
+            s = self.rerun(&s, stack[k].via, &mut touched).0;
+        }
+        s
+    }
+
+    /// The bottom entry of a search from a handed-over state, rebuilt from its copy.
     pub(super) fn rebuild(
         &mut self,
         task: super::parallel::Task,
         spare: &mut Spare,
     ) -> (Vec<Value>, Vec<Choice>, Entry) {
         self.parallel.taken += 1;
-        let mut s = crate::runtime::InitialStates::build(self.m, &task.init);
-        let mut touched = Touched::default();
-        for &c in &task.choices {
-            s = self.rerun(&s, c, &mut touched).0;
+        let s = task.state.state();
+        if self.opts.check_fingerprints {
+            // the self-check: the copy is the state the path reaches
+            let mut r = crate::runtime::InitialStates::build(self.m, &task.init);
+            let mut touched = Touched::default();
+            for &c in &task.choices {
+                r = self.rerun(&r, c, &mut touched).0;
+            }
+            assert_eq!(Portable::of(&r), task.state, "a handed-over state");
         }
         let canon = self.canon_of(&s);
         let live = Self::live(spare, s, canon, task.ctx);
