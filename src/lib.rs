@@ -3,13 +3,15 @@
 //! Data flows one way: `zingrs_lang` turns text into an `ir::Program`; [`runtime`] executes it
 //! one statement at a time; [`explore`] searches the state space (states identified through
 //! [`canon`]); [`report`] turns the result into text, JSON or Bebop's layout; [`cli`] does the
-//! I/O.
+//! I/O. [`limits`] (the search limits and the watchdog) sits below all of them: the runtime
+//! checks the memory limit before a model allocates.
 
 pub mod canon;
 pub mod cli;
 pub mod coverability;
 pub mod explore;
 pub mod gen;
+pub mod limits;
 pub mod report;
 pub mod runtime;
 pub mod search;

@@ -15,8 +15,8 @@ struct Allocator;
 /// outcomes too large for it ends the run with exit 9 instead of being attempted.
 #[inline]
 fn check_size(size: usize) {
-    if size >= zingrs::search::watchdog::LARGE {
-        zingrs::search::watchdog::before_allocation(size);
+    if size >= zingrs::limits::watchdog::LARGE {
+        zingrs::limits::watchdog::before_allocation(size);
     }
 }
 

@@ -29,23 +29,10 @@ fn run(model: &str, args: &[&str]) -> (i32, u64) {
     (o.status.code().expect("an exit code"), states)
 }
 
+use zingrs::gen::families::{lockers, owners};
+
 fn binomial(n: u64, k: u64) -> u64 {
     (1..=k).fold(1, |acc, i| acc * (n + 1 - i) / i)
-}
-
-/// `main` starts `n` workers inside one atomic block; each allocates an object of its own and
-/// sets its field to a chosen value.
-fn owners(n: u64) -> String {
-    let mut s = String::from(
-        "class C { bool v; };\nclass Main {\n\
-         static void W() { C c; c = new C; c.v = choose(bool); }\n\
-         activate static void main() { atomic {\n",
-    );
-    for _ in 0..n {
-        s.push_str("    async W();\n");
-    }
-    s.push_str("} } };\n");
-    s
 }
 
 /// The states of [`owners`]`(n)` without any reduction. `main` runs atomic_begin, the `n`
@@ -64,27 +51,6 @@ fn owners_unreduced(n: u64) -> u64 {
 /// process, one state for each M still.
 fn owners_symmetric(n: u64) -> u64 {
     n + 2 + 2 * binomial(n + 4, 4)
-}
-
-/// `main` allocates a lock object and starts `n` workers inside one atomic block; each takes
-/// the lock (an atomic `select` that waits for it to be free and sets it), increments a
-/// shared counter, releases the lock and returns.
-fn lockers(n: u64) -> String {
-    let mut s = String::from(
-        "class Lock { bool taken; };\nclass Main {\n\
-         static Lock l;\n static int x;\n\
-         static void W() {\n\
-             atomic { select { wait(!l.taken) -> l.taken = true; } }\n\
-             x = x + 1;\n\
-             l.taken = false;\n\
-         }\n\
-         activate static void main() { atomic {\n    l = new Lock;\n",
-    );
-    for _ in 0..n {
-        s.push_str("    async W();\n");
-    }
-    s.push_str("} } };\n");
-    s
 }
 
 /// The states of [`lockers`]`(n)` without any reduction. `main` alone: the initial state,

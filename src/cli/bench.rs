@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
     /// The family (see `zingrs gen`): bebop-t, zing-clone, zing-deep-alloc, zing-alloc, zing-patterns,
-    /// bp-parity, bp-parity-flat, bp-parity-flat-rev, bp-call-chain, philosophers, philosophers-ordered, fib-bp, bluetooth-bp (N adders and N
+    /// bp-parity, bp-parity-flat, bp-parity-flat-rev, bp-call-chain, philosophers, philosophers-ordered, owners, lockers, fib-bp, bluetooth-bp (N adders and N
     /// stoppers).
     pub family: String,
     /// The sizes N, comma-separated.

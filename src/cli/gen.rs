@@ -8,7 +8,8 @@
 //! `zing-alloc`, `zing-patterns` (no N: they are single models), `bp-parity K`,
 //! `bp-parity-flat K` and `bp-parity-flat-rev K` (the parity as one flat chain), `bp-call-chain N`
 //! (calls N deep), `philosophers N`,
-//! `philosophers-ordered N`, `threads-local N`, `fib-bp N`, `bluetooth-bp A S` (A adders, S
+//! `philosophers-ordered N`, `threads-local N`, `owners N`, `lockers N` (N identical
+//! processes), `fib-bp N`, `bluetooth-bp A S` (A adders, S
 //! stoppers; one number: as many of each); and `philosophers-promela N`, the same
 //! philosophers for SPIN.
 
@@ -21,7 +22,7 @@ pub struct GenArgs {
     /// `random-getafix` (two threads in the Getafix layout, with `--contexts`), `bebop-t`, `zing-clone`, `zing-deep-alloc`, `zing-alloc`,
     /// `zing-patterns`, `bp-parity`, `bp-parity-flat`, `bp-parity-flat-rev`,
     /// `bp-call-chain`, `philosophers`, `philosophers-ordered`, `threads-local`,
-    /// `fib-bp`, `bluetooth-bp`, or `philosophers-promela` (philosophers-ordered in Promela,
+    /// `owners`, `lockers`, `fib-bp`, `bluetooth-bp`, or `philosophers-promela` (philosophers-ordered in Promela,
     /// for SPIN).
     pub family: String,
     /// The seed (random families) or the size N (benchmark families; `zing-alloc` and

@@ -15,6 +15,8 @@
 //! | `philosophers N`        | zing     | deadlock (exit 2)                    |
 //! | `philosophers-ordered N`| zing     | passes (exit 0)                      |
 //! | `threads-local N`       | bp       | passes (exit 0)                      |
+//! | `owners N`              | zing     | passes (exit 0)                      |
+//! | `lockers N`             | zing     | passes (exit 0)                      |
 //! | `fib-bp N`              | bp       | `SLIC_ERROR` iff `--contexts` ≥ 2N − 1 |
 //! | `bluetooth-bp A S`      | bp       | seed 002 Figure 3 (see [`super::concurrent`]) |
 //!
@@ -64,6 +66,8 @@ impl Family {
             "philosophers" => philosophers(n, false),
             "philosophers-ordered" => philosophers(n, true),
             "threads-local" => threads_local(n),
+            "owners" => owners(n),
+            "lockers" => lockers(n),
             "fib-bp" => super::concurrent::fib_bp(n),
             // one size: as many stoppers as adders (`zingrs gen bluetooth-bp A S` gives both)
             "bluetooth-bp" => super::concurrent::bluetooth_bp(n, n),
@@ -143,6 +147,18 @@ pub const FAMILIES: &[Family] = &[
     Family {
         name: "threads-local",
         is_bp: true,
+        scalable: true,
+        target: None,
+    },
+    Family {
+        name: "owners",
+        is_bp: false,
+        scalable: true,
+        target: None,
+    },
+    Family {
+        name: "lockers",
+        is_bp: false,
         scalable: true,
         target: None,
     },
@@ -519,6 +535,44 @@ pub fn threads_local(n: u64) -> String {
         s.push_str("  start_thread worker();\n");
     }
     s.push_str("end\n");
+    s
+}
+
+/// `owners N`: `main` starts N identical processes inside one atomic block; each allocates an
+/// object of its own and sets its field to `choose(bool)` (passes). Without reductions its
+/// states grow as 5^N; the processes are interchangeable (symmetry) and their steps private
+/// (partial-order reduction).
+pub fn owners(n: u64) -> String {
+    let mut s = String::from(
+        "class C { bool v; };\nclass Main {\n\
+         static void W() { C c; c = new C; c.v = choose(bool); }\n\
+         activate static void main() { atomic {\n",
+    );
+    for _ in 0..n {
+        s.push_str("    async W();\n");
+    }
+    s.push_str("} } };\n");
+    s
+}
+
+/// `lockers N`: `main` allocates a lock object and starts N processes inside one atomic
+/// block; each takes the lock (an atomic `select` that waits for it to be free and sets it),
+/// increments a shared counter, releases the lock and returns (passes).
+pub fn lockers(n: u64) -> String {
+    let mut s = String::from(
+        "class Lock { bool taken; };\nclass Main {\n\
+         static Lock l;\n static int x;\n\
+         static void W() {\n\
+             atomic { select { wait(!l.taken) -> l.taken = true; } }\n\
+             x = x + 1;\n\
+             l.taken = false;\n\
+         }\n\
+         activate static void main() { atomic {\n    l = new Lock;\n",
+    );
+    for _ in 0..n {
+        s.push_str("    async W();\n");
+    }
+    s.push_str("} } };\n");
     s
 }
 

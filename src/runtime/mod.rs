@@ -345,7 +345,7 @@ impl Machine<'_> {
     pub fn new_collection(&self, class: u32, n: usize) -> Object {
         let elem = &self.program.classes[class as usize].fields;
         let len = n.saturating_mul(elem.len());
-        crate::search::watchdog::before_model_allocation(
+        crate::limits::watchdog::before_model_allocation(
             len.saturating_mul(std::mem::size_of::<Value>()),
         );
         let mut fields = Vec::with_capacity(len);

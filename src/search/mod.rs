@@ -1,6 +1,7 @@
 //! What every search shares, below the engines: the options of a search, the paths it
 //! reports and the findings at their ends, its result and counters, the limits and the
-//! watchdog that end it, and the replay that re-executes a path before anything is reported.
+//! watchdog that end it (from [`crate::limits`], below the runtime too), and the replay that
+//! re-executes a path before anything is reported.
 //!
 //! The explicit search ([`crate::explore`]), the summary engine ([`crate::summary`]), the
 //! BDD engine ([`crate::symbolic`]) and the coverability engine all speak these types, so
@@ -9,10 +10,9 @@
 
 pub mod effects;
 pub mod folded;
-mod limits;
 mod replay;
 
-pub use limits::{
+pub use crate::limits::{
     default_memory_limit, peak_bytes, resident_bytes, thread_cpu_time, watchdog, Clock, Limit,
     Limits, Watch, DEFAULT_MAX_DEPTH,
 };
