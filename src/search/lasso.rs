@@ -70,7 +70,7 @@ pub fn check(
             if n == 1 { "" } else { "s" }
         ));
     }
-    let replayed = super::replay_keeping(m, path, true).map_err(|e| format!("{e}"))?;
+    let replayed = super::replay_keeping(m, path, true)?;
     if replayed.violation.is_some() {
         return Err("the path ends in an error, not in a cycle".into());
     }
