@@ -76,7 +76,7 @@ print("class Main {\n    static int a;\n    static int b;\n    static bool f;\n"
 PY
 }
 
-agree=0 differ=0 timeouts=0 total=0
+agree=0 cycles=0 differ=0 timeouts=0 total=0
 for ((seed = from; seed < from + count; seed++)); do
     d="$work/$seed"
     mkdir -p "$d"
@@ -93,6 +93,7 @@ for ((seed = from; seed < from + count; seed++)); do
     fi
     if [ "$zr" = "$rr" ]; then
         agree=$((agree + 1))
+        [ "$zr" = 6 ] && cycles=$((cycles + 1))
     else
         differ=$((differ + 1))
         echo "$seed differ: zing exit $zr, zingrs exit $rr"
@@ -101,4 +102,4 @@ for ((seed = from; seed < from + count; seed++)); do
         cp "$d/zingrs.out" "$keep/$seed.zingrs.out"
     fi
 done
-echo "$total models: $agree agree, $differ differ, $timeouts timed out"
+echo "$total models: $agree agree ($cycles of them on an accepting cycle), $differ differ, $timeouts timed out"
