@@ -582,13 +582,14 @@ fn liveness_options(
         ));
         opts.workers = 1;
     }
-    if opts.bfs {
+    // (only when asked for: `--format zing` picks ZING's order by default)
+    if a.bfs || a.search.is_some_and(|s| s != Search::Dfs) {
         notes.push(
             "--liveness searches depth-first (the nested search needs the DFS's order)".into(),
         );
-        opts.bfs = false;
-        opts.zing_order = false;
     }
+    opts.bfs = false;
+    opts.zing_order = false;
     if let Some(r) = a.reduction.filter(|r| *r != search::Reduction::None) {
         notes.push(format!(
             "--reduction {} is off under --liveness (partial-order reduction would need the strong cycle proviso and invisible accept/progress steps, and transactions hide the states a cycle closes at)",
