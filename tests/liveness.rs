@@ -263,3 +263,38 @@ fn zing_misses_a_cycle_whose_state_it_first_reached_unmarked() {
     assert_eq!(code(&replay(&m, &r, &file)), Some(6));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_accept_run_inside_an_earlier_step_is_refused_not_missed() {
+    // the first statement of a foreach body runs in the step of the element fetch: the search
+    // would not see that accept, so it refuses the model rather than miss its cycle
+    let dir = scratch("glued");
+    let text = "array A[2] int;
+class Main {
+    static int x;
+    activate static void main() {
+        A a;
+        a = new A;
+        while (true) {
+            foreach (int v in a) {
+                accept(true);
+                x = 1 - x;
+            }
+        }
+    }
+};
+";
+    let m = model(&dir, "glued.zing", text);
+    let o = zingrs(&["check", &m, "--liveness"]);
+    assert_eq!(code(&o), Some(7), "{}", out(&o));
+    assert!(err(&o).contains("accept` at line 9"), "{}", err(&o));
+    // with a step of its own before it, the accept begins a step: the cycle is found
+    let m = model(
+        &dir,
+        "unglued.zing",
+        &text.replace("accept(true);", "; accept(true);"),
+    );
+    let o = zingrs(&["check", &m, "--liveness", "-q"]);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

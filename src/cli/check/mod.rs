@@ -564,6 +564,24 @@ fn liveness_options(
     if a.contexts.is_some() {
         return Err("--liveness does not combine with --contexts (a context bound cuts every cycle that switches threads without end)".into());
     }
+    // an accept that a step begun at an earlier node runs on into (the first statement of a
+    // `foreach` body or of a type-switch case) is not where its thread rests: the search, which
+    // looks at the node a thread's step begins at, would not see it
+    let glued_into = program.accepts.iter().find(|&&(proc, pc)| {
+        program.procs[proc as usize].nodes.iter().any(|n| {
+            matches!(
+                n.glue,
+                zingrs_lang::ir::Glue::ToNext | zingrs_lang::ir::Glue::Through
+            ) && n.succ.contains(&pc)
+        })
+    });
+    if let Some(&(proc, pc)) = glued_into {
+        let line = program.line_of(proc, pc);
+        return Err(format!(
+            "--liveness cannot check the `accept` at line {line} ({}): it runs inside the step of the statement before it (the first statement of a `foreach` body or a type-switch case); put a `;` before it",
+            program.procs[proc as usize].name
+        ));
+    }
     if property == search::Liveness::Accept && program.accepts.is_empty() {
         notes.push(format!(
             "{} has no `accept` statement: no step is accepting, so no cycle is (--liveness terminates or progress look for other cycles)",
