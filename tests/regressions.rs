@@ -64,6 +64,7 @@ fn exit_of(verdict: &str) -> Option<i32> {
         "deadlock" => 2,
         "assertion-failed" | "target-reached" => 3,
         "runtime-error" => 4,
+        "liveness-violated" => 6,
         "invalid" => 7,
         "bounded" => 8,
         _ => return None,
@@ -145,7 +146,7 @@ fn run(path: &Path, e: &Expectation, mode: &[&str]) -> Option<String> {
     if kind != e.verdict {
         return Some(format!("expected verdict {}, got {kind}", e.verdict));
     }
-    if want == 3
+    if (want == 3 || want == 6)
         && json["trace"]["steps"]
             .as_array()
             .is_none_or(|s| s.is_empty())
@@ -283,6 +284,13 @@ fn examples() {
 #[test]
 fn concurrent_boolean_programs() {
     check_dir(&["regressions/bp-threads"], 12);
+}
+
+/// `--liveness` (accepting, non-terminating and non-progress cycles), Zing and boolean
+/// programs: each pins the explicit engine, the one that checks liveness.
+#[test]
+fn liveness_models() {
+    check_dir(&["regressions/liveness"], 12);
 }
 
 #[test]

@@ -844,6 +844,12 @@ pub struct Program {
     pub nested_atomic: bool,
     /// The language the model was written in: reports write expressions back in its syntax.
     pub lang: crate::Lang,
+    /// Zing's `accept(e)` statements, in source order: each node is an evaluation
+    /// (`Stmt::Assign` with one discarded value, the condition `e`). A step that runs one whose
+    /// condition is true is an accepting transition, which `check --liveness` looks for on a
+    /// cycle (ZING marks the state the step reaches; see `explore::cycles`). Empty for boolean
+    /// programs.
+    pub accepts: Vec<(ProcId, Pc)>,
 }
 
 impl Program {

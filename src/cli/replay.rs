@@ -57,6 +57,10 @@ enum SavedVerdict {
         error: RtError,
     },
     Deadlock {},
+    LivenessViolated {
+        property: search::Liveness,
+        cycle_start: usize,
+    },
     #[serde(other)]
     Other,
 }
@@ -68,6 +72,10 @@ impl SavedVerdict {
             SavedVerdict::TargetReached { label } => Some(Claim::Target(label.clone())),
             SavedVerdict::RuntimeError { error } => Some(Claim::Runtime(*error)),
             SavedVerdict::Deadlock {} => Some(Claim::Deadlock),
+            SavedVerdict::LivenessViolated {
+                property,
+                cycle_start,
+            } => Some(Claim::Cycle(*property, *cycle_start)),
             SavedVerdict::Other => None,
         }
     }

@@ -13,6 +13,7 @@
 
 mod bfs;
 mod chunked;
+mod cycles;
 mod dfs;
 mod parallel;
 mod reduce;
@@ -151,6 +152,9 @@ fn reaches(program: &zingrs_lang::ir::Program, p: impl Fn(&Stmt) -> bool) -> Vec
 /// Searches the state space of `m`'s program (depth-first with several workers when
 /// [`Options::workers`] asks for them: `parallel.rs`).
 pub fn search(m: &Machine, opts: &Options) -> SearchResult {
+    if let Some(property) = opts.liveness {
+        return cycles::search(m, opts, property);
+    }
     if opts.workers > 1 && !opts.bfs {
         return parallel::search(m, opts);
     }
@@ -541,9 +545,9 @@ impl Explorer<'_, '_> {
                         error: *error,
                         path,
                     },
-                    Finding::Assertion { .. } | Finding::Deadlock { .. } => {
-                        Finding::Assertion { path }
-                    }
+                    Finding::Assertion { .. }
+                    | Finding::Deadlock { .. }
+                    | Finding::Cycle { .. } => Finding::Assertion { path },
                 };
             }
         }
@@ -579,6 +583,15 @@ impl Explorer<'_, '_> {
                 },
                 Finding::Deadlock { path } => Finding::Deadlock {
                     path: self.expand(path),
+                },
+                Finding::Cycle {
+                    property,
+                    path,
+                    cycle_start,
+                } => Finding::Cycle {
+                    property,
+                    path,
+                    cycle_start,
                 },
             };
             self.result.findings.push(f);

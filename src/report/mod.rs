@@ -33,6 +33,10 @@ pub mod exit {
     /// The verdict was decided and printed first, but the report could not be written (`-o
     /// FILE` on a full disk or in an unwritable place, or standard output).
     pub const OUTPUT: i32 = 6;
+    /// A liveness violation (`check --liveness`): a reachable cycle of the kind asked for, as
+    /// ZING's `-ndfsliveness` exits on an accepting cycle. The same number as [`OUTPUT`]
+    /// (ZING's convention fixes it); a report that could not be saved says so on stderr.
+    pub const LIVENESS: i32 = 6;
 }
 
 /// The answer of a check.
@@ -82,6 +86,18 @@ pub enum Verdict {
         /// Where each blocked process waits.
         waiting: Vec<Waiting>,
     },
+    /// A liveness property is violated (`check --liveness`): the counterexample is a lasso,
+    /// its steps from `cycle_start` (0-based) on a cycle that returns to the state it starts
+    /// at, and runs forever.
+    LivenessViolated {
+        property: crate::search::Liveness,
+        /// What the cycle is: `accepting cycle`, `non-terminating cycle`, `non-progress cycle`.
+        cycle: String,
+        /// The number of steps before the cycle (the index of its first step).
+        cycle_start: u64,
+        /// The number of steps of the cycle.
+        cycle_length: u64,
+    },
     /// No error was found, but a bound cut the search (`bound` names it: the stack-depth
     /// bound, the thread bound, [`CONTEXT_BOUND`]).
     Bounded { bound: String },
@@ -107,6 +123,7 @@ impl Verdict {
             } => exit::INTERNAL,
             Verdict::RuntimeError { .. } => exit::RUNTIME_ERROR,
             Verdict::Deadlock { .. } => exit::DEADLOCK,
+            Verdict::LivenessViolated { .. } => exit::LIVENESS,
             Verdict::Bounded { .. } => exit::BOUNDED,
             Verdict::LimitReached { .. } => exit::LIMIT,
             Verdict::InternalError { .. } => exit::INTERNAL,
@@ -137,6 +154,16 @@ impl Verdict {
             Verdict::Deadlock { blocked, .. } => format!(
                 "Check failed: deadlock ({blocked} process{} blocked, none runnable)",
                 if *blocked == 1 { "" } else { "es" }
+            ),
+            Verdict::LivenessViolated {
+                cycle,
+                cycle_start,
+                cycle_length,
+                ..
+            } => format!(
+                "Check failed: liveness violated: {cycle} (steps {} to {} repeat forever)",
+                cycle_start,
+                cycle_start + cycle_length - 1
             ),
             Verdict::Bounded { bound } => {
                 format!("Check inconclusive: no error found, but the {bound} cut the search")

@@ -16,6 +16,9 @@ pub enum Claim {
     Runtime(RtError),
     Deadlock,
     Target(String),
+    /// A lasso violating a liveness property: the path's steps from the given index on form
+    /// the cycle.
+    Cycle(search::Liveness, usize),
 }
 
 impl Claim {
@@ -26,6 +29,11 @@ impl Claim {
             search::Finding::Runtime { error, .. } => Claim::Runtime(*error),
             search::Finding::Deadlock { .. } => Claim::Deadlock,
             search::Finding::Target { label, .. } => Claim::Target(label.clone()),
+            search::Finding::Cycle {
+                property,
+                cycle_start,
+                ..
+            } => Claim::Cycle(*property, *cycle_start),
         }
     }
 
@@ -36,6 +44,11 @@ impl Claim {
             Verdict::RuntimeError { error, .. } => Some(Claim::Runtime(*error)),
             Verdict::Deadlock { .. } => Some(Claim::Deadlock),
             Verdict::TargetReached { label, .. } => Some(Claim::Target(label.clone())),
+            Verdict::LivenessViolated {
+                property,
+                cycle_start,
+                ..
+            } => Some(Claim::Cycle(*property, *cycle_start as usize)),
             _ => None,
         }
     }
@@ -46,6 +59,7 @@ impl Claim {
             Claim::Runtime(e) => format!("a runtime error ({})", e.describe()),
             Claim::Deadlock => "a deadlock".into(),
             Claim::Target(l) => format!("label {l} reached"),
+            Claim::Cycle(p, _) => format!("an {}", p.cycle_name()),
         }
     }
 }
@@ -151,6 +165,23 @@ pub fn verify(
                 Verdict::Deadlock {
                     blocked: waiting(m, last).len() as u32,
                     waiting: waiting(m, last),
+                },
+                None,
+            ))
+        }
+        Claim::Cycle(property, cycle_start) => {
+            search::lasso::check(m, path, *cycle_start, *property).map_err(|e| {
+                format!(
+                    "the path is not a lasso of an {}: {e}",
+                    property.cycle_name()
+                )
+            })?;
+            Ok((
+                Verdict::LivenessViolated {
+                    property: *property,
+                    cycle: property.cycle_name().into(),
+                    cycle_start: *cycle_start as u64,
+                    cycle_length: (path.choices.len() - cycle_start) as u64,
                 },
                 None,
             ))

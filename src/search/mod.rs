@@ -10,6 +10,7 @@
 
 pub mod effects;
 pub mod folded;
+pub mod lasso;
 mod replay;
 
 pub use crate::limits::{
@@ -78,6 +79,36 @@ pub struct Options {
     /// The explicit depth-first search's workers (`--workers`; 0 and 1: one, the single
     /// threaded search in its own order).
     pub workers: usize,
+    /// A liveness property instead of safety alone (`--liveness`): the explicit engine looks
+    /// for a reachable cycle of that kind ([`Finding::Cycle`]), and reports the safety errors
+    /// it meets on the way as usual.
+    pub liveness: Option<Liveness>,
+}
+
+/// The cycles `check --liveness` looks for: a violation is a lasso, a path to a state and a
+/// cycle back to it (`explore::cycles`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Liveness {
+    /// A cycle through an accepting step: one that runs a Zing `accept(e)` with `e` true
+    /// (ZING's `-ndfsliveness`).
+    Accept,
+    /// Any cycle: every run ends (a state with no successor ends its run; it is no cycle).
+    Terminates,
+    /// A cycle through no progress state: one where some thread stands at a label whose name
+    /// starts with `progress` (SPIN's non-progress cycles).
+    Progress,
+}
+
+impl Liveness {
+    /// The verdict line's name of a violating cycle.
+    pub fn cycle_name(self) -> &'static str {
+        match self {
+            Liveness::Accept => "accepting cycle",
+            Liveness::Terminates => "non-terminating cycle",
+            Liveness::Progress => "non-progress cycle",
+        }
+    }
 }
 
 /// The stack of each search worker thread (address space: pages are used as touched).
@@ -127,6 +158,14 @@ pub enum Finding {
     /// The path ends in a deadlock: no thread can move and one is blocked at a select that is
     /// not marked `end`.
     Deadlock { path: Path },
+    /// A lasso violating `property`: the state after the first `cycle_start` choices of the
+    /// path is the state after all of them, and the choices from `cycle_start` on form the
+    /// cycle (at least one).
+    Cycle {
+        property: Liveness,
+        path: Path,
+        cycle_start: usize,
+    },
 }
 
 impl Finding {
@@ -135,7 +174,8 @@ impl Finding {
             Finding::Assertion { path }
             | Finding::Runtime { path, .. }
             | Finding::Target { path, .. }
-            | Finding::Deadlock { path } => path,
+            | Finding::Deadlock { path }
+            | Finding::Cycle { path, .. } => path,
         }
     }
 

@@ -78,6 +78,7 @@ fn compile_here(name: &str, text: &str) -> Result<Compiled, Vec<Diagnostic>> {
         exceptions: Vec::new(),
         static_news: Vec::new(),
         enums: Vec::new(),
+        accepts: Vec::new(),
         uses_self: false,
         keep_completed: false,
         nested_atomic: false,

@@ -21,7 +21,7 @@ use super::ast::*;
 use super::lower_stmt::Body;
 use super::types::{DeclId, Type as ZType};
 use crate::diag::Diagnostic;
-use crate::ir::{self, Class, Const, Init, Layout, ProcId, Program, Source, Span, Var};
+use crate::ir::{self, Class, Const, Init, Layout, Pc, ProcId, Program, Source, Span, Var};
 
 /// Where a class field lives.
 #[derive(Clone, Copy, Debug)]
@@ -49,6 +49,8 @@ pub(super) struct Ctx<'m> {
     pub(super) exceptions: Vec<String>,
     /// Static fields initialized with `new`.
     static_news: Vec<(u32, u32, Option<u32>)>,
+    /// The pcs of the `accept` statements of the method being lowered.
+    pub(super) accept_pcs: Vec<Pc>,
     /// Some expression reads `self`.
     pub(super) uses_self: bool,
 }
@@ -60,6 +62,7 @@ pub fn lower(model: &Model, name: &str, text: &str) -> Result<Program, Vec<Diagn
     let globals = cx.globals();
     let mut procs = Vec::new();
     let mut activations = Vec::new();
+    let mut accepts = Vec::new();
     for (d, decl) in model.decls.iter().enumerate() {
         let DeclKind::Class(c) = &decl.kind else {
             continue;
@@ -69,6 +72,8 @@ pub fn lower(model: &Model, name: &str, text: &str) -> Result<Program, Vec<Diagn
                 activations.push(procs.len() as ProcId);
             }
             let proc = Body::lower_method(&mut cx, d as DeclId, &decl.name.name, m);
+            let id = procs.len() as ProcId;
+            accepts.extend(cx.accept_pcs.drain(..).map(|pc| (id, pc)));
             procs.push(proc);
         }
     }
@@ -111,6 +116,7 @@ pub fn lower(model: &Model, name: &str, text: &str) -> Result<Program, Vec<Diagn
         keep_completed: true,
         nested_atomic: true,
         lang: crate::Lang::Zing,
+        accepts,
     })
 }
 
@@ -127,6 +133,7 @@ impl<'m> Ctx<'m> {
             diags: Vec::new(),
             exceptions: Vec::new(),
             static_news: Vec::new(),
+            accept_pcs: Vec::new(),
             uses_self: false,
         };
         let (mut classes, mut enums, mut globals, mut procs) = (0u32, 0u32, 0u32, 0u32);

@@ -274,8 +274,23 @@ impl<'a, 'm> Body<'a, 'm> {
         let span = s.span;
         match &s.kind {
             StmtKind::Empty => self.simple(Stmt::Skip, span),
-            // no effect on the state, but the arguments are evaluated and may fail (§4.15)
-            StmtKind::Accept(e) => self.evaluate(std::slice::from_ref(e), span),
+            // no effect on the state, but the condition is evaluated and may fail (§4.15); the
+            // node is listed in `Program::accepts`: a step that runs it with the condition
+            // true is accepting (`check --liveness`)
+            StmtKind::Accept(e) => {
+                let value = self.expr(e);
+                let pc = self.emit(
+                    Stmt::Assign {
+                        targets: vec![None],
+                        values: vec![value],
+                        constrain: None,
+                    },
+                    span,
+                    1,
+                );
+                self.pending.push((pc, 0));
+                self.cx.accept_pcs.push(pc);
+            }
             StmtKind::Trace(args)
             | StmtKind::Event(args)
             | StmtKind::InvokePlugin(args)

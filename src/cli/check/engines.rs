@@ -144,6 +144,12 @@ pub(super) fn run_engine_on(
     opts: &Options,
 ) -> Result<(search::SearchResult, Replays), String> {
     let program = m.program;
+    if opts.liveness.is_some() && engine != Engine::Explicit {
+        return Err(format!(
+            "--liveness is checked by the explicit engine only, not by the {} engine",
+            engine.name()
+        ));
+    }
     match engine {
         Engine::Explicit | Engine::Summary
             if opts.deepen_threads && m.semantics.thread_bound.is_none() =>

@@ -153,6 +153,15 @@ pub struct CheckArgs {
     /// Report every distinct error, not only the first.
     #[arg(long)]
     pub keep_going: bool,
+    /// Check a liveness property (explicit engine): `accept` (the default: no reachable cycle
+    /// runs a Zing `accept(e)` with `e` true, as ZING's -ndfsliveness), `terminates` (no
+    /// reachable cycle at all: every run ends), `progress` (no reachable cycle avoids every
+    /// state where a thread stands at a label named `progress...`). A violation is a lasso
+    /// (a path, then a cycle back to a state on it): exit 6. No reduction applies; safety
+    /// errors met on the way are reported as usual. Give it after the model, or as
+    /// `--liveness=KIND`.
+    #[arg(long, value_enum, value_name = "KIND", num_args = 0..=1, default_missing_value = "accept")]
+    pub liveness: Option<search::Liveness>,
     /// The layout of the report on standard output.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
@@ -209,11 +218,20 @@ pub fn run(a: &CheckArgs) -> i32 {
             return usage_error("--contexts-from needs --contexts K, the largest bound to try")
         }
     };
-    let (opts, semantics) = options_and_semantics(a, &program);
+    let (mut opts, semantics) = options_and_semantics(a, &program);
+    if let Some(property) = a.liveness {
+        match liveness_options(a, &program, property, &mut opts) {
+            Ok(notes) if !a.quiet => notes.iter().for_each(|n| eprintln!("note: {n}")),
+            Ok(_) => {}
+            Err(why) => return usage_error(&why),
+        }
+    }
     let name = a.model.display().to_string();
     // ZING's layout dumps every state of a counterexample; the other formats do not need them
     let dumps = a.format == Format::Zing;
     let engine = match a.engine {
+        // the cycle search is the explicit engine's (`liveness_options` refused the others)
+        _ if a.liveness.is_some() => Engine::Explicit,
         // ZING's layout ends with ZING's state count, which only the plain search of a Zing
         // model keeps
         Engine::Auto if dumps && program.keep_completed => Engine::Explicit,
@@ -467,6 +485,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         zing_order: search == Search::Zing,
         exact: a.exact,
         workers: a.workers.unwrap_or(1),
+        liveness: a.liveness,
         targets: a.targets.clone(),
         keep_going: a.keep_going,
         contexts: a.contexts,
@@ -520,6 +539,92 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         cooperative: a.cooperative,
     };
     (opts, semantics)
+}
+
+/// Adjusts `opts` for the cycle search of `--liveness`: the explicit engine, depth-first, one
+/// worker, no reduction and no symmetry (see `docs/guide.md`, "Liveness", for why each is
+/// off). Returns a note for each option the user gave that is overridden, or why the run
+/// cannot be made.
+fn liveness_options(
+    a: &CheckArgs,
+    program: &Program,
+    property: search::Liveness,
+    opts: &mut Options,
+) -> Result<Vec<String>, String> {
+    let mut notes = Vec::new();
+    match a.engine {
+        Engine::Auto | Engine::Explicit | Engine::All => {}
+        e => {
+            return Err(format!(
+                "--liveness is checked by the explicit engine only, not by the {} engine (use --engine explicit)",
+                e.name()
+            ))
+        }
+    }
+    if a.contexts.is_some() {
+        return Err("--liveness does not combine with --contexts (a context bound cuts every cycle that switches threads without end)".into());
+    }
+    // an accept that a step begun at an earlier node runs on into (the first statement of a
+    // `foreach` body or of a type-switch case) is not where its thread rests: the search, which
+    // looks at the node a thread's step begins at, would not see it
+    let glued_into = program.accepts.iter().find(|&&(proc, pc)| {
+        program.procs[proc as usize].nodes.iter().any(|n| {
+            matches!(
+                n.glue,
+                zingrs_lang::ir::Glue::ToNext | zingrs_lang::ir::Glue::Through
+            ) && n.succ.contains(&pc)
+        })
+    });
+    if let Some(&(proc, pc)) = glued_into {
+        let line = program.line_of(proc, pc);
+        return Err(format!(
+            "--liveness cannot check the `accept` at line {line} ({}): it runs inside the step of the statement before it (the first statement of a `foreach` body or a type-switch case); put a `;` before it",
+            program.procs[proc as usize].name
+        ));
+    }
+    if property == search::Liveness::Accept && program.accepts.is_empty() {
+        notes.push(format!(
+            "{} has no `accept` statement: no step is accepting, so no cycle is (--liveness terminates or progress look for other cycles)",
+            a.model.display()
+        ));
+    }
+    if a.engine == Engine::All {
+        notes.push(
+            "--liveness runs the explicit engine alone (the others do not check liveness)".into(),
+        );
+    }
+    if opts.workers > 1 {
+        notes.push(format!(
+            "--liveness searches on one thread (--workers {} ignored)",
+            opts.workers
+        ));
+        opts.workers = 1;
+    }
+    // (only when asked for: `--format zing` picks ZING's order by default)
+    if a.bfs || a.search.is_some_and(|s| s != Search::Dfs) {
+        notes.push(
+            "--liveness searches depth-first (the nested search needs the DFS's order)".into(),
+        );
+    }
+    opts.bfs = false;
+    opts.zing_order = false;
+    if let Some(r) = a.reduction.filter(|r| *r != search::Reduction::None) {
+        notes.push(format!(
+            "--reduction {} is off under --liveness (partial-order reduction would need the strong cycle proviso and invisible accept/progress steps, and transactions hide the states a cycle closes at)",
+            match r {
+                search::Reduction::Transactions => "transactions",
+                search::Reduction::Por => "por",
+                _ => "all",
+            }
+        ));
+    }
+    opts.reduction = search::Reduction::None;
+    if a.symmetry == Some(Symmetry::On) && crate::canon::symmetric_threads(program) {
+        notes.push("--symmetry is off under --liveness (a cycle up to a permutation of the threads is not a cycle that closes)".into());
+    }
+    opts.symmetry = false;
+    opts.transactions = None;
+    Ok(notes)
 }
 
 /// The options given that do nothing on `engine` for `program` (`--verbose` warns about them).

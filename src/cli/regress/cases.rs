@@ -86,7 +86,7 @@ fn parse_want(s: &str) -> Option<Want> {
     let lower = t.to_ascii_lowercase();
     Some(match lower.as_str() {
         "passed" | "assertion-failed" | "target-reached" | "bounded" | "deadlock"
-        | "runtime-error" => Want::Kind(lower),
+        | "runtime-error" | "liveness-violated" => Want::Kind(lower),
         "invalid" => Want::Invalid {
             message: None,
             code: None,

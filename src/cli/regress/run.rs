@@ -439,7 +439,13 @@ pub fn disagreement(runs: &[Run]) -> Option<String> {
         .filter(|r| {
             matches!(
                 r.exit_code,
-                Some(exit::PASSED | exit::ASSERTION | exit::DEADLOCK | exit::RUNTIME_ERROR)
+                Some(
+                    exit::PASSED
+                        | exit::ASSERTION
+                        | exit::DEADLOCK
+                        | exit::RUNTIME_ERROR
+                        | exit::LIVENESS
+                )
             )
         })
         .collect();

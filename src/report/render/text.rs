@@ -24,12 +24,22 @@ fn who(s: &TraceStep) -> String {
     }
 }
 
+/// The first step of a lasso's cycle (`--liveness`), where the trace marks it.
+fn cycle_start(v: &Verdict) -> Option<usize> {
+    match v {
+        Verdict::LivenessViolated { cycle_start, .. } => Some(*cycle_start as usize),
+        _ => None,
+    }
+}
+
 fn text_trace(
     out: &mut dyn std::io::Write,
     file: &str,
     t: &Trace,
     detail: TraceDetail,
+    cycle: Option<usize>,
 ) -> std::io::Result<()> {
+    let mut cycle = cycle;
     let concurrent = t.threads > 1;
     // the columns' widths: a first walk over where the steps are
     let (mut width, mut stmt_width, mut at_width) = (0, 0, 0);
@@ -70,6 +80,16 @@ fn text_trace(
             }
         };
         line.clear();
+        if cycle.is_some_and(|c| s.step >= c) {
+            // (a fold may have taken the first step of the cycle: the mark goes before the
+            // next step shown)
+            let _ = writeln!(
+                line,
+                "  ── cycle: the steps from here on lead back to the state before #{} and repeat forever ──",
+                cycle.unwrap_or_default()
+            );
+            cycle = None;
+        }
         let who = who(&s);
         let _ = write!(line, "  #{:<step_width$} ", s.step);
         if concurrent {
@@ -207,7 +227,7 @@ pub(super) fn text(
         let _ = writeln!(out, "Counterexample ({} steps):", t.len());
         w.write_all(out.as_bytes())?;
         out.clear();
-        text_trace(w, file, t, detail)?;
+        text_trace(w, file, t, detail, cycle_start(&r.verdict))?;
     }
     for f in &r.more {
         let _ = writeln!(out, "Also: {}", f.verdict.headline());
@@ -215,7 +235,7 @@ pub(super) fn text(
         if let (Some(t), false) = (&f.trace, detail == TraceDetail::None) {
             w.write_all(out.as_bytes())?;
             out.clear();
-            text_trace(w, file, t, detail)?;
+            text_trace(w, file, t, detail, cycle_start(&f.verdict))?;
         }
     }
     engines_table(&mut out, r);

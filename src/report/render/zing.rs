@@ -13,6 +13,8 @@ fn zing_banner(v: &Verdict) -> (&'static str, Option<String>) {
         Verdict::Passed => ("Check Passed", None),
         Verdict::AssertionFailed { .. } | Verdict::TargetReached { .. } => ("Check Failed", None),
         Verdict::Deadlock { .. } => ("Deadlock Detected !", None),
+        // ZING's banner for -ndfsliveness; zingrs's other cycles say what they are
+        Verdict::LivenessViolated { .. } => ("Accepting Cycle Found", Some(v.headline())),
         Verdict::RuntimeError { .. } => ("Program Runtime Error", None),
         Verdict::InternalError { message } => {
             ("Zinger Internal Runtime Exception", Some(message.clone()))

@@ -1,0 +1,107 @@
+//! What a liveness property asks of a step or a state, shared by the cycle search
+//! (`explore::cycles`) and the end check of a lasso counterexample ([`check`]), which `check`
+//! and `replay` run on every lasso before it is shown.
+
+use super::{Liveness, Path};
+use crate::runtime::{Env, Machine, State, Value};
+
+/// Whether thread `tid`'s next step in `s` is accepting: it runs a Zing `accept(e)` whose
+/// condition is true. ZING sets the state's accepting mark as the statement runs and clears it
+/// before every step, so the mark belongs to the step that ran the statement: the state it
+/// reaches is accepting. An `accept` whose condition fails to evaluate is a runtime error, not
+/// a step.
+pub fn accepting_step(m: &Machine, s: &State, tid: usize) -> bool {
+    let program = m.program;
+    if program.accepts.is_empty() {
+        return false;
+    }
+    let Some(thread) = s.threads.get(tid) else {
+        return false;
+    };
+    let Some(frame) = thread.stack.top() else {
+        return false;
+    };
+    if !program.accepts.contains(&(frame.proc, frame.pc)) {
+        return false;
+    }
+    let zingrs_lang::ir::Stmt::Assign { values, .. } = &program.node(frame.proc, frame.pc).stmt
+    else {
+        return false;
+    };
+    let Some(cond) = values.first() else {
+        return false;
+    };
+    let env = Env {
+        self_id: tid as u32,
+        ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
+    };
+    matches!(m.value(cond, &env, &mut ()), Ok(Value::Bool(true)))
+}
+
+/// Whether some thread of `s` stands at a progress label: a label whose name starts with
+/// `progress` (SPIN's convention).
+pub fn progress_state(m: &Machine, s: &State) -> bool {
+    s.threads.iter().any(|t| {
+        t.stack.top().is_some_and(|f| {
+            m.program
+                .node(f.proc, f.pc)
+                .labels
+                .iter()
+                .any(|l| l.starts_with("progress"))
+        })
+    })
+}
+
+/// Checks that `path` is a lasso violating `property`: its choices from `cycle_start` on (at
+/// least one) lead from a state back to that same state (equal canonical bytes: equal up to
+/// the renaming of heap objects), and the cycle is of the kind `property` names (through an
+/// accepting step; through no progress state; any cycle). `Err` says what is wrong.
+pub fn check(
+    m: &Machine,
+    path: &Path,
+    cycle_start: usize,
+    property: Liveness,
+) -> Result<(), String> {
+    let n = path.choices.len();
+    if cycle_start >= n {
+        return Err(format!(
+            "its cycle is empty (it starts at step {}, the path has {n} step{})",
+            cycle_start + 1,
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    let replayed = super::replay_keeping(m, path, true)?;
+    if replayed.violation.is_some() {
+        return Err("the path ends in an error, not in a cycle".into());
+    }
+    let states = &replayed.states;
+    if states.len() != n + 1 {
+        return Err("the replay kept too few states".into());
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    crate::canon::encode(&states[cycle_start], &mut a);
+    crate::canon::encode(&states[n], &mut b);
+    if a != b {
+        return Err(format!(
+            "its cycle does not close: the state after its last step is not the state it starts at (after the first {cycle_start} steps)"
+        ));
+    }
+    match property {
+        Liveness::Terminates => Ok(()),
+        Liveness::Accept => {
+            let accepting = (cycle_start..n)
+                .any(|i| accepting_step(m, &states[i], path.choices[i].thread as usize));
+            if accepting {
+                Ok(())
+            } else {
+                Err("its cycle runs no accepting step (`accept` with a true condition)".into())
+            }
+        }
+        Liveness::Progress => match (cycle_start..n).find(|&i| progress_state(m, &states[i])) {
+            None => Ok(()),
+            Some(i) => Err(format!(
+                "its cycle passes a progress label (in the state after step {i})"
+            )),
+        },
+    }
+}

@@ -1,0 +1,300 @@
+//! `check --liveness`: exit codes, lasso counterexamples (their stem and cycle, replayed), a
+//! forged lasso rejected by `replay`, `terminates` and `progress` on both languages, the engines
+//! that refuse it and the reductions it turns off. Every model here is a few states.
+
+use std::process::Output;
+
+mod common {
+    pub mod run;
+    pub mod schema;
+}
+
+use common::run::{err, out, zingrs};
+
+fn regression(name: &str) -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/regressions/liveness/").to_string() + name
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("zingrs-live-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// A model written to a scratch file.
+fn model(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write model");
+    p.display().to_string()
+}
+
+fn code(o: &Output) -> Option<i32> {
+    o.status.code()
+}
+
+/// `check MODEL ARGS -q -o FILE` and the saved report, its choices one per step.
+fn saved(model: &str, args: &[&str], file: &std::path::Path) -> (Output, serde_json::Value) {
+    let mut all = vec!["check", model, "-q", "-o", file.to_str().expect("utf-8")];
+    all.extend_from_slice(args);
+    let o = zingrs(&all);
+    let mut r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(file).expect("saved")).expect("json");
+    if let Some(cs) = r["path"]["choices"].as_array() {
+        let mut plain = Vec::new();
+        for c in cs {
+            match c["repeat"].as_u64() {
+                Some(n) => (0..n).for_each(|_| {
+                    plain.extend(c["choices"].as_array().expect("a run's choices").clone())
+                }),
+                None => plain.push(c.clone()),
+            }
+        }
+        r["path"]["choices"] = serde_json::Value::Array(plain);
+    }
+    (o, r)
+}
+
+fn replay(model: &str, report: &serde_json::Value, file: &std::path::Path) -> Output {
+    std::fs::write(file, serde_json::to_vec(report).expect("json")).expect("write");
+    zingrs(&[
+        "replay",
+        model,
+        file.to_str().expect("utf-8"),
+        "--detail",
+        "none",
+    ])
+}
+
+const TOGGLE: &str = "class Main {
+    static int x;
+    activate static void main() {
+        while (true) {
+            x = 1 - x;
+            accept(x == 1);
+        }
+    }
+    activate static void other() {
+        x = 0;
+    }
+};
+";
+
+#[test]
+fn an_accepting_cycle_is_a_lasso_with_its_cycle_marked_exit_6() {
+    let dir = scratch("lasso");
+    let m = model(&dir, "toggle.zing", TOGGLE);
+    let o = zingrs(&["check", &m, "--liveness"]);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    let s = out(&o);
+    assert!(s.contains("liveness violated: accepting cycle"), "{s}");
+    assert!(s.contains("── cycle:"), "{s}");
+    // the same lasso in JSON: the verdict says where the cycle starts and how long it is
+    let file = dir.join("r.json");
+    let (o, r) = saved(&m, &["--liveness", "accept"], &file);
+    assert_eq!(code(&o), Some(6));
+    let v = &r["verdict"];
+    assert_eq!(v["kind"], "liveness-violated");
+    assert_eq!(v["property"], "accept");
+    assert_eq!(r["exit_code"], 6);
+    let n = r["path"]["choices"].as_array().expect("choices").len() as u64;
+    let start = v["cycle_start"].as_u64().expect("cycle_start");
+    let len = v["cycle_length"].as_u64().expect("cycle_length");
+    assert!(len >= 1 && start + len == n, "{v} with {n} choices");
+    // a round of main's loop is 3 steps (the test, the assignment, the accept) and x returns
+    // to its value after two rounds: the cycle takes 6 of main's steps (other's one step may
+    // fall inside it rather than before it)
+    assert!((6..=7).contains(&len), "{v}");
+    let o = replay(&m, &r, &file);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_forged_lasso_is_rejected() {
+    let dir = scratch("forged");
+    let m = model(&dir, "toggle.zing", TOGGLE);
+    let file = dir.join("r.json");
+    let (_, good) = saved(&m, &["--liveness"], &file);
+    let n = good["path"]["choices"].as_array().expect("choices").len() as u64;
+    let start = good["verdict"]["cycle_start"].as_u64().expect("start");
+    // a cycle that does not close: the last step dropped
+    let mut r = good.clone();
+    r["path"]["choices"].as_array_mut().expect("choices").pop();
+    r["verdict"]["cycle_length"] = (n - 1 - start).into();
+    let o = replay(&m, &r, &file);
+    assert_eq!(code(&o), Some(5), "{}", out(&o));
+    assert!(err(&o).contains("its cycle does not close"), "{}", err(&o));
+    // the cycle said to start one step later: it does not come back there
+    let mut r = good.clone();
+    r["verdict"]["cycle_start"] = (start + 1).into();
+    r["verdict"]["cycle_length"] = (n - start - 1).into();
+    let o = replay(&m, &r, &file);
+    assert_eq!(code(&o), Some(5), "{}", out(&o));
+    assert!(err(&o).contains("does not close"), "{}", err(&o));
+    // an empty cycle
+    let mut r = good.clone();
+    r["verdict"]["cycle_start"] = n.into();
+    r["verdict"]["cycle_length"] = 0.into();
+    let o = replay(&m, &r, &file);
+    assert_eq!(code(&o), Some(5), "{}", out(&o));
+    assert!(err(&o).contains("its cycle is empty"), "{}", err(&o));
+    // a closed cycle that runs no accepting step: the model with accept(x == 2) has the same
+    // steps, so the path replays and closes, but is no accepting cycle there
+    let other = model(&dir, "toggle.zing", &TOGGLE.replace("x == 1", "x == 2"));
+    let mut r = good.clone();
+    r["source_hash"] =
+        saved(&other, &["--liveness", "terminates"], &dir.join("t.json")).1["source_hash"].clone();
+    let o = replay(&other, &r, &file);
+    assert_eq!(code(&o), Some(5), "{}", out(&o));
+    assert!(err(&o).contains("runs no accepting step"), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn terminates_and_progress_on_boolean_programs() {
+    let dir = scratch("bp");
+    let spin = model(
+        &dir,
+        "spin.bp",
+        "decl g;\nvoid main() begin\n  g := F;\n  L: g := !g;\n  progress_1: skip;\n  goto L;\nend\n",
+    );
+    let o = zingrs(&["check", &spin, "--liveness", "terminates"]);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    assert!(out(&o).contains("non-terminating cycle"), "{}", out(&o));
+    // every round passes the progress label
+    let o = zingrs(&["check", &spin, "--liveness=progress", "-q"]);
+    assert_eq!(code(&o), Some(0), "{}", out(&o));
+    // ... unless the label can be skipped
+    let skip = model(
+        &dir,
+        "skip.bp",
+        "decl g;\nvoid main() begin\n  L: if (*) then progress_1: skip; fi\n  goto L;\nend\n",
+    );
+    let file = dir.join("p.json");
+    let (o, r) = saved(&skip, &["--liveness", "progress"], &file);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    assert_eq!(r["verdict"]["cycle"], "non-progress cycle");
+    assert_eq!(code(&replay(&skip, &r, &file)), Some(6));
+    // a program that ends has no cycle
+    let ends = model(
+        &dir,
+        "ends.bp",
+        "decl g;\nvoid main() begin\n  g := F;\n  while (!g) do g := T; od\nend\n",
+    );
+    let o = zingrs(&["check", &ends, "--liveness", "terminates", "-q"]);
+    assert_eq!(code(&o), Some(0), "{}", out(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn terminates_on_zing_counts_no_end_state_as_a_cycle() {
+    // a deadlock ends its run: it is reported as a deadlock, not as a cycle
+    let dir = scratch("zing-end");
+    let stuck = model(
+        &dir,
+        "stuck.zing",
+        "class Main {
+    static bool go;
+    activate static void main() {
+        select { wait(go) -> go = false; }
+    }
+};
+",
+    );
+    let o = zingrs(&["check", &stuck, "--liveness", "terminates", "-q"]);
+    assert_eq!(code(&o), Some(2), "{}", out(&o));
+    let o = zingrs(&[
+        "check",
+        &regression("terminates_zing_spin_wait.zing"),
+        "--liveness",
+        "terminates",
+        "-q",
+    ]);
+    assert_eq!(code(&o), Some(6), "{}", out(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn other_engines_refuse_liveness_and_options_that_do_not_apply_are_noted() {
+    let m = regression("accept_other_process_keeps_toggling.zing");
+    for engine in ["summary", "bdd", "coverability"] {
+        let o = zingrs(&["check", &m, "--engine", engine, "--liveness"]);
+        assert_eq!(code(&o), Some(7), "{engine}: {}", out(&o));
+        assert!(
+            err(&o).contains("explicit engine only"),
+            "{engine}: {}",
+            err(&o)
+        );
+    }
+    let o = zingrs(&["check", &m, "--liveness", "--contexts", "2"]);
+    assert_eq!(code(&o), Some(7), "{}", err(&o));
+    // auto and all run the explicit engine; the reductions, symmetry, BFS and workers asked
+    // for are off, each with a note, and the verdict is the same
+    for extra in [
+        &["--engine", "all"][..],
+        &["--reduction", "all", "--symmetry", "on"],
+        &["--bfs"],
+        &["--workers", "2"],
+    ] {
+        let mut args = vec!["check", m.as_str(), "--liveness", "--trace", "none"];
+        args.extend_from_slice(extra);
+        let o = zingrs(&args);
+        assert_eq!(code(&o), Some(6), "{extra:?}: {}", err(&o));
+        assert!(err(&o).contains("note:"), "{extra:?}: {}", err(&o));
+    }
+    // a model without accept says that no cycle can be accepting
+    let bp = regression("terminates_bp_loop.bp");
+    let o = zingrs(&["check", &bp, "--liveness"]);
+    assert_eq!(code(&o), Some(0), "{}", out(&o));
+    assert!(err(&o).contains("no `accept` statement"), "{}", err(&o));
+}
+
+#[test]
+fn zing_misses_a_cycle_whose_state_it_first_reached_unmarked() {
+    // ZING's -ndfsliveness passes this model (docs/zing.md); the cycle is there
+    let m = regression("accept_zing_misses_state_first_reached_unmarked.zing");
+    let dir = scratch("miss");
+    let file = dir.join("r.json");
+    let (o, r) = saved(&m, &["--liveness"], &file);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    // p0 sets a and ends (two steps: the assignment and the return), then p1 loops: the cycle
+    // is p1's two steps, the loop test and the accept
+    assert_eq!(r["verdict"]["cycle_length"], 2, "{}", r["verdict"]);
+    assert_eq!(code(&replay(&m, &r, &file)), Some(6));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_accept_run_inside_an_earlier_step_is_refused_not_missed() {
+    // the first statement of a foreach body runs in the step of the element fetch: the search
+    // would not see that accept, so it refuses the model rather than miss its cycle
+    let dir = scratch("glued");
+    let text = "array A[2] int;
+class Main {
+    static int x;
+    activate static void main() {
+        A a;
+        a = new A;
+        while (true) {
+            foreach (int v in a) {
+                accept(true);
+                x = 1 - x;
+            }
+        }
+    }
+};
+";
+    let m = model(&dir, "glued.zing", text);
+    let o = zingrs(&["check", &m, "--liveness"]);
+    assert_eq!(code(&o), Some(7), "{}", out(&o));
+    assert!(err(&o).contains("accept` at line 9"), "{}", err(&o));
+    // with a step of its own before it, the accept begins a step: the cycle is found
+    let m = model(
+        &dir,
+        "unglued.zing",
+        &text.replace("accept(true);", "; accept(true);"),
+    );
+    let o = zingrs(&["check", &m, "--liveness", "-q"]);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
