@@ -445,10 +445,10 @@ fn output_writes_the_json_report_whatever_the_format() {
     assert!(j["trace"]["steps"]
         .as_array()
         .is_some_and(|c| !c.is_empty()));
-    // an unwritable place is an error of its own (exit 6), not a silent loss, and the
+    // an unwritable place is an error of its own (exit 10), not a silent loss, and the
     // verdict is printed before it
     let o = zingrs(&["check", FIG1, "-o", "/nonexistent-dir/r.json"]);
-    assert_eq!(o.status.code(), Some(6));
+    assert_eq!(o.status.code(), Some(10));
     assert!(out(&o).contains("Check passed"), "{}", out(&o));
     assert!(
         err(&o).contains("the report could not be saved to /nonexistent-dir/r.json"),
@@ -1363,7 +1363,7 @@ fn concurrent_saves_to_one_file_leave_one_valid_report() {
 
 /// A report that cannot be saved (`-o` a directory, a path through a file, a place nobody
 /// may create files in, a full device) does not hide the verdict: it is printed first, then
-/// the failed save is reported on its own, with exit 6; no temporary file is left.
+/// the failed save is reported on its own, with exit 10; no temporary file is left.
 #[test]
 fn a_report_that_cannot_be_saved_keeps_the_verdict() {
     let dir = scratch("unsaved");
@@ -1383,7 +1383,7 @@ fn a_report_that_cannot_be_saved_keeps_the_verdict() {
             .args(["check", FIG1, "--target", "R", "-q", "-o", target])
             .output()
             .expect("zingrs runs");
-        assert_eq!(o.status.code(), Some(6), "{target}: {}", err(&o));
+        assert_eq!(o.status.code(), Some(10), "{target}: {}", err(&o));
         assert_eq!(
             out(&o),
             "Check failed: label R reached in main at line 12\n",
@@ -1402,7 +1402,7 @@ fn a_report_that_cannot_be_saved_keeps_the_verdict() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Standard output on a full device: a clear error and exit 6 in every command that prints,
+/// Standard output on a full device: a clear error and exit 10 in every command that prints,
 /// never a panic (exit 101); `check` and `replay` give the verdict on standard error.
 #[test]
 fn a_full_standard_output_is_an_error_not_a_panic() {
@@ -1431,7 +1431,7 @@ fn a_full_standard_output_is_an_error_not_a_panic() {
             .stdout(full())
             .output()
             .expect("zingrs runs");
-        assert_eq!(o.status.code(), Some(6), "{args:?}: {}", err(&o));
+        assert_eq!(o.status.code(), Some(10), "{args:?}: {}", err(&o));
         assert!(
             err(&o).contains("cannot write") && err(&o).contains("standard output"),
             "{args:?}: {}",

@@ -21,12 +21,13 @@ Exit codes:
   3  assertion failed, or a --target label reached
   4  runtime error (null dereference, index out of range, overflow, ...)
   5  internal error (engines disagree, a counterexample does not replay)
-  6  liveness violated (--liveness: a reachable cycle of the kind asked for), or output not
-     written: the report could not be saved (-o FILE: a full disk, an unwritable place) or
-     standard output failed; the verdict is printed first, the error on standard error
+  6  liveness violated (--liveness: a reachable cycle of the kind asked for)
   7  invalid input or usage (syntax and type errors, bad options, unreadable files)
   8  inconclusive: a depth or context bound cut the search and no error was found
   9  inconclusive: a time, state or memory limit stopped the search
+  10 output not written: the report could not be saved (-o FILE: a full disk, an
+     unwritable place) or standard output failed; the verdict is printed first, the error
+     on standard error
 
 Documentation: docs/guide.md, docs/boolean-programs.md and docs/zing.md in the source
 distribution; `zingrs manpage` prints a man page.";

@@ -32,10 +32,10 @@ pub mod exit {
     pub const LIMIT: i32 = 9;
     /// The verdict was decided and printed first, but the report could not be written (`-o
     /// FILE` on a full disk or in an unwritable place, or standard output).
-    pub const OUTPUT: i32 = 6;
+    /// Not 6, which ZING gives liveness violations.
+    pub const OUTPUT: i32 = 10;
     /// A liveness violation (`check --liveness`): a reachable cycle of the kind asked for, as
-    /// ZING's `-ndfsliveness` exits on an accepting cycle. The same number as [`OUTPUT`]
-    /// (ZING's convention fixes it); a report that could not be saved says so on stderr.
+    /// ZING's `-ndfsliveness` exits on an accepting cycle.
     pub const LIVENESS: i32 = 6;
 }
 

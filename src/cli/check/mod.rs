@@ -168,7 +168,7 @@ pub struct CheckArgs {
     /// Also write the full JSON report, with the replayable counterexample path, to FILE
     /// (whatever --format prints); `zingrs replay MODEL FILE` reads it back. FILE is replaced
     /// whole, through a temporary file of its own next to it; a report that cannot be saved
-    /// is exit 6, after the verdict.
+    /// is exit 10, after the verdict.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// How much of the counterexample to print.
