@@ -240,3 +240,42 @@ fn handed_over_states_are_the_states_their_paths_reach() {
     }
     assert!(handed > 0, "no state was handed over");
 }
+
+/// `--stats` with several workers: the speed-up (the workers' CPU time over the wall time) and
+/// each worker's counts; one worker has no speed-up to report (JSON `null`).
+#[test]
+fn statistics_give_the_speed_up_and_each_worker() {
+    let model = zingrs(&["gen", "philosophers-ordered", "5"]);
+    let dir = std::env::temp_dir().join(format!("zingrs-speedup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("po5.zing");
+    std::fs::write(&path, &model.stdout).unwrap();
+    let p = path.to_str().unwrap();
+    let base = ["check", p, "--engine", "explicit", "--reduction", "none"];
+    let two = zingrs(&[&base[..], &["--workers", "2", "--format", "json"]].concat());
+    assert_eq!(two.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&two.stdout).unwrap();
+    let speedup = json["stats"]["speedup"].as_f64().expect("a speed-up");
+    assert!(speedup > 0.0 && speedup <= 2.5, "{speedup}");
+    let names: Vec<&str> = json["stats"]["counters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    for n in [
+        "worker_1_states",
+        "worker_1_taken",
+        "worker_1_idle_ms",
+        "worker_1_cpu_ms",
+    ] {
+        assert!(names.contains(&n), "{n} in {names:?}");
+    }
+    let text = zingrs(&[&base[..], &["--workers", "2", "--stats"]].concat());
+    let out = String::from_utf8_lossy(&text.stdout);
+    assert!(out.contains("speed-up "), "{out}");
+    let one = zingrs(&[&base[..], &["--format", "json"]].concat());
+    let json: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert!(json["stats"]["speedup"].is_null());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -47,6 +47,7 @@ pub(super) struct WorkerCounts {
     pub given: u64,
     pub taken: u64,
     pub idle: Duration,
+    pub cpu: Option<Duration>,
 }
 
 struct Shared {
@@ -198,9 +199,13 @@ pub(super) fn search(m: &Machine, opts: &Options) -> SearchResult {
                                     ..opts.limits.clone()
                                 });
                             }
+                            let cpu = crate::limits::thread_cpu_time();
                             ex.dfs();
                             let mut counts = ex.parallel;
                             counts.states = ex.visited.own() as u64;
+                            counts.cpu = cpu
+                                .zip(crate::limits::thread_cpu_time())
+                                .map(|(a, b)| b - a);
                             (ex.finish(), counts)
                         });
                         std::panic::catch_unwind(run).unwrap_or_else(|e| {
@@ -257,6 +262,7 @@ fn merge(
             given: counts.given,
             taken: counts.taken,
             idle: counts.idle,
+            cpu: counts.cpu,
         });
     }
     if let Some(b) = shared.table_bytes() {

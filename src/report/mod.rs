@@ -475,6 +475,9 @@ pub struct Stats {
     pub peak_memory_bytes: Option<u64>,
     /// Upper bound on the probability that hash compaction missed a state (0 with `--exact`).
     pub omission_probability: Option<f64>,
+    /// A parallel search's speed-up: the CPU time of its workers over its wall-clock time
+    /// (what they did at once; `None` on one thread).
+    pub speedup: Option<f64>,
     /// Engine-specific counters.
     pub counters: Vec<Counter>,
     /// Summary engine: per procedure, the patterns (roots) and effects computed.

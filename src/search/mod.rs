@@ -124,6 +124,8 @@ pub struct WorkerStats {
     pub taken: u64,
     /// Time it waited for work.
     pub idle: Duration,
+    /// The CPU time of its thread (`None` where the system does not measure it).
+    pub cpu: Option<Duration>,
 }
 
 /// One step of a path: which thread moved and which of its outcomes was taken.

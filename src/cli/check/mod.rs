@@ -750,6 +750,7 @@ fn report_with<'m>(
         max_search_depth: explicit.then_some(s.max_path),
         seconds: s.elapsed.as_secs_f64(),
         peak_memory_bytes: search::peak_bytes(),
+        speedup: speedup(&s.workers, s.elapsed),
         omission_probability: explicit.then(|| {
             if opts.exact {
                 0.0
@@ -779,8 +780,16 @@ fn report_with<'m>(
     r
 }
 
+/// The workers' CPU time over the search's wall-clock time, with several workers.
+fn speedup(workers: &[search::WorkerStats], elapsed: std::time::Duration) -> Option<f64> {
+    let cpu: Option<std::time::Duration> = workers.iter().map(|w| w.cpu).sum();
+    let wall = elapsed.as_secs_f64();
+    (workers.len() > 1 && wall > 0.0).then_some(cpu?.as_secs_f64() / wall)
+}
+
 /// Per worker of a parallel search: the states it stored, the unexplored states it gave to
-/// idle workers and took from busy ones, and the milliseconds it waited for work.
+/// idle workers and took from busy ones, the milliseconds it waited for work and those its
+/// thread ran.
 fn worker_counters(workers: &[search::WorkerStats]) -> impl Iterator<Item = report::Counter> + '_ {
     let counter = |name: String, value: u64| report::Counter { name, value };
     workers.iter().enumerate().flat_map(move |(i, w)| {
@@ -789,6 +798,10 @@ fn worker_counters(workers: &[search::WorkerStats]) -> impl Iterator<Item = repo
             counter(format!("worker_{i}_given"), w.given),
             counter(format!("worker_{i}_taken"), w.taken),
             counter(format!("worker_{i}_idle_ms"), w.idle.as_millis() as u64),
+            counter(
+                format!("worker_{i}_cpu_ms"),
+                w.cpu.map_or(0, |c| c.as_millis() as u64),
+            ),
         ]
     })
 }

@@ -143,6 +143,9 @@ fn stats_line(r: &Report) -> String {
     if let Some(z) = s.zing_states {
         let _ = write!(line, ", {z} states by ZING's count");
     }
+    if let Some(x) = s.speedup {
+        let _ = write!(line, ", speed-up {x:.2} (workers' CPU time over wall time)");
+    }
     for c in &s.counters {
         let name = c.name.replace('_', " ");
         if c.value == u64::MAX {
