@@ -153,6 +153,8 @@ pub fn run(a: &ReplayArgs) -> i32 {
         // a path under `--threads` is a path of the unbounded program too
         thread_bound: None,
         cooperative: saved.cooperative.unwrap_or(false),
+        // a report claiming a deadlock was written with deadlocks looked for
+        deadlock: true,
     };
     let m = Machine::new(&program, semantics);
     let wrong = |e: String| {
