@@ -202,7 +202,7 @@ pub fn run(a: &CheckArgs) -> i32 {
     let getafix = matches!(program.layout, Layout::Getafix { .. });
     if getafix && !a.quiet && !a.no_assertions {
         eprintln!(
-            "note: Getafix concurrent layout (init + thread procedures): assertions are filters, only --target labels are reported"
+            "note: Getafix concurrent layout (init + thread procedures): assertions are filters; --target labels and deadlocks are reported"
         );
     }
     let bounds: Vec<Option<u32>> = match (a.contexts_from, a.contexts) {
