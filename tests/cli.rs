@@ -1690,3 +1690,36 @@ fn replay_takes_trace_as_check_does() {
     }
     assert_eq!(json["verdict"]["kind"], "target-reached");
 }
+
+#[test]
+fn every_subcommand_has_a_man_page_with_every_option() {
+    for sub in [
+        "check",
+        "cfg",
+        "replay",
+        "regress",
+        "gen",
+        "bench",
+        "completions",
+    ] {
+        let o = zingrs(&["manpage", sub]);
+        assert_eq!(o.status.code(), Some(0), "{sub}");
+        assert!(out(&o).contains(&format!(".TH zingrs-{sub} 1")), "{sub}");
+    }
+    let check = out(&zingrs(&["manpage", "check"]));
+    for option in [
+        "no\\-deadlock",
+        "contexts",
+        "max\\-depth",
+        "output",
+        "reduction",
+    ] {
+        assert!(
+            check.contains(&format!("\\fB\\-\\-{option}\\fR")),
+            "{option}"
+        );
+    }
+    let o = zingrs(&["manpage", "nope"]);
+    assert_eq!(o.status.code(), Some(7));
+    assert!(err(&o).contains("one of: check, cfg"), "{}", err(&o));
+}

@@ -24,7 +24,8 @@ Exit codes:
   6  output not written: the report could not be saved (-o FILE: a full disk, an unwritable
      place) or standard output failed; the verdict is printed first, with its own exit code
   7  invalid input or usage (syntax and type errors, bad options, unreadable files)
-  8  inconclusive: a depth or context bound cut the search and no error was found
+  8  inconclusive: no error was found, but a bound (depth, contexts, threads) cut the search,
+     or the engine does not look for the deadlocks a boolean program's threads can reach
   9  inconclusive: a time, state or memory limit stopped the search
 
 Documentation: docs/guide.md, docs/boolean-programs.md and docs/zing.md in the source
@@ -59,8 +60,12 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print zingrs's man page (roff), e.g. `zingrs manpage > zingrs.1`.
-    Manpage,
+    /// Print zingrs's man page (roff), e.g. `zingrs manpage > zingrs.1`, or a subcommand's
+    /// with every option, e.g. `zingrs manpage check > zingrs-check.1`.
+    Manpage {
+        /// The subcommand (check, cfg, replay, regress, gen, bench, completions).
+        subcommand: Option<String>,
+    },
 }
 
 /// Runs the command line and returns the process exit code.
@@ -91,8 +96,26 @@ pub fn main() -> i32 {
             clap_complete::generate(shell, &mut cmd, "zingrs", &mut script);
             emit(&script)
         }
-        Command::Manpage => {
-            let cmd = <Cli as clap::CommandFactory>::command();
+        Command::Manpage { subcommand } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            if let Some(name) = subcommand {
+                let Some(sub) = cmd.find_subcommand(&name).filter(|_| name != "help") else {
+                    let names: Vec<String> = cmd
+                        .get_subcommands()
+                        .map(|c| c.get_name().to_string())
+                        .filter(|n| n != "help")
+                        .collect();
+                    eprintln!(
+                        "error: no subcommand `{name}` (one of: {})",
+                        names.join(", ")
+                    );
+                    return crate::report::exit::INVALID;
+                };
+                // zingrs-check(1), as git names its subcommands' pages
+                // (clap takes a static name; the process prints one page and ends)
+                let title: &'static str = Box::leak(format!("zingrs-{name}").into_boxed_str());
+                cmd = sub.clone().name(title).bin_name(title);
+            }
             let mut page = Vec::new();
             match clap_mangen::Man::new(cmd).render(&mut page) {
                 Ok(()) => emit(&page),
