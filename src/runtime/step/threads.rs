@@ -345,6 +345,28 @@ impl Machine<'_> {
         self.semantics.deadlock && self.may_block.is_some()
     }
 
+    /// Whether a thread of this program can get stuck at a node holding `stmt`, deadlocks
+    /// being looked for ([`Machine::deadlocks_possible`]): a filter, or any statement where
+    /// some `enforce` may discard a step. The explicit search does not summarize a call whose
+    /// callee has such a node, so that it visits the state where the thread waits.
+    pub fn may_get_stuck_at(&self, stmt: &Stmt) -> bool {
+        self.deadlocks_possible()
+            && (self.has_enforce()
+                || match stmt {
+                    Stmt::Assume { .. } | Stmt::Constrain { .. } => true,
+                    Stmt::Assert { .. } => !self.semantics.check_assertions,
+                    Stmt::Assign { constrain, .. } => constrain.is_some(),
+                    _ => false,
+                })
+    }
+
+    fn has_enforce(&self) -> bool {
+        self.program
+            .procs
+            .iter()
+            .any(|q| q.nodes.iter().any(|n| n.invariant.is_some()))
+    }
+
     /// Whether some step can discard an execution, the only way a boolean-program thread
     /// gets stuck: an `assume`, a `constrain`, an `assert` while assertions filter, an
     /// `enforce`. (An atomic section or a lock only makes others wait for a thread that is
