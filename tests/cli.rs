@@ -826,11 +826,12 @@ fn single_model_families_take_no_size() {
 fn a_file_that_is_not_utf8_is_named_as_such() {
     let dir = scratch("utf8");
     let model = dir.join("latin1.bp");
-    std::fs::write(&model, b"void main()\nbegin\n  // caf\xe9\nend\n").expect("write");
+    // outside a comment (inside one it is read as Latin-1, with a warning)
+    std::fs::write(&model, b"void main()\nbegin\n  caf\xe9\nend\n").expect("write");
     let o = zingrs(&["check", model.to_str().expect("utf-8 path")]);
     assert_eq!(o.status.code(), Some(7));
     assert!(
-        err(&o).contains("latin1.bp:3:9: the file is not UTF-8"),
+        err(&o).contains("latin1.bp:3:6: the file is not UTF-8"),
         "{}",
         err(&o)
     );
@@ -1478,4 +1479,247 @@ fn statistics_say_what_was_not_counted() {
         assert!(j["stats"][k].as_u64().is_some_and(|n| n > 0), "{k}: {j}");
     }
     assert!(j["stats"]["omission_probability"].is_number(), "{j}");
+}
+
+/// A file in a fresh temporary directory holding `bytes`.
+fn temp_model(name: &str, bytes: &[u8]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).expect("written");
+    (dir, path.display().to_string())
+}
+
+const OPPOSITE_LOCKS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/regressions/bp-threads/deadlock_locks_taken_in_opposite_order.bp"
+);
+
+#[test]
+fn boolean_program_threads_that_block_each_other_deadlock() {
+    // issue 35 item 12: exit 2, where each thread waits, and --no-deadlock turns it off
+    for engine in ["auto", "explicit", "summary"] {
+        let o = zingrs(&["check", OPPOSITE_LOCKS, "--engine", engine]);
+        assert_eq!(o.status.code(), Some(2), "{engine}: {}", out(&o));
+        let s = out(&o);
+        assert!(
+            s.contains("Check failed: deadlock (2 processes blocked, none runnable)"),
+            "{s}"
+        );
+        assert!(s.contains("waits in t1: atomic_begin"), "{s}");
+        assert!(s.contains("waits in t2: atomic_begin"), "{s}");
+        let o = zingrs(&["check", OPPOSITE_LOCKS, "--engine", engine, "--no-deadlock"]);
+        assert_eq!(o.status.code(), Some(0), "{engine}: {}", out(&o));
+    }
+    // the report replays as a deadlock
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("r.json");
+    let json = saved_report(OPPOSITE_LOCKS, &[], &file);
+    assert_eq!(json["verdict"]["kind"], "deadlock");
+    let o = replay_of(OPPOSITE_LOCKS, &json, &file);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    // Zing's deadlocks are switched off by the same option
+    let phil = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/philosophers-3.zing");
+    assert_eq!(zingrs(&["check", phil]).status.code(), Some(2));
+    assert_eq!(
+        zingrs(&["check", phil, "--no-deadlock"]).status.code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn engines_that_do_not_look_for_deadlocks_do_not_pass_a_program_that_can_block() {
+    // the coverability engine proves assertions for any number of threads but not the absence
+    // of deadlocks: inconclusive (exit 8), and a pass with --no-deadlock
+    let o = zingrs(&["check", OPPOSITE_LOCKS, "--engine", "coverability"]);
+    assert_eq!(o.status.code(), Some(8), "{}", out(&o));
+    assert!(
+        out(&o).contains("does not look for deadlocks"),
+        "{}",
+        out(&o)
+    );
+    let o = zingrs(&[
+        "check",
+        OPPOSITE_LOCKS,
+        "--engine",
+        "coverability",
+        "--no-deadlock",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    // `all`: the deadlock stands, the coverability row says why it did not decide
+    let o = zingrs(&["check", OPPOSITE_LOCKS, "--engine", "all"]);
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    // the bdd engine on the Getafix layout, complete at 2 switches
+    let getafix = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/regressions/bp-threads/getafix_threads_waiting_for_each_other_deadlock.bp"
+    );
+    let bdd = ["check", getafix, "--engine", "bdd", "--contexts", "2"];
+    let o = zingrs(&bdd);
+    assert_eq!(o.status.code(), Some(8), "{}", out(&o));
+    assert!(
+        out(&o).contains("does not look for deadlocks"),
+        "{}",
+        out(&o)
+    );
+    let o = zingrs(&[&bdd[..], &["--no-deadlock"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    let o = zingrs(&["check", getafix, "--engine", "all", "--contexts", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped_and_latin1_in_comments_is_tolerated() {
+    // issue 35 item 14, both languages
+    let (_d, bp) = temp_model("bom.bp", b"\xEF\xBB\xBFvoid main() begin assert(F); end\n");
+    assert_eq!(zingrs(&["check", &bp]).status.code(), Some(3));
+    let zing = b"\xEF\xBB\xBFclass M { static activate void main() { assert(false); } };\n";
+    let (_d2, z) = temp_model("bom.zing", zing);
+    assert_eq!(zingrs(&["check", &z]).status.code(), Some(3));
+    let (_d3, bp) = temp_model(
+        "latin1.bp",
+        b"// caf\xE9, by Ren\xE9\nvoid main() begin /* \xE0 */ assert(F); end\n",
+    );
+    let o = zingrs(&["check", &bp]);
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    assert!(
+        err(&o).contains(
+            "latin1.bp:1:7: byte 0xe9 in a comment is not UTF-8; read as Latin-1 (and 2 more"
+        ),
+        "{}",
+        err(&o)
+    );
+    let (_d4, z) = temp_model(
+        "latin1.zing",
+        b"// \xE9\nclass M { static activate void main() { assert(false); } };\n",
+    );
+    let o = zingrs(&["check", &z]);
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    assert!(err(&o).contains("warning: "), "{}", err(&o));
+    // outside a comment (here in a string) it is still an error
+    let (_d5, z) = temp_model(
+        "string.zing",
+        b"class M { static activate void main() { assert(false, \"\xE9\"); } };\n",
+    );
+    let o = zingrs(&["check", &z]);
+    assert_eq!(o.status.code(), Some(7), "{}", err(&o));
+    assert!(err(&o).contains("not UTF-8 text"), "{}", err(&o));
+}
+
+#[test]
+fn a_model_under_the_other_languages_extension_gets_one_error() {
+    let zing = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/zing-patterns.zing"
+    ))
+    .expect("the example");
+    let (_d, bp) = temp_model("model.bp", &zing);
+    let o = zingrs(&["check", &bp]);
+    assert_eq!(o.status.code(), Some(7));
+    let e = err(&o);
+    assert!(
+        e.contains("it is a Zing model: check it with --lang zing"),
+        "{e}"
+    );
+    assert!(e.contains("(1 error)"), "{e}");
+    assert_eq!(
+        zingrs(&["check", &bp, "--lang", "zing"]).status.code(),
+        Some(3)
+    );
+    let fig1 = std::fs::read(FIG1).expect("the example");
+    let (_d2, z) = temp_model("model.zing", &fig1);
+    let o = zingrs(&["check", &z]);
+    assert_eq!(o.status.code(), Some(7));
+    let e = err(&o);
+    assert!(
+        e.contains("it is a boolean program: check it with --lang bp"),
+        "{e}"
+    );
+    assert!(e.contains("(1 error)"), "{e}");
+}
+
+#[test]
+fn three_hundred_nested_ifs_give_one_error() {
+    let n = 300;
+    let text = format!(
+        "void main() begin decl x;\n{}skip;{}\nend\n",
+        "if (x) then ".repeat(n),
+        " fi".repeat(n)
+    );
+    let (_d, bp) = temp_model("deep.bp", text.as_bytes());
+    let o = zingrs(&["check", &bp]);
+    assert_eq!(o.status.code(), Some(7));
+    let e = err(&o);
+    assert_eq!(e.matches("error: nesting too deep").count(), 1, "{e}");
+    assert!(e.contains("(1 error)"), "{e}");
+}
+
+#[test]
+fn gen_refuses_absurd_sizes() {
+    // issue 35 item 17: a clear error and exit 7, at once, instead of building gigabytes
+    let start = std::time::Instant::now();
+    for args in [
+        &["gen", "fib-bp", "1000000"][..],
+        &["gen", "bebop-t", "18446744073709551615"],
+        &["gen", "random-bp", "1", "--size", "4000000000"],
+        &["gen", "bluetooth-bp", "1", "100000000000"],
+    ] {
+        let o = zingrs(args);
+        assert_eq!(o.status.code(), Some(7), "{args:?}");
+        assert!(
+            err(&o).contains("more than the 1024 MB `gen`"),
+            "{}",
+            err(&o)
+        );
+    }
+    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+    // sizes below the limit are written as before
+    assert_eq!(zingrs(&["gen", "fib-bp", "3"]).status.code(), Some(0));
+    assert_eq!(zingrs(&["gen", "bebop-t", "2000"]).status.code(), Some(0));
+}
+
+#[test]
+fn replay_takes_trace_as_check_does() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("r.json");
+    let json = saved_report(FIG1, &["--target", "R"], &file);
+    let f = file.to_str().expect("utf-8 path");
+    for detail in ["--trace", "--detail"] {
+        let o = zingrs(&["replay", FIG1, f, detail, "none"]);
+        assert_eq!(o.status.code(), Some(3), "{detail}: {}", err(&o));
+        assert!(!out(&o).contains("#0"), "{detail}: {}", out(&o));
+    }
+    assert_eq!(json["verdict"]["kind"], "target-reached");
+}
+
+#[test]
+fn every_subcommand_has_a_man_page_with_every_option() {
+    for sub in [
+        "check",
+        "cfg",
+        "replay",
+        "regress",
+        "gen",
+        "bench",
+        "completions",
+    ] {
+        let o = zingrs(&["manpage", sub]);
+        assert_eq!(o.status.code(), Some(0), "{sub}");
+        assert!(out(&o).contains(&format!(".TH zingrs-{sub} 1")), "{sub}");
+    }
+    let check = out(&zingrs(&["manpage", "check"]));
+    for option in [
+        "no\\-deadlock",
+        "contexts",
+        "max\\-depth",
+        "output",
+        "reduction",
+    ] {
+        assert!(
+            check.contains(&format!("\\fB\\-\\-{option}\\fR")),
+            "{option}"
+        );
+    }
+    let o = zingrs(&["manpage", "nope"]);
+    assert_eq!(o.status.code(), Some(7));
+    assert!(err(&o).contains("one of: check, cfg"), "{}", err(&o));
 }

@@ -38,7 +38,18 @@ fn codes(model: &std::path::Path, ks: std::ops::RangeInclusive<u32>, extra: &[&s
     ks.map(|k| {
         let k = k.to_string();
         let path = model.to_str().expect("utf-8 path");
-        let mut args = vec!["check", "-q", "--target", "SLIC_ERROR", "--contexts", &k];
+        // Getafix's question, whether SLIC_ERROR is reachable: not deadlocks (several of these
+        // models have real ones, e.g. the Bluetooth stopper waiting for a count that a lost
+        // update keeps above zero)
+        let mut args = vec![
+            "check",
+            "-q",
+            "--no-deadlock",
+            "--target",
+            "SLIC_ERROR",
+            "--contexts",
+            &k,
+        ];
         args.extend_from_slice(extra);
         args.push(path);
         zingrs(&args).status.code().expect("exit code")
@@ -113,6 +124,7 @@ fn iterate(model: &std::path::Path, from: &str, k: &str, extra: &[&str]) -> (i32
     let path = model.to_str().expect("utf-8 path");
     let mut args = vec![
         "check",
+        "--no-deadlock",
         "--target",
         "SLIC_ERROR",
         "--contexts-from",
@@ -775,6 +787,19 @@ fn bdd_engine_counts_no_switch_to_a_thread_that_cannot_move() {
         codes(&model, 0..=3, &["--engine", "explicit"]),
         vec![8, 0, 0, 0]
     );
+    // thread1 stuck at assume(F) after thread2 ended is a deadlock (issue 35 item 12), one
+    // switch away; the bdd engine, which does not look for deadlocks, does not pass it
+    for (engine, want) in [("explicit", [8, 2, 2]), ("bdd", [8, 8, 8])] {
+        let got: Vec<i32> = (0..=2)
+            .map(|k| {
+                let k = k.to_string();
+                let path = model.to_str().expect("utf-8 path");
+                let args = ["check", "-q", "--engine", engine, "--contexts", &k, path];
+                zingrs(&args).status.code().expect("exit code")
+            })
+            .collect();
+        assert_eq!(got, want, "{engine}");
+    }
 }
 
 #[test]

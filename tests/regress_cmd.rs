@@ -465,3 +465,39 @@ fn models_past_their_time_budget_are_inconclusive_and_the_suite_goes_on() {
         assert_eq!(r["verdict"], "passed", "{table}");
     }
 }
+
+#[test]
+fn an_engine_stopped_by_its_budget_is_inconclusive_where_another_decides() {
+    // issue 35 item 16: workers started in a loop; the explicit and summary engines deepen on
+    // the thread bound until the state limit stops them (exit 9; a state limit, not a time
+    // budget, so that a busy machine changes nothing), coverability proves the model in fewer
+    // states. That row is inconclusive (exit 0), and FAILED with --strict.
+    let dir = scratch("inconclusive");
+    let model = "// expect: passed\n\
+        // options: --max-states 300\n\
+        // why: one worker reads flag = T; the assertion holds for any number of workers\n\
+        decl flag, won;\n\
+        void worker() begin\n\
+          decl mine;\n\
+          atomic_begin; mine := flag; flag := F; atomic_end;\n\
+          if (mine) then assert(!won); won := T; fi\n\
+        end\n\
+        void main() begin\n\
+          flag, won := T, F;\n\
+          while (*) do start_thread worker(); od\n\
+        end\n";
+    std::fs::write(dir.join("flag.bp"), model).expect("written");
+    let d = dir.display().to_string();
+    let o = zingrs(&["regress", &d, "-j", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert_eq!(
+        last_line(&o),
+        "0 passed, 0 failed, 1 inconclusive",
+        "{}",
+        show(&o)
+    );
+    assert!(stdout(&o).contains("coverability"), "{}", show(&o));
+    let o = zingrs(&["regress", &d, "-j", "1", "--strict"]);
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    assert_eq!(last_line(&o), "0 passed, 1 failed", "{}", show(&o));
+}

@@ -74,11 +74,15 @@ fn a_counterexample_found_under_the_bound_replays_without_it() {
     .expect("write model");
     let m = model.to_str().expect("utf-8");
     let s = saved.to_str().expect("utf-8");
-    let o = with_stdin(&["check", m, "--threads", "3", "-o", s], "");
+    // the workers end stuck at assume(F), a deadlock: the question here is the assertion
+    let o = with_stdin(
+        &["check", m, "--threads", "3", "--no-deadlock", "-o", s],
+        "",
+    );
     assert_eq!(o.status.code(), Some(3), "{}", out(&o));
     let o = with_stdin(&["replay", m, s], "");
     assert_eq!(o.status.code(), Some(3), "{}", out(&o));
-    let o = with_stdin(&["check", m, "--threads", "2"], "");
+    let o = with_stdin(&["check", m, "--threads", "2", "--no-deadlock"], "");
     assert_eq!(o.status.code(), Some(8), "{}", out(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -51,6 +51,10 @@ pub fn run(a: &GenArgs) -> i32 {
             return exit::INVALID;
         }
     };
+    if let Some(e) = too_large(family, n, a) {
+        eprintln!("error: {e}");
+        return exit::INVALID;
+    }
     match family {
         "random-bp" => super::emit(crate::gen::random_bp(n, a.size)),
         "random-zing" => super::emit(crate::gen::random_zing(n)),
@@ -73,4 +77,63 @@ pub fn run(a: &GenArgs) -> i32 {
             }
         },
     }
+}
+
+/// The most text `gen` writes: a model larger than this is no benchmark any engine finishes,
+/// and building it would take that much memory first.
+const MAX_OUTPUT: u64 = 1 << 30;
+
+/// Why `gen` refuses these sizes, if it does: the model would exceed [`MAX_OUTPUT`]. The
+/// size is extrapolated from two small members of the family (the random ones grow with
+/// `--size`), so nothing large is built to find out.
+fn too_large(family: &str, n: u64, a: &GenArgs) -> Option<String> {
+    let len = |text: String| text.len() as u64;
+    // the family's text at a small scale k, and its scale at the sizes asked for
+    let (at, scale): (Box<dyn Fn(u64) -> u64>, u64) = match family {
+        "random-bp" => (
+            Box::new(|k| len(crate::gen::random_bp(n, k as u32))),
+            a.size.into(),
+        ),
+        "random-getafix" => (
+            Box::new(|k| len(crate::gen::concurrent::random_getafix(n, k as u32))),
+            a.size.into(),
+        ),
+        "random-zing" | "random-spawn-bp" => return None,
+        "philosophers-promela" => (
+            Box::new(|k| len(crate::gen::families::philosophers_promela(k))),
+            n,
+        ),
+        "bluetooth-bp" => (
+            Box::new(|k| len(crate::gen::concurrent::bluetooth_bp(k, k))),
+            n.max(a.m.unwrap_or(n)),
+        ),
+        other => match crate::gen::families::family(other) {
+            Some(f) if f.scalable => (Box::new(move |k| len(f.generate(k))), n),
+            _ => return None,
+        },
+    };
+    if scale <= 16 {
+        return None;
+    }
+    // a power law through two small members (exponent at least 1: no family shrinks per
+    // unit), which overestimates a family that grows fast only while it is small
+    let (small, large) = (at(8).max(1) as f64, at(16).max(1) as f64);
+    let exponent = (large / small).log2().clamp(1.0, 4.0);
+    let bytes = |k: f64| large * (k / 16.0).powf(exponent);
+    let estimate = bytes(scale as f64);
+    if estimate <= MAX_OUTPUT as f64 {
+        return None;
+    }
+    let most = (16.0 * (MAX_OUTPUT as f64 / large).powf(1.0 / exponent)) as u64;
+    let estimate = (estimate / (1u64 << 20) as f64).min(u64::MAX as f64) as u64;
+    let what = if family.starts_with("random-") {
+        format!("--size {scale}")
+    } else {
+        format!("size {scale}")
+    };
+    Some(format!(
+        "`{family}` at {what} would be about {estimate} MB of text, more than the {} MB `gen` \
+         writes (at most about {most} here)",
+        MAX_OUTPUT >> 20
+    ))
 }

@@ -23,7 +23,8 @@ Exit codes:
   5  internal error (engines disagree, a counterexample does not replay)
   6  liveness violated (--liveness: a reachable cycle of the kind asked for)
   7  invalid input or usage (syntax and type errors, bad options, unreadable files)
-  8  inconclusive: a depth or context bound cut the search and no error was found
+  8  inconclusive: no error was found, but a bound (depth, contexts, threads) cut the search,
+     or the engine does not look for the deadlocks a boolean program's threads can reach
   9  inconclusive: a time, state or memory limit stopped the search
   10 output not written: the report could not be saved (-o FILE: a full disk, an
      unwritable place) or standard output failed; the verdict is printed first, the error
@@ -61,8 +62,12 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print zingrs's man page (roff), e.g. `zingrs manpage > zingrs.1`.
-    Manpage,
+    /// Print zingrs's man page (roff), e.g. `zingrs manpage > zingrs.1`, or a subcommand's
+    /// with every option, e.g. `zingrs manpage check > zingrs-check.1`.
+    Manpage {
+        /// The subcommand (check, cfg, replay, regress, gen, bench, completions).
+        subcommand: Option<String>,
+    },
 }
 
 /// Runs the command line and returns the process exit code.
@@ -93,8 +98,26 @@ pub fn main() -> i32 {
             clap_complete::generate(shell, &mut cmd, "zingrs", &mut script);
             emit(&script)
         }
-        Command::Manpage => {
-            let cmd = <Cli as clap::CommandFactory>::command();
+        Command::Manpage { subcommand } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            if let Some(name) = subcommand {
+                let Some(sub) = cmd.find_subcommand(&name).filter(|_| name != "help") else {
+                    let names: Vec<String> = cmd
+                        .get_subcommands()
+                        .map(|c| c.get_name().to_string())
+                        .filter(|n| n != "help")
+                        .collect();
+                    eprintln!(
+                        "error: no subcommand `{name}` (one of: {})",
+                        names.join(", ")
+                    );
+                    return crate::report::exit::INVALID;
+                };
+                // zingrs-check(1), as git names its subcommands' pages
+                // (clap takes a static name; the process prints one page and ends)
+                let title: &'static str = Box::leak(format!("zingrs-{name}").into_boxed_str());
+                cmd = sub.clone().name(title).bin_name(title);
+            }
             let mut page = Vec::new();
             match clap_mangen::Man::new(cmd).render(&mut page) {
                 Ok(()) => emit(&page),
@@ -235,14 +258,10 @@ pub(crate) fn load_as(
     use crate::report::exit::INVALID;
     use std::io::Read;
     let name = path.display().to_string();
-    let text = if name == "-" {
-        let mut s = String::new();
-        match std::io::stdin().read_to_string(&mut s) {
-            Ok(_) => s,
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                eprintln!("error: standard input is not UTF-8 text");
-                return Err(INVALID);
-            }
+    let bytes = if name == "-" {
+        let mut b = Vec::new();
+        match std::io::stdin().read_to_end(&mut b) {
+            Ok(_) => b,
             Err(e) => {
                 eprintln!("error: cannot read standard input: {e}");
                 return Err(INVALID);
@@ -250,27 +269,46 @@ pub(crate) fn load_as(
         }
     } else {
         match std::fs::read(path) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(s) => s,
-                Err(e) => {
-                    let at = e.utf8_error().valid_up_to();
-                    let bytes = e.as_bytes();
-                    let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
-                    let col = 1 + at
-                        - bytes[..at]
-                            .iter()
-                            .rposition(|&b| b == b'\n')
-                            .map_or(0, |i| i + 1);
-                    eprintln!("error: {name}:{line}:{col}: the file is not UTF-8 text (byte 0x{:02x} at offset {at})", bytes[at]);
-                    return Err(INVALID);
-                }
-            },
+            Ok(b) => b,
             Err(e) => {
                 eprintln!("error: cannot read {name}: {e}");
                 return Err(INVALID);
             }
         }
     };
+    let shown = if name == "-" {
+        "standard input"
+    } else {
+        "the file"
+    };
+    let text = match decode(bytes) {
+        Decoded::Utf8(s) => s,
+        Decoded::Latin1InComments { text, first, count } => {
+            if !quiet {
+                let (line, col, byte) = first;
+                eprintln!(
+                    "warning: {name}:{line}:{col}: byte 0x{byte:02x} in a comment is not UTF-8; \
+                     read as Latin-1{}",
+                    if count > 1 {
+                        format!(" (and {} more such bytes in comments)", count - 1)
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+            text
+        }
+        Decoded::Invalid {
+            line,
+            col,
+            byte,
+            at,
+        } => {
+            eprintln!("error: {name}:{line}:{col}: {shown} is not UTF-8 text (byte 0x{byte:02x} at offset {at}, outside a comment)");
+            return Err(INVALID);
+        }
+    };
+    let given = lang.is_some();
     let lang = match lang {
         Some(LangArg::Bp) => zingrs_lang::Lang::Bp,
         Some(LangArg::Zing) => zingrs_lang::Lang::Zing,
@@ -293,6 +331,28 @@ pub(crate) fn load_as(
             Ok(c.program)
         }
         Err(diags) => {
+            // a model of the other language under the wrong extension: one error that says so,
+            // not the dozens its text gives as this language
+            let other = match lang {
+                zingrs_lang::Lang::Bp => zingrs_lang::Lang::Zing,
+                zingrs_lang::Lang::Zing => zingrs_lang::Lang::Bp,
+            };
+            let diags = if !given && zingrs_lang::compile(&name, &text, other).is_ok() {
+                let (this, that, flag) = match lang {
+                    zingrs_lang::Lang::Bp => ("a boolean program", "a Zing model", "zing"),
+                    zingrs_lang::Lang::Zing => ("a Zing model", "a boolean program", "bp"),
+                };
+                let d = zingrs_lang::diag::Diagnostic::error(
+                    zingrs_lang::ir::Span { start: 0, end: 0 },
+                    format!(
+                        "{name} is read as {this} (its name says so), but it is {that}: \
+                         check it with --lang {flag}"
+                    ),
+                );
+                vec![d]
+            } else {
+                diags
+            };
             let src = zingrs_lang::ir::Source::new(name.clone(), text);
             if json {
                 // the diagnostics follow on standard error whether or not this is written
@@ -312,5 +372,128 @@ pub(crate) fn load_as(
             );
             Err(INVALID)
         }
+    }
+}
+
+/// A model's bytes as text ([`decode`]).
+enum Decoded {
+    Utf8(String),
+    /// Bytes that are not UTF-8 stood only inside comments (a Latin-1 `é` in an author's
+    /// name, say): each was read as the Latin-1 character it is. `first`: the line, column
+    /// and value of the first.
+    Latin1InComments {
+        text: String,
+        first: (usize, usize, u8),
+        count: usize,
+    },
+    /// A byte that is not UTF-8 outside a comment.
+    Invalid {
+        line: usize,
+        col: usize,
+        byte: u8,
+        at: usize,
+    },
+}
+
+/// Reads a model's bytes: a UTF-8 byte-order mark is dropped (editors on Windows write one),
+/// and a byte that is not UTF-8 is tolerated inside a comment (`//` to the end of the line,
+/// `/* */`; string literals are not comments) and read as Latin-1, the usual encoding of
+/// such files; anywhere else it is an error, since it would change what the model says.
+fn decode(mut bytes: Vec<u8>) -> Decoded {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    let bytes = match String::from_utf8(bytes) {
+        Ok(s) => return Decoded::Utf8(s),
+        Err(e) => e.into_bytes(),
+    };
+    let position = |at: usize| {
+        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+        let col = 1 + at
+            - bytes[..at]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+        (line, col)
+    };
+    #[derive(PartialEq)]
+    enum In {
+        Code,
+        Line,
+        Block,
+        Str,
+    }
+    let mut state = In::Code;
+    let mut text = String::with_capacity(bytes.len() + 16);
+    let mut first = None;
+    let mut count = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let next = bytes.get(i + 1).copied();
+        if b >= 0x80 {
+            // a whole UTF-8 character, or a byte that is not one
+            let len = match b {
+                0xC2..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF4 => 4,
+                _ => 0,
+            };
+            if let Some(c) = bytes
+                .get(i..i + len.max(1))
+                .filter(|_| len > 0)
+                .and_then(|c| std::str::from_utf8(c).ok())
+            {
+                text.push_str(c);
+                i += len;
+                continue;
+            }
+            if state != In::Line && state != In::Block {
+                let (line, col) = position(i);
+                return Decoded::Invalid {
+                    line,
+                    col,
+                    byte: b,
+                    at: i,
+                };
+            }
+            if first.is_none() {
+                let (line, col) = position(i);
+                first = Some((line, col, b));
+            }
+            count += 1;
+            text.push(char::from(b));
+            i += 1;
+            continue;
+        }
+        text.push(char::from(b));
+        match state {
+            In::Code if b == b'/' && next == Some(b'/') => state = In::Line,
+            In::Code if b == b'/' && next == Some(b'*') => {
+                text.push('*');
+                i += 1;
+                state = In::Block;
+            }
+            In::Code if b == b'"' => state = In::Str,
+            In::Line if b == b'\n' => state = In::Code,
+            In::Block if b == b'*' && next == Some(b'/') => {
+                text.push('/');
+                i += 1;
+                state = In::Code;
+            }
+            In::Str if b == b'\\' => {
+                if let Some(n) = next.filter(|n| *n < 0x80) {
+                    text.push(char::from(n));
+                    i += 1;
+                }
+            }
+            In::Str if b == b'"' || b == b'\n' => state = In::Code,
+            _ => {}
+        }
+        i += 1;
+    }
+    match first {
+        Some(first) => Decoded::Latin1InComments { text, first, count },
+        None => Decoded::Utf8(text),
     }
 }

@@ -23,8 +23,9 @@ pub struct ReplayArgs {
     pub trace: PathBuf,
     #[arg(long, value_enum)]
     pub lang: Option<super::LangArg>,
-    /// How much of each step to print (`none`: only check the report and print the verdict).
-    #[arg(long, value_enum, default_value = "full")]
+    /// How much of each step to print (`none`: only check the report and print the verdict);
+    /// `--trace` is the same option, spelled as `zingrs check` spells it.
+    #[arg(long, visible_alias = "trace", value_enum, default_value = "full")]
     pub detail: TraceDetail,
 }
 
@@ -161,6 +162,8 @@ pub fn run(a: &ReplayArgs) -> i32 {
         // a path under `--threads` is a path of the unbounded program too
         thread_bound: None,
         cooperative: saved.cooperative.unwrap_or(false),
+        // a report claiming a deadlock was written with deadlocks looked for
+        deadlock: true,
     };
     let m = Machine::new(&program, semantics);
     let wrong = |e: String| {

@@ -21,9 +21,10 @@
 //! `--engine auto` picks the engine for the programs `zingrs_lang::spawn::unbounded_creation`
 //! names, unless `--threads` bounds them.
 //!
-//! Deadlocks are not checked: the programs the engine accepts have no blocking statement
-//! (`select` is refused; a thread whose `assume` is false has no successor but is not
-//! blocked in the explicit engine's sense either), so none can deadlock.
+//! Deadlocks are not checked: a deadlock (every thread stuck, e.g. at a false `assume`) is
+//! not an upward-closed set of markings (one more thread that can move undoes it), so the tree
+//! does not decide it. Where threads can get stuck, `cli::check` reports this engine's pass as
+//! inconclusive unless `--no-deadlock` (`SearchResult::deadlocks_unchecked`).
 
 pub mod local;
 pub mod tree;

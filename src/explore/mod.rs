@@ -205,6 +205,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
                     && !m.program.has_passive(),
                 // starting or ending threads, or opening and closing atomic regions, changes who
                 // may run: such callees are never one transaction
+                // (nor, where a boolean program's threads can deadlock, callees in which a
+                // thread can get stuck: the search must visit the state where it waits)
                 spawns: reaches(m.program, |st| {
                     matches!(
                         st,
@@ -214,7 +216,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                             | Stmt::AtomicBegin
                             | Stmt::AtomicEnd
                             | Stmt::Select { atomic: true, .. }
-                    )
+                    ) || m.may_get_stuck_at(st)
                 }),
                 blocks: reaches(m.program, |st| {
                     matches!(

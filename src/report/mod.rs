@@ -111,6 +111,11 @@ pub enum Verdict {
 /// tells a context cut from a depth cut by it.
 pub const CONTEXT_BOUND: &str = "context-switch bound";
 
+/// How a [`Verdict::Bounded`] says that the engine found no error but does not look for
+/// deadlocks, which the program's threads may reach (the bdd and coverability engines on
+/// boolean programs with threads): not a proof, unless `--no-deadlock` asks for none.
+pub const DEADLOCKS_UNCHECKED: &str = "deadlock check, which this engine does not make,";
+
 impl Verdict {
     pub fn exit_code(&self) -> i32 {
         match self {
@@ -165,6 +170,11 @@ impl Verdict {
                 cycle_start,
                 cycle_start + cycle_length - 1
             ),
+            Verdict::Bounded { bound } if bound == DEADLOCKS_UNCHECKED => {
+                "Check inconclusive: no assertion or label error found, but this engine does not \
+                 look for deadlocks (--no-deadlock checks assertions and labels only)"
+                    .into()
+            }
             Verdict::Bounded { bound } => {
                 format!("Check inconclusive: no error found, but the {bound} cut the search")
             }

@@ -163,8 +163,8 @@ pub fn verify(
             }
             Ok((
                 Verdict::Deadlock {
-                    blocked: waiting(m, last).len() as u32,
-                    waiting: waiting(m, last),
+                    blocked: waiting(m, path, last).len() as u32,
+                    waiting: waiting(m, path, last),
                 },
                 None,
             ))
@@ -218,9 +218,10 @@ pub fn verify(
 }
 
 /// Where each blocked process of a deadlocked state waits (completed processes are not
-/// blocked and are left out), in process order.
-fn waiting(m: &Machine, s: &crate::runtime::State) -> Vec<Waiting> {
+/// blocked and are left out), in process order, each numbered as the trace numbers it.
+fn waiting(m: &Machine, path: &Path, s: &crate::runtime::State) -> Vec<Waiting> {
     let p = m.program;
+    let ids = trace_ids(m, path).filter(|ids| ids.len() == s.threads.len());
     s.threads
         .iter()
         .enumerate()
@@ -229,7 +230,7 @@ fn waiting(m: &Machine, s: &crate::runtime::State) -> Vec<Waiting> {
             let statement = statement_text(m, f.proc, f.pc);
             let (line, column) = line_column(m, f.proc, f.pc);
             Some(Waiting {
-                process: i as u32,
+                process: ids.as_ref().map_or(i as u32, |ids| ids[i]),
                 procedure: p.procs[f.proc as usize].name.clone(),
                 line,
                 column,
@@ -237,6 +238,28 @@ fn waiting(m: &Machine, s: &crate::runtime::State) -> Vec<Waiting> {
             })
         })
         .collect()
+}
+
+/// The number the trace gives each thread of the path's last state: threads keep their
+/// number when others end (a boolean program's ended thread leaves the thread list), and new
+/// ones are numbered on (as `trace::next_names` does). `None` if the path does not replay.
+fn trace_ids(m: &Machine, path: &Path) -> Option<Vec<u32>> {
+    let mut r = search::Replayer::start(m, path.init.clone(), false).ok()?;
+    let mut ids: Vec<u32> = (0..r.state().threads.len() as u32).collect();
+    let mut next = ids.len() as u32;
+    for c in &path.choices {
+        let before = r.state().threads.len();
+        r.choose(c.thread, c.outcome).ok()?;
+        let after = r.state().threads.len();
+        if after < before && (c.thread as usize) < ids.len() {
+            ids.remove(c.thread as usize);
+        }
+        while ids.len() < after {
+            ids.push(next);
+            next += 1;
+        }
+    }
+    Some(ids)
 }
 
 /// The 1-based line and column (in characters, as editors count) of a node's statement.

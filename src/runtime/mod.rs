@@ -55,6 +55,11 @@ pub struct Semantics {
     /// until it yields, so a disabled `select` it reaches other than right after a `yield` (or
     /// at its start) is an invalid blocking select. Which process runs is the search's part.
     pub cooperative: bool,
+    /// Whether a state where no thread can move is a deadlock (SPIN's `-E` turns this off,
+    /// zingrs's `--no-deadlock`): in Zing, every process blocked at a `select` or completed;
+    /// in a boolean program with threads, every live thread blocked by a false `assume`
+    /// (or another filter) or waiting for an atomic section that cannot complete.
+    pub deadlock: bool,
 }
 
 impl Default for Semantics {
@@ -63,6 +68,7 @@ impl Default for Semantics {
             check_assertions: true,
             thread_bound: None,
             cooperative: false,
+            deadlock: true,
         }
     }
 }
@@ -105,6 +111,10 @@ pub struct Machine<'p> {
     independence: std::sync::OnceLock<independence::Independence>,
     /// Whether some node is glued to a neighbour (Zing step granularity).
     has_glue: bool,
+    /// A boolean program with threads: per procedure and pc, whether the node's step may have
+    /// no successor (a filter, an atomic section or lock that may not complete); `None` for
+    /// Zing and for sequential boolean programs, which have no deadlocks of this kind.
+    may_block: Option<Vec<Vec<bool>>>,
 }
 
 impl<'p> Machine<'p> {
@@ -162,8 +172,10 @@ impl<'p> Machine<'p> {
                 .procs
                 .iter()
                 .any(|p| p.nodes.iter().any(|n| n.glue != zingrs_lang::ir::Glue::No)),
+            may_block: None,
         };
         m.atomic_context = m.atomic_contexts();
+        m.may_block = m.blocking_nodes();
         m
     }
 

@@ -226,6 +226,10 @@ pub struct SearchResult {
     /// the search knows it (it completed every context before the next, and found nothing in
     /// the earlier ones). `--contexts-from` then needs no run at a smaller bound.
     pub fewest_switches: Option<u32>,
+    /// The engine does not look for deadlocks, and the program's threads can block: finding
+    /// nothing is then no proof (the bdd and coverability engines on boolean programs with
+    /// threads, unless `--no-deadlock`).
+    pub deadlocks_unchecked: bool,
     pub stats: SearchStats,
 }
 

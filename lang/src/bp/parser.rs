@@ -234,7 +234,10 @@ impl<'a> Parser<'a> {
             self.depth -= 1;
             let d = Diagnostic::error(self.tok(0).span, "nesting too deep")
                 .with_label(format!("more than {MAX_DEPTH} nested levels"));
-            return Err(self.syntax(d));
+            let fail = self.syntax(d);
+            // every enclosing level would fail here again on recovery: one error says it all
+            self.halted = true;
+            return Err(fail);
         }
         Ok(())
     }

@@ -185,13 +185,19 @@ pub(super) fn run_engine_on(
                             .into(),
                     );
                 };
-                return crate::symbolic::contexts::search(m, opts, &sym, k);
+                return crate::symbolic::contexts::search(m, opts, &sym, k).map(|(mut r, p)| {
+                    r.deadlocks_unchecked = m.deadlocks_possible();
+                    (r, p)
+                });
             }
             crate::symbolic::applies(program)?;
             Ok(crate::symbolic::search(m, opts, &sym))
         }
         Engine::Coverability => crate::coverability::search(m, opts)
-            .map(|r| (r, Vec::new()))
+            .map(|mut r| {
+                r.deadlocks_unchecked = m.deadlocks_possible();
+                (r, Vec::new())
+            })
             .map_err(|r| r.render(program)),
         Engine::Auto | Engine::All => Err("not a single engine".into()),
     }

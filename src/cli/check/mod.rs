@@ -73,6 +73,10 @@ pub struct CheckArgs {
     /// Treat `assert` as `assume` (label-only checking, as Bebop and Moped do).
     #[arg(long)]
     pub no_assertions: bool,
+    /// Do not look for deadlocks (SPIN's -E): a state where no thread can move is then not
+    /// an error, in Zing models and in boolean programs with threads alike.
+    #[arg(long)]
+    pub no_deadlock: bool,
     /// Bound the number of context switches (concurrent models).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32))]
     pub contexts: Option<u32>,
@@ -207,7 +211,7 @@ pub fn run(a: &CheckArgs) -> i32 {
     let getafix = matches!(program.layout, Layout::Getafix { .. });
     if getafix && !a.quiet && !a.no_assertions {
         eprintln!(
-            "note: Getafix concurrent layout (init + thread procedures): assertions are filters, only --target labels are reported"
+            "note: Getafix concurrent layout (init + thread procedures): assertions are filters; --target labels and deadlocks are reported"
         );
     }
     let bounds: Vec<Option<u32>> = match (a.contexts_from, a.contexts) {
@@ -537,6 +541,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         check_assertions: !a.no_assertions && !getafix,
         thread_bound: a.threads,
         cooperative: a.cooperative,
+        deadlock: !a.no_deadlock,
     };
     (opts, semantics)
 }
@@ -722,6 +727,10 @@ fn report_with<'m>(
                         crate::report::CONTEXT_BOUND,
                         opts.contexts.unwrap_or(0)
                     ),
+                }
+            } else if result.deadlocks_unchecked {
+                Verdict::Bounded {
+                    bound: crate::report::DEADLOCKS_UNCHECKED.into(),
                 }
             } else {
                 Verdict::Passed

@@ -71,6 +71,10 @@ pub struct RegressArgs {
     /// reductions.
     #[arg(long)]
     pub modes: bool,
+    /// Fail a model on which some engine was stopped by a limit, even when another engine
+    /// decided it as expected (without it such a row is "inconclusive", which does not fail).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Parses `--jobs`: at least one worker.
@@ -105,12 +109,13 @@ pub fn run(a: &RegressArgs) -> i32 {
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let rows = run_all(&cases, &configs, jobs, a.timeout);
+    let rows = run_all(&cases, &configs, jobs, a.timeout, a.strict);
     let count = |s: Status| rows.iter().filter(|r| r.status == s).count();
-    let (passed, failed, skipped) = (
+    let (passed, failed, skipped, inconclusive) = (
         count(Status::Passed),
         count(Status::Failed),
         count(Status::Skipped),
+        count(Status::Inconclusive),
     );
     let table = Table {
         columns: configs.iter().map(|c| c.name.clone()).collect(),
@@ -118,8 +123,9 @@ pub fn run(a: &RegressArgs) -> i32 {
         passed,
         failed,
         skipped,
+        inconclusive,
         ignored_options: ignored.into_iter().collect(),
-        summary: closing_line(passed, failed, skipped),
+        summary: closing_line(passed, failed, skipped, inconclusive),
     };
     let out = match a.format {
         TableFormat::Text => render_text(&table),

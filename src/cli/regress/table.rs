@@ -18,6 +18,10 @@ pub enum Status {
     Passed,
     Failed,
     Skipped,
+    /// Another engine decided the model as expected and none disagrees, but some engine was
+    /// stopped by a limit (time, states, memory) before it could: not a failure unless
+    /// `--strict`.
+    Inconclusive,
 }
 
 /// One row of the table.
@@ -43,6 +47,7 @@ pub struct Table {
     pub passed: usize,
     pub failed: usize,
     pub skipped: usize,
+    pub inconclusive: usize,
     /// test.desc options that zingrs does not need and ignored.
     pub ignored_options: Vec<String>,
     /// The closing line.
@@ -63,7 +68,7 @@ fn agrees(want: &Want, r: &Run) -> bool {
     }
 }
 
-fn run_case(case: &Case, configs: &[Config], budget: Duration) -> Row {
+fn run_case(case: &Case, configs: &[Config], budget: Duration, strict: bool) -> Row {
     let start = Instant::now();
     // the budget is CPU time of this worker thread (wall time on a busy machine is not the
     // model's doing)
@@ -211,13 +216,26 @@ fn run_case(case: &Case, configs: &[Config], budget: Duration) -> Row {
     }
     // A depth-bound cut (exit 8) is what the explicit engine must answer for unbounded
     // recursion; it does not count against a row that another engine decides as expected
-    // (as with `zingrs check --engine all`). Time, state and memory limits (exit 9) always do.
-    // A context-bound cut is no excuse where an engine under the same bound (every one but
-    // coverability, which has none) finds the expected error: the error is within the bound.
-    let decided = row
+    // (as with `zingrs check --engine all`), nor does an engine that says it does not look
+    // for deadlocks. A time, state or memory limit (exit 9) makes the row inconclusive where
+    // another engine decides it (an engine that cannot decide such a model by its nature,
+    // e.g. explicit on unbounded thread creation, runs out of budget), and fails it with
+    // `--strict` or where none does. A context-bound cut is no excuse where an engine under
+    // the same bound (every one but coverability, which has none) finds the expected error:
+    // the error is within the bound.
+    let decided = row.results.iter().any(|r| {
+        matches!(
+            r.exit_code,
+            Some(exit::PASSED | exit::ASSERTION | exit::DEADLOCK | exit::RUNTIME_ERROR)
+        ) && agrees(want, r)
+    });
+    let limited = |r: &Run| !strict && decided && r.exit_code == Some(exit::LIMIT);
+    let inconclusive: Vec<String> = row
         .results
         .iter()
-        .any(|r| matches!(r.exit_code, Some(exit::PASSED | exit::ASSERTION)) && agrees(want, r));
+        .filter(|r| limited(r) && !agrees(want, r))
+        .map(|r| format!("{}: {}", r.engine, r.detail))
+        .collect();
     let found_within = row.results.iter().any(|r| {
         r.exit_code == Some(exit::ASSERTION) && agrees(want, r) && r.engine != "coverability"
     });
@@ -227,7 +245,7 @@ fn run_case(case: &Case, configs: &[Config], budget: Duration) -> Row {
         .filter(|r| {
             let excused =
                 decided && r.exit_code == Some(exit::BOUNDED) && !(found_within && context_cut(r));
-            !excused && !agrees(want, r)
+            !excused && !limited(r) && !agrees(want, r)
         })
         .map(|r| {
             if r.exit_code == Some(exit::ASSERTION) && !r.has_trace {
@@ -255,7 +273,13 @@ fn run_case(case: &Case, configs: &[Config], budget: Duration) -> Row {
             ));
         }
     }
-    if wrong.is_empty() {
+    if wrong.is_empty() && !inconclusive.is_empty() {
+        let why = format!(
+            "{} (another engine decided it as expected)",
+            inconclusive.join("; ")
+        );
+        finish(row, Status::Inconclusive, Some(why))
+    } else if wrong.is_empty() {
         finish(row, Status::Passed, None)
     } else {
         finish(row, Status::Failed, Some(wrong.join("; ")))
@@ -298,6 +322,7 @@ pub(super) fn run_all(
     configs: &[Config],
     jobs: usize,
     budget: Duration,
+    strict: bool,
 ) -> Vec<Row> {
     let next = AtomicUsize::new(0);
     let rows: Vec<Mutex<Option<Row>>> = cases.iter().map(|_| Mutex::new(None)).collect();
@@ -310,7 +335,7 @@ pub(super) fn run_all(
                     let Some(case) = cases.get(i) else {
                         break;
                     };
-                    let row = run_case(case, configs, budget);
+                    let row = run_case(case, configs, budget, strict);
                     *rows[i].lock().expect("row") = Some(row);
                 })
                 .expect("worker thread");
@@ -321,8 +346,16 @@ pub(super) fn run_all(
         .collect()
 }
 
-pub(super) fn closing_line(passed: usize, failed: usize, skipped: usize) -> String {
+pub(super) fn closing_line(
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+    inconclusive: usize,
+) -> String {
     let mut s = format!("{passed} passed, {failed} failed");
+    if inconclusive > 0 {
+        s.push_str(&format!(", {inconclusive} inconclusive"));
+    }
     if skipped > 0 {
         s.push_str(&format!(", {skipped} skipped"));
     }
@@ -358,6 +391,7 @@ pub(super) fn render_text(t: &Table) -> String {
                 Status::Passed => "ok",
                 Status::Failed => "FAILED",
                 Status::Skipped => "skipped",
+                Status::Inconclusive => "inconclusive",
             }
             .into(),
         );
@@ -387,10 +421,10 @@ pub(super) fn render_text(t: &Table) -> String {
     if !notes.is_empty() {
         out.push('\n');
         for r in notes {
-            let tag = if r.status == Status::Failed {
-                "FAILED"
-            } else {
-                "skipped"
+            let tag = match r.status {
+                Status::Failed => "FAILED",
+                Status::Inconclusive => "inconclusive",
+                _ => "skipped",
             };
             out.push_str(&format!(
                 "{tag} {}: {}\n",

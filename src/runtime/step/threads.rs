@@ -274,10 +274,15 @@ impl Machine<'_> {
     }
 
     /// Whether `s` is a deadlock: every thread is blocked at a `select` and at least one of those
-    /// selects is not marked `end` (completed Zing processes do not count).
+    /// selects is not marked `end` (completed Zing processes do not count); in a boolean
+    /// program with threads, every live thread is blocked ([`Machine::bp_deadlocked`]).
+    /// Never with `--no-deadlock`.
     pub fn deadlocked(&self, s: &State) -> bool {
-        if s.threads.is_empty() {
+        if !self.semantics.deadlock || s.threads.is_empty() {
             return false;
+        }
+        if self.program.lang == zingrs_lang::Lang::Bp {
+            return self.bp_deadlocked(s);
         }
         let mut invalid = false;
         for t in 0..s.threads.len() {
@@ -291,4 +296,177 @@ impl Machine<'_> {
         }
         invalid
     }
+
+    /// Per node of a boolean program with threads, whether its step may leave the thread with
+    /// no way on: a filter (`assume`, `assert` when assertions filter, `constrain`), the
+    /// start of an atomic section (`atomic_begin`, a call of an atomic procedure, and in the
+    /// Getafix layout any assignment, which may take the lock `atomic`), and every node when
+    /// some `enforce` may discard a step. The others always have a successor, so a state where
+    /// a thread stands at one is not a deadlock, which [`Machine::bp_deadlocked`] sees without
+    /// stepping. `None` for Zing, for sequential boolean programs, and for programs without
+    /// a filter ([`Machine::has_filter`]), where no thread can get stuck.
+    pub(crate) fn blocking_nodes(&self) -> Option<Vec<Vec<bool>>> {
+        let p = self.program;
+        if p.lang != zingrs_lang::Lang::Bp || !p.is_concurrent() || !self.has_filter() {
+            return None;
+        }
+        let enforce = p
+            .procs
+            .iter()
+            .any(|q| q.nodes.iter().any(|n| n.invariant.is_some()));
+        let lock = self.lock_global.is_some();
+        Some(
+            p.procs
+                .iter()
+                .map(|q| {
+                    q.nodes
+                        .iter()
+                        .map(|n| {
+                            enforce
+                                || match &n.stmt {
+                                    Stmt::Assume { .. }
+                                    | Stmt::Constrain { .. }
+                                    | Stmt::AtomicBegin => true,
+                                    Stmt::Assert { .. } => !self.semantics.check_assertions,
+                                    Stmt::Assign { constrain, .. } => constrain.is_some() || lock,
+                                    Stmt::Call { callee, .. } => self.atomic_proc[*callee as usize],
+                                    _ => false,
+                                }
+                        })
+                        .collect()
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether this program may deadlock in the sense of [`Machine::bp_deadlocked`] and
+    /// deadlocks are looked for: an engine that does not look for them cannot prove it safe.
+    pub fn deadlocks_possible(&self) -> bool {
+        self.semantics.deadlock && self.may_block.is_some()
+    }
+
+    /// Whether a thread of this program can get stuck at a node holding `stmt`, deadlocks
+    /// being looked for ([`Machine::deadlocks_possible`]): a filter, or any statement where
+    /// some `enforce` may discard a step. The explicit search does not summarize a call whose
+    /// callee has such a node, so that it visits the state where the thread waits.
+    pub fn may_get_stuck_at(&self, stmt: &Stmt) -> bool {
+        self.deadlocks_possible()
+            && (self.has_enforce()
+                || match stmt {
+                    Stmt::Assume { .. } | Stmt::Constrain { .. } => true,
+                    Stmt::Assert { .. } => !self.semantics.check_assertions,
+                    Stmt::Assign { constrain, .. } => constrain.is_some(),
+                    _ => false,
+                })
+    }
+
+    fn has_enforce(&self) -> bool {
+        self.program
+            .procs
+            .iter()
+            .any(|q| q.nodes.iter().any(|n| n.invariant.is_some()))
+    }
+
+    /// Whether some step can discard an execution, the only way a boolean-program thread
+    /// gets stuck: an `assume`, a `constrain`, an `assert` while assertions filter, an
+    /// `enforce`. (An atomic section or a lock only makes others wait for a thread that is
+    /// itself stuck at one of these.)
+    fn has_filter(&self) -> bool {
+        self.program.procs.iter().any(|q| {
+            q.nodes.iter().any(|n| {
+                n.invariant.is_some()
+                    || match &n.stmt {
+                        Stmt::Assume { .. } | Stmt::Constrain { .. } => true,
+                        Stmt::Assert { .. } => !self.semantics.check_assertions,
+                        Stmt::Assign { constrain, .. } => constrain.is_some(),
+                        _ => false,
+                    }
+            })
+        })
+    }
+
+    /// A boolean program with threads deadlocks in a state where no thread owns an atomic
+    /// section and every live thread is blocked ([`Machine::stuck`]): each waits for a
+    /// condition or a lock that no thread can change any more. Not while the Getafix layout's
+    /// `init` runs (it runs alone, and its `assume`s only choose the initial state), and not
+    /// in a state with an atomic owner: an owner blocked inside its section has started a
+    /// section that cannot complete, and that path is discarded (bp-language.md §5.12); the
+    /// state before the section began is the deadlock, if every thread is stuck there.
+    pub(crate) fn bp_deadlocked(&self, s: &State) -> bool {
+        let Some(may_block) = &self.may_block else {
+            return false;
+        };
+        if s.atomic_owner().is_some() {
+            return false;
+        }
+        let at = |t: &Thread| t.stack.top().map(|f| (f.proc as usize, f.pc as usize));
+        // most states have a thread that surely moves: no step is taken to see that
+        let all_may_block = s
+            .threads
+            .iter()
+            .all(|t| at(t).is_some_and(|(q, pc)| may_block[q][pc]));
+        if !all_may_block {
+            return false;
+        }
+        if let Layout::Getafix { init, .. } = self.program.layout {
+            let in_init = s
+                .threads
+                .iter()
+                .any(|t| t.stack.iter().last().is_some_and(|f| f.proc == init));
+            if in_init {
+                return false;
+            }
+        }
+        (0..s.threads.len()).all(|t| self.stuck(s, t))
+    }
+
+    /// Whether thread `tid`, in a state without an atomic owner, can never move on by itself:
+    /// its step has no outcome, or every way through the atomic section (or Getafix lock) its
+    /// step begins ends blocked inside the section. A thread waiting at a creation only
+    /// because of `--threads` is not stuck (the program itself would go on), nor is one whose
+    /// section runs more than [`STUCK_SEARCH`] steps before every way of it blocks (a missed
+    /// deadlock, never a false one), nor one whose step errs (that error is reported).
+    fn stuck(&self, s: &State, tid: usize) -> bool {
+        let Some(f) = s.threads[tid].stack.top() else {
+            return false;
+        };
+        if matches!(
+            self.program.node(f.proc, f.pc).stmt,
+            Stmt::StartThread { .. } | Stmt::StartThreadGoto
+        ) && self.at_thread_bound(s)
+        {
+            return false;
+        }
+        let mut todo = vec![s.clone()];
+        let mut seen = 0usize;
+        let mut out = Vec::new();
+        while let Some(x) = todo.pop() {
+            out.clear();
+            self.step(&x, tid, &mut (), &mut out);
+            for o in out.drain(..) {
+                match o {
+                    Outcome::Pruned => {}
+                    Outcome::Violation(_) | Outcome::Moved { .. } => return false,
+                    Outcome::Next { state, kind } => {
+                        let owner = kind != Kind::ThreadEnd
+                            && state.threads.get(tid).is_some_and(|t| t.atomic);
+                        if !owner {
+                            return false;
+                        }
+                        seen += 1;
+                        if seen > STUCK_SEARCH {
+                            return false;
+                        }
+                        todo.push(state);
+                    }
+                }
+            }
+        }
+        true
+    }
 }
+
+/// How many steps [`Machine::stuck`] follows a thread through an atomic section before it
+/// counts the thread as able to move (a section that long without completing is not taken
+/// for a deadlock).
+const STUCK_SEARCH: usize = 4096;
