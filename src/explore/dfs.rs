@@ -541,6 +541,15 @@ impl Explorer<'_, '_> {
         }
     }
 
+    /// The choices that reach path node `d` of `stack`, whose bottom is reached by `prefix`
+    /// (the nodes above it not walked: a handover from low on a deep stack costs its depth).
+    fn choices_to(prefix: &[Choice], stack: &Chunked<Entry>, d: usize) -> Vec<Choice> {
+        let mut v = Vec::with_capacity(prefix.len() + d + 1);
+        v.extend_from_slice(prefix);
+        v.extend((1..=d).map(|k| stack[k].via));
+        v
+    }
+
     /// Searches depth-first from `root`, a state reached from `init` by `prefix`, until its
     /// stack is empty; true when the whole search must stop (a finding, a limit, another
     /// worker's stop).

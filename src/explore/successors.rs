@@ -175,7 +175,7 @@ impl Explorer<'_, '_> {
     /// or end a thread or an atomic region, and either the thread is inside an atomic region,
     /// or it is the only thread and the callee can neither block nor yield, or the callee runs
     /// only private steps (both-movers: no other thread can tell when they ran).
-    fn transactional(&self, s: &State, tid: usize) -> bool {
+    pub(super) fn transactional(&self, s: &State, tid: usize) -> bool {
         let t = &s.threads[tid];
         let Some(f) = t.stack.top() else {
             return false;
