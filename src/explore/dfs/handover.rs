@@ -12,14 +12,15 @@ impl Explorer<'_, '_> {
     /// re-executing the path instead would cost the whole depth of the stack (hundreds of
     /// thousands of steps on a deep search) at every handover.
     ///
-    /// Without a context bound, cooperative scheduling or call summaries, every node's
-    /// bookkeeping is `Ctx::START` and a state's outcomes are the same, in the same order,
-    /// wherever it is expanded: a node then hands over half of its pending outcome
-    /// positions (among the first 64), even one that dropped its outcomes. Otherwise (call
-    /// summaries are this worker's own, and so is the order in which they list a node's
-    /// outcomes) the node hands over half of its open successors as states, one task each,
-    /// after listing its outcomes again if it dropped them; each with the path to it, macro
-    /// steps and chained transactions expanded.
+    /// Without a context bound or cooperative scheduling, every node's bookkeeping is
+    /// `Ctx::START` and a state's outcomes are the same, in the same order, wherever it is
+    /// expanded, unless a thread is at a call summarized as a transaction: a node then hands
+    /// over half of its pending outcome positions (among the first 64), even one that dropped
+    /// its outcomes ([`Explorer::give_positions`]). Otherwise (call summaries are this
+    /// worker's own, and so is the order in which they list a node's outcomes) the node hands
+    /// over half of its open successors as states, one task each, after listing its outcomes
+    /// again if it dropped them; each with the path to it, macro steps and chained
+    /// transactions expanded.
     ///
     /// A node that has nothing left to take never gets more (only the top node, while it is
     /// fresh or takes a wide step chunk by chunk, can): `floor` passes over such nodes once,
@@ -242,13 +243,19 @@ impl Explorer<'_, '_> {
         self.parallel.taken += 1;
         let s = task.state.state();
         if self.opts.check_fingerprints {
-            // the self-check: the copy is the state the path reaches
+            // the self-check: the copy is the state the path reaches (up to its garbage and
+            // the names of its objects: a successor built by a move drops garbage a step
+            // re-executed keeps, as the search's own restored nodes do)
             let mut r = crate::runtime::InitialStates::build(self.m, &task.init);
             let mut touched = Touched::default();
             for &c in &task.choices {
                 r = self.rerun(&r, c, &mut touched).0;
             }
-            assert_eq!(Portable::of(&r), task.state, "a handed-over state");
+            assert_eq!(
+                self.hasher.full(&r),
+                self.hasher.full(&s),
+                "a handed-over state"
+            );
         }
         let canon = self.canon_of(&s);
         let live = Self::live(spare, s, canon, task.ctx);
