@@ -7,7 +7,7 @@ mod common {
     pub mod schema;
 }
 
-use common::run::{err, out, with_stdin, zing_model, zingrs};
+use common::run::{err, out, unfolded_path, with_stdin, zing_model, zingrs};
 
 const FIG1: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/bebop-fig1.bp");
 
@@ -285,21 +285,9 @@ fn saved_report(model: &str, args: &[&str], file: &std::path::Path) -> serde_jso
     ];
     all.extend_from_slice(args);
     zingrs(&all);
-    let mut r: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(file).expect("saved report")).expect("json");
-    if let Some(cs) = r["path"]["choices"].as_array() {
-        let mut plain = Vec::new();
-        for c in cs {
-            match c["repeat"].as_u64() {
-                Some(n) => (0..n).for_each(|_| {
-                    plain.extend(c["choices"].as_array().expect("a run's choices").clone())
-                }),
-                None => plain.push(c.clone()),
-            }
-        }
-        r["path"]["choices"] = serde_json::Value::Array(plain);
-    }
-    r
+    unfolded_path(
+        serde_json::from_slice(&std::fs::read(file).expect("saved report")).expect("json"),
+    )
 }
 
 /// Replays `report` (written to `file`) on `model`.

@@ -591,15 +591,22 @@ fn the_timeout_covers_parsing() {
 #[test]
 fn an_interrupt_prints_the_statistics_and_exits_9() {
     let p = model("loop14-int.bp", &havoc_loop_read(14));
+    signalled(&p, &[], libc::SIGINT);
+}
+
+/// Runs an explicit `check --stats` of `p` (with `extra`), sends it `signal` after 700 ms,
+/// and asserts that it ends within [`SLACK`] as interrupted, with its statistics and exit 9.
+fn signalled(p: &str, extra: &[&str], signal: libc::c_int) {
     let child = Command::new(ZINGRS)
-        .args(["check", &p, "--engine", "explicit", "--stats"])
+        .args(["check", p, "--engine", "explicit", "--stats"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("zingrs starts");
     std::thread::sleep(Duration::from_millis(700));
-    // SAFETY: sends SIGINT to our own child
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    // SAFETY: sends a signal to our own child
+    unsafe { libc::kill(child.id() as libc::pid_t, signal) };
     let start = Instant::now();
     let o = child.wait_with_output().expect("zingrs ends");
     let out = String::from_utf8_lossy(&o.stdout);
@@ -862,23 +869,7 @@ fn saved_files(path: &std::path::Path, stem: &str) -> Vec<String> {
 fn sigterm_during_the_search_is_an_interrupt_with_a_whole_report() {
     let p = model("loop14-term.bp", &havoc_loop_read(14));
     let report = std::path::PathBuf::from(p.replace(".bp", ".json"));
-    let child = Command::new(ZINGRS)
-        .args(["check", &p, "--engine", "explicit", "--stats", "-o"])
-        .arg(&report)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("zingrs starts");
-    std::thread::sleep(Duration::from_millis(700));
-    // SAFETY: sends SIGTERM to our own child
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
-    let start = Instant::now();
-    let o = child.wait_with_output().expect("zingrs ends");
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(9), "{out}");
-    assert!(out.contains("interrupted"), "{out}");
-    assert!(out.contains("distinct states"), "{out}");
-    assert!(start.elapsed() < SLACK, "{:?}", start.elapsed());
+    signalled(&p, &["-o", report.to_str().unwrap()], libc::SIGTERM);
     let j: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&report).unwrap()).expect("valid JSON");
     assert_eq!(j["verdict"]["limit"], "interrupted");

@@ -9,7 +9,7 @@ mod common {
     pub mod schema;
 }
 
-use common::run::{err, out, zingrs};
+use common::run::{err, out, unfolded_path, zingrs};
 
 fn regression(name: &str) -> String {
     concat!(env!("CARGO_MANIFEST_DIR"), "/regressions/liveness/").to_string() + name
@@ -37,20 +37,8 @@ fn saved(model: &str, args: &[&str], file: &std::path::Path) -> (Output, serde_j
     let mut all = vec!["check", model, "-q", "-o", file.to_str().expect("utf-8")];
     all.extend_from_slice(args);
     let o = zingrs(&all);
-    let mut r: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(file).expect("saved")).expect("json");
-    if let Some(cs) = r["path"]["choices"].as_array() {
-        let mut plain = Vec::new();
-        for c in cs {
-            match c["repeat"].as_u64() {
-                Some(n) => (0..n).for_each(|_| {
-                    plain.extend(c["choices"].as_array().expect("a run's choices").clone())
-                }),
-                None => plain.push(c.clone()),
-            }
-        }
-        r["path"]["choices"] = serde_json::Value::Array(plain);
-    }
+    let r =
+        unfolded_path(serde_json::from_slice(&std::fs::read(file).expect("saved")).expect("json"));
     (o, r)
 }
 

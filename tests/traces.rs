@@ -6,7 +6,7 @@ mod common {
     pub mod schema;
 }
 
-use common::run::{err, out, zingrs};
+use common::run::{engine_row, err, out, zingrs};
 
 /// Writes `text` to a fresh file named `name` in a directory of its own.
 fn model(name: &str, text: &str) -> std::path::PathBuf {
@@ -273,14 +273,7 @@ fn engine_all_gives_the_proof_over_a_bound() {
     assert_eq!(o.status.code(), Some(0), "{}", out(&o));
     let r = json(&o);
     assert_eq!(r["verdict"]["kind"], "passed");
-    let engines = r["engines"].as_array().unwrap();
-    let row = |name: &str| {
-        engines
-            .iter()
-            .find(|e| e["engine"] == name)
-            .unwrap()
-            .clone()
-    };
+    let row = |name: &str| engine_row(&r, name);
     assert_eq!(row("explicit")["verdict"], "bounded");
     assert_eq!(row("explicit")["limit"], "thread bound (--threads 2)");
     assert_eq!(row("coverability")["verdict"], "passed");
@@ -307,14 +300,7 @@ fn engine_all_keeps_the_answers_of_engines_within_the_memory_limit() {
     assert_eq!(o.status.code(), Some(0), "{}", out(&o));
     let r = json(&o);
     assert_eq!(r["verdict"]["kind"], "passed");
-    let engines = r["engines"].as_array().unwrap();
-    let row = |name: &str| {
-        engines
-            .iter()
-            .find(|e| e["engine"] == name)
-            .unwrap()
-            .clone()
-    };
+    let row = |name: &str| engine_row(&r, name);
     assert_eq!(row("explicit")["verdict"], "passed");
     assert_eq!(row("explicit")["reported"], true);
     assert_eq!(row("summary")["verdict"], "limit-reached");

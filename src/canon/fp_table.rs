@@ -242,11 +242,11 @@ impl FpTable {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// A xorshift generator: uniform fingerprints, as xxh3 gives.
-    fn fingerprints(mut x: u64) -> impl FnMut() -> u64 {
+    pub(in crate::canon) fn fingerprints(mut x: u64) -> impl FnMut() -> u64 {
         move || {
             x ^= x << 13;
             x ^= x >> 7;

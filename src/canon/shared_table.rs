@@ -246,17 +246,9 @@ impl SharedExact {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fp_table::tests::fingerprints;
     use super::*;
     use std::collections::HashSet;
-
-    fn fingerprints(mut x: u64) -> impl FnMut() -> u64 {
-        move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        }
-    }
 
     #[test]
     fn agrees_with_a_hash_set_across_growth() {

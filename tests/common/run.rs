@@ -72,3 +72,32 @@ pub fn err(o: &Output) -> String {
 pub fn zing_model(name: &str) -> String {
     concat!(env!("CARGO_MANIFEST_DIR"), "/regressions/zing/").to_string() + name
 }
+
+/// The JSON report `r` with its path's folded runs (`{"repeat": n, "choices": [...]}`)
+/// written out choice by choice, as a test that edits or counts choices wants them.
+pub fn unfolded_path(mut r: serde_json::Value) -> serde_json::Value {
+    if let Some(cs) = r["path"]["choices"].as_array() {
+        let mut plain = Vec::new();
+        for c in cs {
+            match c["repeat"].as_u64() {
+                Some(n) => (0..n).for_each(|_| {
+                    plain.extend(c["choices"].as_array().expect("a run's choices").clone())
+                }),
+                None => plain.push(c.clone()),
+            }
+        }
+        r["path"]["choices"] = serde_json::Value::Array(plain);
+    }
+    r
+}
+
+/// The row of `engine` in the `engines` table of an `--engine all` JSON report.
+pub fn engine_row(r: &serde_json::Value, engine: &str) -> serde_json::Value {
+    r["engines"]
+        .as_array()
+        .expect("an engines table")
+        .iter()
+        .find(|e| e["engine"] == engine)
+        .unwrap_or_else(|| panic!("no row for {engine}"))
+        .clone()
+}
