@@ -12,6 +12,7 @@ pub mod coverability;
 pub mod explore;
 pub mod gen;
 pub mod limits;
+pub mod ltl;
 pub mod report;
 pub mod runtime;
 pub mod search;

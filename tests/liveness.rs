@@ -286,3 +286,164 @@ class Main {
     assert_eq!(code(&o), Some(6), "{}", err(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const ENDS: &str = "class Main {
+    static int x;
+    activate static void main() {
+        x = 1;
+    L:  x = x + 1;
+    }
+};
+";
+
+#[test]
+fn an_ltl_violation_is_a_lasso_that_replays_and_a_run_that_ends_stutters() {
+    let dir = scratch("ltl");
+    let toggle = model(&dir, "toggle.zing", TOGGLE);
+    let file = dir.join("r.json");
+    // x flips for ever: never 0 from some point on
+    let (o, r) = saved(&toggle, &["--ltl", "F G (Main.x == 0)"], &file);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    let v = &r["verdict"];
+    assert_eq!(v["property"], "ltl");
+    assert_eq!(v["formula"], "F G (Main.x == 0)");
+    assert!(v["cycle_length"].as_u64().expect("length") >= 2, "{v}");
+    let o = replay(&toggle, &r, &file);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    // the same path claimed to violate a formula it satisfies: rejected
+    let mut forged = r.clone();
+    forged["verdict"]["formula"] = "G F (Main.x == 0)".into();
+    let o = replay(&toggle, &forged, &file);
+    assert_eq!(code(&o), Some(5), "{}", out(&o));
+    assert!(err(&o).contains("satisfies the formula"), "{}", err(&o));
+    // a formula every run satisfies passes
+    let o = zingrs(&[
+        "check",
+        &toggle,
+        "-q",
+        "--ltl",
+        "G F (Main.x == 1) && G (Main.x < 2)",
+    ]);
+    assert_eq!(code(&o), Some(0), "{}", err(&o));
+
+    // a run that ends is its last state for ever: F x == 3 fails with an empty cycle
+    let ends = model(&dir, "ends.zing", ENDS);
+    let (o, r) = saved(&ends, &["--ltl", "F (Main.x == 3)"], &file);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    let n = r["path"]["choices"].as_array().expect("choices").len() as u64;
+    assert_eq!(r["verdict"]["cycle_length"], 0);
+    assert_eq!(r["verdict"]["cycle_start"], n);
+    let o = replay(&ends, &r, &file);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    // an empty cycle claimed where a thread can still move: rejected
+    let mut cut = r.clone();
+    cut["path"]["choices"]
+        .as_array_mut()
+        .expect("choices")
+        .pop();
+    cut["verdict"]["cycle_start"] = (n - 1).into();
+    let o = replay(&ends, &cut, &file);
+    assert_eq!(code(&o), Some(5), "{}", out(&o));
+    assert!(err(&o).contains("does not end"), "{}", err(&o));
+    let o = zingrs(&["check", &ends, "--ltl", "F (Main.x == 3)"]);
+    assert!(out(&o).contains("the run ends here"), "{}", out(&o));
+    let o = zingrs(&["check", &ends, "-q", "--ltl", "F @L && F G (Main.x == 2)"]);
+    assert_eq!(code(&o), Some(0), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bad_formula_is_shown_with_a_caret_and_other_engines_refuse_ltl() {
+    let dir = scratch("ltl-bad");
+    let m = model(&dir, "ends.zing", ENDS);
+    for (formula, says, caret) in [
+        ("G (Main.x == 5", "expected `)`", 15),
+        ("G (Main.y < 2)", "unknown field `y`", 9),
+        ("F @Nowhere", "no label Nowhere", 0),
+        ("G F #", "`#`", 5),
+    ] {
+        let o = zingrs(&["check", &m, "--ltl", formula]);
+        assert_eq!(code(&o), Some(7), "{formula}: {}", err(&o));
+        let e = err(&o);
+        assert!(e.contains(says), "{formula}: {e}");
+        if caret > 0 {
+            // the formula, then the caret under the column
+            let lines: Vec<&str> = e.lines().collect();
+            let at = lines
+                .iter()
+                .position(|l| l.trim_end() == format!("  {formula}"));
+            let at = at.unwrap_or_else(|| panic!("{formula}: no formula line in {e}"));
+            assert_eq!(
+                lines[at + 1],
+                format!("  {}^", " ".repeat(caret - 1)),
+                "{e}"
+            );
+        }
+    }
+    let o = zingrs(&["check", &m, "--ltl", "F @L", "--engine", "summary"]);
+    assert_eq!(code(&o), Some(7), "{}", err(&o));
+    assert!(
+        err(&o).contains("--ltl is checked by the explicit engine only"),
+        "{}",
+        err(&o)
+    );
+    let o = zingrs(&["check", &m, "--ltl", "F @L", "--liveness"]);
+    assert_eq!(code(&o), Some(7), "conflicting options: {}", err(&o));
+    assert!(err(&o).contains("cannot be used with"), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `G !@HIT` is a safety property: wherever both searches decide, the LTL search violates it
+/// exactly when the target search reaches HIT (on random boolean programs, assertions and
+/// deadlocks off so that neither stops at another error first). A lasso needs an endless
+/// run, which the depth bound may cut where the target search needs none: such models count
+/// as undecided, never as a disagreement.
+#[test]
+fn ltl_safety_agrees_with_the_target_search_on_random_programs() {
+    let dir = scratch("ltl-random");
+    let common = [
+        "--engine",
+        "explicit",
+        "--no-assertions",
+        "--no-deadlock",
+        "--max-states",
+        "20000",
+        "-q",
+    ];
+    let (mut compared, mut reached) = (0, 0);
+    for seed in 0..120u64 {
+        let text = zingrs::gen::random_bp(seed, 8);
+        if !text.contains("HIT:") {
+            // (some programs have no target label)
+            continue;
+        }
+        let m = model(&dir, "r.bp", &text);
+        let mut args = vec![
+            "check",
+            m.as_str(),
+            "--reduction",
+            "none",
+            "--target",
+            "HIT",
+        ];
+        args.extend(common);
+        let target = code(&zingrs(&args));
+        let mut args = vec!["check", m.as_str(), "--ltl", "G !@HIT"];
+        args.extend(common);
+        let ltl = code(&zingrs(&args));
+        match (target, ltl) {
+            (Some(3), Some(6)) => reached += 1,
+            (Some(0), Some(0)) => {}
+            (Some(0 | 3), Some(0 | 6)) => {
+                panic!("seed {seed}: target exit {target:?}, LTL exit {ltl:?}")
+            }
+            _ => continue,
+        }
+        compared += 1;
+    }
+    assert!(
+        compared >= 45 && reached >= 25,
+        "{compared} compared, {reached} reached"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

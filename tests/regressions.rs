@@ -44,7 +44,7 @@ fn header(text: &str) -> Option<Expectation> {
         if let Some(v) = rest.strip_prefix("expect:") {
             e.verdict = v.trim().to_string();
         } else if let Some(v) = rest.strip_prefix("options:") {
-            e.options = v.split_whitespace().map(String::from).collect();
+            e.options = zingrs::cli::regress::option_words(v);
         } else if let Some(v) = rest.strip_prefix("message:") {
             e.message = Some(v.trim().to_string());
         } else if let Some(v) = rest.strip_prefix("code:") {

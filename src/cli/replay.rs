@@ -61,24 +61,42 @@ enum SavedVerdict {
     LivenessViolated {
         property: search::Liveness,
         cycle_start: usize,
+        #[serde(default)]
+        formula: Option<String>,
     },
     #[serde(other)]
     Other,
 }
 
 impl SavedVerdict {
-    fn claim(&self) -> Option<Claim> {
-        match self {
+    /// What the verdict claims (an LTL formula compiled against `program`).
+    fn claim(&self, program: &zingrs_lang::ir::Program) -> Result<Option<Claim>, String> {
+        if let SavedVerdict::LivenessViolated {
+            property,
+            cycle_start,
+            formula,
+        } = self
+        {
+            let ltl = match (property, formula) {
+                (search::Liveness::Ltl, Some(f)) => Some(std::sync::Arc::new(
+                    crate::ltl::Ltl::compile(f, program)
+                        .map_err(|e| format!("its LTL formula {f}: {e}"))?,
+                )),
+                (search::Liveness::Ltl, None) => {
+                    return Err("its verdict is an LTL violation without a formula".into())
+                }
+                _ => None,
+            };
+            return Ok(Some(Claim::Cycle(*property, *cycle_start, ltl)));
+        }
+        Ok(match self {
             SavedVerdict::AssertionFailed {} => Some(Claim::Assertion),
             SavedVerdict::TargetReached { label } => Some(Claim::Target(label.clone())),
             SavedVerdict::RuntimeError { error } => Some(Claim::Runtime(*error)),
             SavedVerdict::Deadlock {} => Some(Claim::Deadlock),
-            SavedVerdict::LivenessViolated {
-                property,
-                cycle_start,
-            } => Some(Claim::Cycle(*property, *cycle_start)),
+            SavedVerdict::LivenessViolated { .. } => unreachable!("handled above"),
             SavedVerdict::Other => None,
-        }
+        })
     }
 }
 
@@ -143,7 +161,13 @@ pub fn run(a: &ReplayArgs) -> i32 {
         return exit::INVALID;
     }
     let claim = match serde_json::from_value::<SavedVerdict>(saved.verdict.clone()) {
-        Ok(v) => v.claim(),
+        Ok(v) => match v.claim(&program) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {shown} is not a report of this model: {e}");
+                return exit::INVALID;
+            }
+        },
         Err(e) => {
             eprintln!("error: {shown} is not a zingrs JSON report: its verdict: {e}");
             return exit::INVALID;

@@ -14,6 +14,11 @@
 //!   cycle of states none of which is a progress state.
 //! - `terminates`: every node has bit 0, and any edge back to a node on the outer stack closes
 //!   a cycle (no inner search).
+//! - LTL (`--ltl`): the "bit" is a state of the Büchi automaton of the negated formula
+//!   ([`crate::ltl`]), which reads each model state's propositions; accepting nodes are those
+//!   of accepting automaton states. A state where no thread can move has a stutter step to
+//!   itself (SPIN's stutter extension: a run that ends is its last state forever), so a run
+//!   that ends can violate the formula too; its lasso has an empty cycle.
 //!
 //! The outer search is the explicit engine's usual DFS (safety errors, targets, deadlocks and
 //! the depth bound as in [`Explorer::arrive`]); after a node with the bit has all its
@@ -28,61 +33,76 @@
 //! nodes with the automaton's state for the bit: [`Graph`] is the seam.
 
 use super::*;
+use crate::ltl::Ltl;
 use crate::search::{lasso, Liveness};
+use std::sync::Arc;
 
 /// The successors' bits and acceptance of one liveness property: the node graph the nested
-/// search runs over ([`Liveness`]; an LTL product would give its automaton's states here).
+/// search runs over ([`Liveness`]; under LTL the bits are the automaton's states).
 struct Graph {
     property: Liveness,
+    ltl: Option<Arc<Ltl>>,
 }
 
 impl Graph {
-    /// The bits of the node(s) a step by `thread` from `s` (bit `bit`) to `next` reaches.
-    fn bits(&self, m: &Machine, s: &State, bit: bool, thread: u32, next: &State) -> Bits {
+    /// The bits of the nodes of initial state `s0`.
+    fn initial(&self, m: &Machine, s0: &State, out: &mut Vec<u32>) {
+        out.clear();
+        match &self.ltl {
+            Some(ltl) => out.extend(ltl.initial(ltl.letter(m, s0))),
+            None => out.push(0),
+        }
+    }
+
+    /// The bits of the nodes a step by `thread` from `s` (bit `bit`) to `next` reaches.
+    fn bits(
+        &self,
+        m: &Machine,
+        s: &State,
+        bit: u32,
+        thread: u32,
+        next: &State,
+        out: &mut Vec<u32>,
+    ) {
+        out.clear();
         match self.property {
-            Liveness::Terminates => Bits::One(false),
-            Liveness::Accept => Bits::One(lasso::accepting_step(m, s, thread as usize)),
+            Liveness::Terminates => out.push(0),
+            Liveness::Accept => out.push(lasso::accepting_step(m, s, thread as usize) as u32),
             Liveness::Progress => {
                 let quiet = !lasso::progress_state(m, next);
                 match (bit, quiet) {
-                    (false, true) => Bits::Both,
-                    (false, false) => Bits::One(false),
-                    (true, true) => Bits::One(true),
-                    (true, false) => Bits::None,
+                    (0, true) => out.extend([0, 1]),
+                    (0, false) => out.push(0),
+                    (_, true) => out.push(1),
+                    (_, false) => {}
                 }
+            }
+            Liveness::Ltl => {
+                let ltl = self.ltl.as_ref().expect("an LTL search has its formula");
+                out.extend(ltl.next(bit, ltl.letter(m, next)));
             }
         }
     }
 
     /// Whether a node with `bit` starts an inner search.
-    fn accepting(&self, bit: bool) -> bool {
-        bit && self.property != Liveness::Terminates
-    }
-}
-
-/// The nodes a step reaches.
-#[derive(Clone, Copy)]
-enum Bits {
-    None,
-    One(bool),
-    /// Bit 0, then bit 1.
-    Both,
-}
-
-impl Bits {
-    fn list(self) -> &'static [bool] {
-        match self {
-            Bits::None => &[],
-            Bits::One(false) => &[false],
-            Bits::One(true) => &[true],
-            Bits::Both => &[false, true],
+    fn accepting(&self, bit: u32) -> bool {
+        match (&self.ltl, self.property) {
+            (Some(ltl), _) => ltl.accepting(bit),
+            (None, Liveness::Terminates) => false,
+            (None, _) => bit == 1,
         }
     }
 }
 
+/// The choice of a stutter step (LTL): a state where no thread can move, repeated.
+const STUTTER: Choice = Choice {
+    thread: u32::MAX,
+    outcome: u32::MAX - 1,
+};
+
 /// A node's key: the state's canonical bytes (or their 128-bit hash without `--exact`), its
 /// scheduling bookkeeping, and the bit.
-type NodeKey = (Box<[u8]>, bool);
+type NodeKey = (Box<[u8]>, u32);
 
 /// A node of the outer or the inner search's stack.
 struct Frame {
@@ -97,7 +117,7 @@ struct Frame {
 }
 
 /// A successor node: the choice, the bit, the state and its bookkeeping.
-type Succ = (Choice, bool, State, Ctx);
+type Succ = (Choice, u32, State, Ctx);
 
 impl Frame {
     fn new(state: State, ctx: Ctx, key: NodeKey, via: Option<Choice>) -> Frame {
@@ -141,7 +161,10 @@ pub(super) fn search(m: &Machine, opts: &Options, property: Liveness) -> SearchR
     // a node lists all its outcomes (a lasso's choices are outcome positions of whole steps)
     ex.chunk = usize::MAX;
     let mut c = Cycles {
-        graph: Graph { property },
+        graph: Graph {
+            property,
+            ltl: opts.ltl.clone().filter(|_| property == Liveness::Ltl),
+        },
         outer: Default::default(),
         inner: Default::default(),
         on_stack: Default::default(),
@@ -157,7 +180,7 @@ pub(super) fn search(m: &Machine, opts: &Options, property: Liveness) -> SearchR
     r
 }
 
-/// The path from `init` along the stacks' choices, then `last`.
+/// The path from `init` along the stacks' choices, then `last` (stutter steps left out).
 fn path_of(init: &[Value], stacks: &[&[Frame]], last: Option<Choice>) -> Path {
     Path {
         init: init.to_vec(),
@@ -166,12 +189,13 @@ fn path_of(init: &[Value], stacks: &[&[Frame]], last: Option<Choice>) -> Path {
             .flat_map(|s| s.iter())
             .filter_map(|f| f.via)
             .chain(last)
+            .filter(|&c| c != STUTTER)
             .collect(),
     }
 }
 
 impl Cycles {
-    fn key(&self, ex: &mut Explorer, s: &State, ctx: Ctx, bit: bool) -> NodeKey {
+    fn key(&self, ex: &mut Explorer, s: &State, ctx: Ctx, bit: u32) -> NodeKey {
         ex.buf.clear();
         ex.encoder.encode(s, &mut ex.buf);
         if ex.opts.cooperative {
@@ -205,6 +229,14 @@ impl Cycles {
             return Err(Stop);
         }
         let mut out = Vec::with_capacity(succs.len());
+        let mut bits = Vec::new();
+        let moves = |o: &Outcome| !matches!(o, Outcome::Pruned);
+        if self.graph.ltl.is_some() && !succs.iter().any(|(_, o)| moves(o)) {
+            // no thread can move: the run ends, and its last state repeats forever
+            self.graph.bits(ex.m, s, bit, STUTTER.thread, s, &mut bits);
+            out.extend(bits.iter().map(|&b| (STUTTER, b, s.clone(), ctx)));
+            return Ok(out);
+        }
         for (choice, outcome) in succs {
             match outcome {
                 Outcome::Pruned => {}
@@ -226,7 +258,9 @@ impl Cycles {
                     let Some(next) = ex.advance(s, ctx, choice, kind) else {
                         continue;
                     };
-                    for &b in self.graph.bits(ex.m, s, bit, choice.thread, &state).list() {
+                    self.graph
+                        .bits(ex.m, s, bit, choice.thread, &state, &mut bits);
+                    for &b in &bits {
                         out.push((choice, b, state.clone(), next));
                     }
                 }
@@ -237,12 +271,11 @@ impl Cycles {
 
     fn run(&mut self, ex: &mut Explorer) -> Result<(), Stop> {
         let m = ex.m;
+        let mut bits = Vec::new();
         for (init, s0) in InitialStates::new(m) {
-            let key = self.key(ex, &s0, Ctx::START, false);
-            if !self.outer.insert(key.clone()) {
+            if !ex.visit(&s0, Ctx::START) {
                 continue;
             }
-            ex.visit(&s0, Ctx::START);
             ex.result.stats.initial_states += 1;
             let arrive = ex.arrive(&s0, || path_of(&init, &[], None));
             match arrive {
@@ -250,8 +283,15 @@ impl Cycles {
                 Arrive::Skip => continue,
                 Arrive::Expand => {}
             }
-            let mut stack = vec![Frame::new(s0, Ctx::START, key, None)];
-            self.outer_dfs(ex, &init, &mut stack)?;
+            self.graph.initial(m, &s0, &mut bits);
+            for &bit in &bits {
+                let key = self.key(ex, &s0, Ctx::START, bit);
+                if !self.outer.insert(key.clone()) {
+                    continue;
+                }
+                let mut stack = vec![Frame::new(s0.clone(), Ctx::START, key, None)];
+                self.outer_dfs(ex, &init, &mut stack)?;
+            }
         }
         Ok(())
     }
@@ -370,10 +410,16 @@ impl Cycles {
     ) -> Result<(), Stop> {
         let path = path_of(init, &[outer, inner], Some(last));
         // the node at `at` was reached by the choices of the outer nodes above the bottom
+        // (stutter steps, only ever at the end of a run, are no choices)
+        let cycle_start = outer[1..=at]
+            .iter()
+            .filter(|f| f.via != Some(STUTTER))
+            .count();
         let f = Finding::Cycle {
             property: self.graph.property,
             path,
-            cycle_start: at,
+            cycle_start,
+            ltl: self.graph.ltl.clone(),
         };
         let key = (4, self.graph.property as u32, 0);
         if ex.found(f, key) {

@@ -586,15 +586,7 @@ impl Explorer<'_, '_> {
                 Finding::Deadlock { path } => Finding::Deadlock {
                     path: self.expand(path),
                 },
-                Finding::Cycle {
-                    property,
-                    path,
-                    cycle_start,
-                } => Finding::Cycle {
-                    property,
-                    path,
-                    cycle_start,
-                },
+                f @ Finding::Cycle { .. } => f,
             };
             self.result.findings.push(f);
         }

@@ -91,6 +91,9 @@ pub enum Verdict {
     /// at, and runs forever.
     LivenessViolated {
         property: crate::search::Liveness,
+        /// With `--ltl`, the formula the run violates.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        formula: Option<String>,
         /// What the cycle is: `accepting cycle`, `non-terminating cycle`, `non-progress cycle`.
         cycle: String,
         /// The number of steps before the cycle (the index of its first step).
@@ -160,6 +163,19 @@ impl Verdict {
                 "Check failed: deadlock ({blocked} process{} blocked, none runnable)",
                 if *blocked == 1 { "" } else { "es" }
             ),
+            Verdict::LivenessViolated {
+                cycle,
+                cycle_start,
+                cycle_length: 0,
+                ..
+            } => match cycle_start.checked_sub(1) {
+                Some(last) => format!(
+                    "Check failed: liveness violated: {cycle} (the run ends with step {last}; its last state repeats forever)"
+                ),
+                None => format!(
+                    "Check failed: liveness violated: {cycle} (no thread can move in the initial state, which repeats forever)"
+                ),
+            },
             Verdict::LivenessViolated {
                 cycle,
                 cycle_start,

@@ -17,8 +17,12 @@ pub enum Claim {
     Deadlock,
     Target(String),
     /// A lasso violating a liveness property: the path's steps from the given index on form
-    /// the cycle.
-    Cycle(search::Liveness, usize),
+    /// the cycle; with [`search::Liveness::Ltl`], the formula.
+    Cycle(
+        search::Liveness,
+        usize,
+        Option<std::sync::Arc<crate::ltl::Ltl>>,
+    ),
 }
 
 impl Claim {
@@ -32,8 +36,9 @@ impl Claim {
             search::Finding::Cycle {
                 property,
                 cycle_start,
+                ltl,
                 ..
-            } => Claim::Cycle(*property, *cycle_start),
+            } => Claim::Cycle(*property, *cycle_start, ltl.clone()),
         }
     }
 
@@ -48,7 +53,7 @@ impl Claim {
                 property,
                 cycle_start,
                 ..
-            } => Some(Claim::Cycle(*property, *cycle_start as usize)),
+            } => Some(Claim::Cycle(*property, *cycle_start as usize, None)),
             _ => None,
         }
     }
@@ -59,7 +64,7 @@ impl Claim {
             Claim::Runtime(e) => format!("a runtime error ({})", e.describe()),
             Claim::Deadlock => "a deadlock".into(),
             Claim::Target(l) => format!("label {l} reached"),
-            Claim::Cycle(p, _) => format!("an {}", p.cycle_name()),
+            Claim::Cycle(p, ..) => format!("a {}", p.cycle_name()),
         }
     }
 }
@@ -169,16 +174,19 @@ pub fn verify(
                 None,
             ))
         }
-        Claim::Cycle(property, cycle_start) => {
-            search::lasso::check(m, path, *cycle_start, *property).map_err(|e| {
-                format!(
-                    "the path is not a lasso of an {}: {e}",
-                    property.cycle_name()
-                )
-            })?;
+        Claim::Cycle(property, cycle_start, ltl) => {
+            search::lasso::check(m, path, *cycle_start, *property, ltl.as_deref()).map_err(
+                |e| {
+                    format!(
+                        "the path is not a lasso of a {}: {e}",
+                        property.cycle_name()
+                    )
+                },
+            )?;
             Ok((
                 Verdict::LivenessViolated {
                     property: *property,
+                    formula: ltl.as_ref().map(|l| l.text.clone()),
                     cycle: property.cycle_name().into(),
                     cycle_start: *cycle_start as u64,
                     cycle_length: (path.choices.len() - cycle_start) as u64,

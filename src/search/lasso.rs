@@ -55,14 +55,20 @@ pub fn progress_state(m: &Machine, s: &State) -> bool {
 /// Checks that `path` is a lasso violating `property`: its choices from `cycle_start` on (at
 /// least one) lead from a state back to that same state (equal canonical bytes: equal up to
 /// the renaming of heap objects), and the cycle is of the kind `property` names (through an
-/// accepting step; through no progress state; any cycle). `Err` says what is wrong.
+/// accepting step; through no progress state; any cycle; a run the automaton of the negated
+/// formula `ltl` accepts). Under LTL the cycle may also be empty: the path ends in a state
+/// where no thread can move, which repeats forever. `Err` says what is wrong.
 pub fn check(
     m: &Machine,
     path: &Path,
     cycle_start: usize,
     property: Liveness,
+    ltl: Option<&crate::ltl::Ltl>,
 ) -> Result<(), String> {
     let n = path.choices.len();
+    if property == Liveness::Ltl {
+        return check_ltl(m, path, cycle_start, ltl.ok_or("it names no LTL formula")?);
+    }
     if cycle_start >= n {
         return Err(format!(
             "its cycle is empty (it starts at step {}, the path has {n} step{})",
@@ -97,6 +103,7 @@ pub fn check(
                 Err("its cycle runs no accepting step (`accept` with a true condition)".into())
             }
         }
+        Liveness::Ltl => unreachable!("checked above"),
         Liveness::Progress => match (cycle_start..n).find(|&i| progress_state(m, &states[i])) {
             None => Ok(()),
             Some(i) => Err(format!(
@@ -104,4 +111,63 @@ pub fn check(
             )),
         },
     }
+}
+
+/// [`check`] for an LTL formula: the path is a lasso (or a run that ends where no thread can
+/// move) whose word of states the automaton of the negated formula accepts.
+fn check_ltl(
+    m: &Machine,
+    path: &Path,
+    cycle_start: usize,
+    ltl: &crate::ltl::Ltl,
+) -> Result<(), String> {
+    let n = path.choices.len();
+    if cycle_start > n {
+        return Err(format!(
+            "its cycle starts after step {cycle_start}, but the path has {n} step{}",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    let replayed = super::replay_keeping(m, path, true)?;
+    if replayed.violation.is_some() {
+        return Err("the path ends in an error, not in a cycle".into());
+    }
+    let states = &replayed.states;
+    if states.len() != n + 1 {
+        return Err("the replay kept too few states".into());
+    }
+    if cycle_start == n {
+        if !ends(m, &states[n]) {
+            return Err("its run does not end: a thread can still move in its last state".into());
+        }
+    } else {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        crate::canon::encode(&states[cycle_start], &mut a);
+        crate::canon::encode(&states[n], &mut b);
+        if a != b {
+            return Err(format!(
+                "its cycle does not close: the state after its last step is not the state it starts at (after the first {cycle_start} steps)"
+            ));
+        }
+    }
+    if ltl.violated_by(m, states, cycle_start) {
+        Ok(())
+    } else {
+        Err(format!("its run satisfies the formula {}", ltl.text))
+    }
+}
+
+/// Whether no thread can take a step in `s` (every one finished or blocked).
+pub fn ends(m: &Machine, s: &State) -> bool {
+    let mut outs = Vec::new();
+    (0..s.threads.len()).all(|t| {
+        if s.atomic_owner().is_some_and(|o| o != t) {
+            return true;
+        }
+        outs.clear();
+        m.step(s, t, &mut (), &mut outs);
+        // (a step that cannot go on, a false `assume`, lists a pruned outcome)
+        outs.iter()
+            .all(|o| matches!(o, crate::runtime::Outcome::Pruned))
+    })
 }

@@ -83,6 +83,8 @@ pub struct Options {
     /// for a reachable cycle of that kind ([`Finding::Cycle`]), and reports the safety errors
     /// it meets on the way as usual.
     pub liveness: Option<Liveness>,
+    /// With [`Liveness::Ltl`]: the formula, compiled against the model (`check --ltl`).
+    pub ltl: Option<std::sync::Arc<crate::ltl::Ltl>>,
 }
 
 /// The cycles `check --liveness` looks for: a violation is a lasso, a path to a state and a
@@ -98,6 +100,11 @@ pub enum Liveness {
     /// A cycle through no progress state: one where some thread stands at a label whose name
     /// starts with `progress` (SPIN's non-progress cycles).
     Progress,
+    /// A run that violates an LTL formula (`check --ltl`, [`Options::ltl`]): a cycle of the
+    /// product with the Büchi automaton of the formula's negation through an accepting state,
+    /// or a run that ends, its last state repeating forever.
+    #[value(skip)]
+    Ltl,
 }
 
 impl Liveness {
@@ -107,6 +114,7 @@ impl Liveness {
             Liveness::Accept => "accepting cycle",
             Liveness::Terminates => "non-terminating cycle",
             Liveness::Progress => "non-progress cycle",
+            Liveness::Ltl => "run violating the LTL formula",
         }
     }
 }
@@ -162,11 +170,14 @@ pub enum Finding {
     Deadlock { path: Path },
     /// A lasso violating `property`: the state after the first `cycle_start` choices of the
     /// path is the state after all of them, and the choices from `cycle_start` on form the
-    /// cycle (at least one).
+    /// cycle (at least one; none under [`Liveness::Ltl`] for a run that ends, whose last
+    /// state repeats forever).
     Cycle {
         property: Liveness,
         path: Path,
         cycle_start: usize,
+        /// With [`Liveness::Ltl`], the formula.
+        ltl: Option<std::sync::Arc<crate::ltl::Ltl>>,
     },
 }
 

@@ -166,6 +166,14 @@ pub struct CheckArgs {
     /// `--liveness=KIND`.
     #[arg(long, value_enum, value_name = "KIND", num_args = 0..=1, default_missing_value = "accept")]
     pub liveness: Option<search::Liveness>,
+    /// Check an LTL property (explicit engine): every run must satisfy FORMULA. Operators
+    /// `G F X U R W ! && || -> <->` (also `[]`, `<>`); propositions are the model's own
+    /// boolean expressions over globals (`Main.x > 2`, `g & !h`; anything beyond names,
+    /// numbers and comparisons in braces: `{(a + 1) * 2 > b}`), `@L` (some thread stands at
+    /// label L) and `@Proc:L`. A run that ends is its last state repeated forever. A
+    /// violation is a lasso, exit 6; as with --liveness, no reduction applies.
+    #[arg(long, value_name = "FORMULA", conflicts_with = "liveness")]
+    pub ltl: Option<String>,
     /// The layout of the report on standard output.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
@@ -192,6 +200,31 @@ pub struct CheckArgs {
 fn usage_error(msg: &str) -> i32 {
     eprintln!("error: {msg}");
     exit::INVALID
+}
+
+impl CheckArgs {
+    /// The liveness property asked for (`--ltl` is one).
+    pub fn liveness_property(&self) -> Option<search::Liveness> {
+        match self.ltl {
+            Some(_) => Some(search::Liveness::Ltl),
+            None => self.liveness,
+        }
+    }
+}
+
+/// `--ltl`'s formula compiled against `program`, or its error printed under the formula with
+/// a caret (exit 1).
+fn compile_ltl(formula: &str, program: &Program) -> Result<std::sync::Arc<crate::ltl::Ltl>, i32> {
+    crate::ltl::Ltl::compile(formula, program)
+        .map(std::sync::Arc::new)
+        .map_err(|e| {
+            let caret = if e.column > 0 {
+                format!("\n  {formula}\n  {}^", " ".repeat(e.column - 1))
+            } else {
+                String::new()
+            };
+            usage_error(&format!("--ltl: {}{caret}", e.message))
+        })
 }
 
 /// Runs a check and prints its report; returns the exit code.
@@ -223,7 +256,13 @@ pub fn run(a: &CheckArgs) -> i32 {
         }
     };
     let (mut opts, semantics) = options_and_semantics(a, &program);
-    if let Some(property) = a.liveness {
+    if let Some(f) = &a.ltl {
+        match compile_ltl(f, &program) {
+            Ok(ltl) => opts.ltl = Some(ltl),
+            Err(code) => return code,
+        }
+    }
+    if let Some(property) = a.liveness_property() {
         match liveness_options(a, &program, property, &mut opts) {
             Ok(notes) if !a.quiet => notes.iter().for_each(|n| eprintln!("note: {n}")),
             Ok(_) => {}
@@ -235,7 +274,7 @@ pub fn run(a: &CheckArgs) -> i32 {
     let dumps = a.format == Format::Zing;
     let engine = match a.engine {
         // the cycle search is the explicit engine's (`liveness_options` refused the others)
-        _ if a.liveness.is_some() => Engine::Explicit,
+        _ if a.liveness_property().is_some() => Engine::Explicit,
         // ZING's layout ends with ZING's state count, which only the plain search of a Zing
         // model keeps
         Engine::Auto if dumps && program.keep_completed => Engine::Explicit,
@@ -489,7 +528,8 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         zing_order: search == Search::Zing,
         exact: a.exact,
         workers: a.workers.unwrap_or(1),
-        liveness: a.liveness,
+        liveness: a.liveness_property(),
+        ltl: None,
         targets: a.targets.clone(),
         keep_going: a.keep_going,
         contexts: a.contexts,
@@ -557,17 +597,22 @@ fn liveness_options(
     opts: &mut Options,
 ) -> Result<Vec<String>, String> {
     let mut notes = Vec::new();
+    let flag = if a.ltl.is_some() {
+        "--ltl"
+    } else {
+        "--liveness"
+    };
     match a.engine {
         Engine::Auto | Engine::Explicit | Engine::All => {}
         e => {
             return Err(format!(
-                "--liveness is checked by the explicit engine only, not by the {} engine (use --engine explicit)",
+                "{flag} is checked by the explicit engine only, not by the {} engine (use --engine explicit)",
                 e.name()
             ))
         }
     }
     if a.contexts.is_some() {
-        return Err("--liveness does not combine with --contexts (a context bound cuts every cycle that switches threads without end)".into());
+        return Err(format!("{flag} does not combine with --contexts (a context bound cuts every cycle that switches threads without end)"));
     }
     // an accept that a step begun at an earlier node runs on into (the first statement of a
     // `foreach` body or of a type-switch case) is not where its thread rests: the search, which
@@ -583,7 +628,7 @@ fn liveness_options(
     if let Some(&(proc, pc)) = glued_into {
         let line = program.line_of(proc, pc);
         return Err(format!(
-            "--liveness cannot check the `accept` at line {line} ({}): it runs inside the step of the statement before it (the first statement of a `foreach` body or a type-switch case); put a `;` before it",
+            "{flag} cannot check the `accept` at line {line} ({}): it runs inside the step of the statement before it (the first statement of a `foreach` body or a type-switch case); put a `;` before it",
             program.procs[proc as usize].name
         ));
     }
@@ -594,28 +639,28 @@ fn liveness_options(
         ));
     }
     if a.engine == Engine::All {
-        notes.push(
-            "--liveness runs the explicit engine alone (the others do not check liveness)".into(),
-        );
+        notes.push(format!(
+            "{flag} runs the explicit engine alone (the others do not check liveness)"
+        ));
     }
     if opts.workers > 1 {
         notes.push(format!(
-            "--liveness searches on one thread (--workers {} ignored)",
+            "{flag} searches on one thread (--workers {} ignored)",
             opts.workers
         ));
         opts.workers = 1;
     }
     // (only when asked for: `--format zing` picks ZING's order by default)
     if a.bfs || a.search.is_some_and(|s| s != Search::Dfs) {
-        notes.push(
-            "--liveness searches depth-first (the nested search needs the DFS's order)".into(),
-        );
+        notes.push(format!(
+            "{flag} searches depth-first (the nested search needs the DFS's order)"
+        ));
     }
     opts.bfs = false;
     opts.zing_order = false;
     if let Some(r) = a.reduction.filter(|r| *r != search::Reduction::None) {
         notes.push(format!(
-            "--reduction {} is off under --liveness (partial-order reduction would need the strong cycle proviso and invisible accept/progress steps, and transactions hide the states a cycle closes at)",
+            "--reduction {} is off under {flag} (partial-order reduction would need the strong cycle proviso and invisible accept/progress steps, and transactions hide the states a cycle closes at)",
             match r {
                 search::Reduction::Transactions => "transactions",
                 search::Reduction::Por => "por",
@@ -625,7 +670,7 @@ fn liveness_options(
     }
     opts.reduction = search::Reduction::None;
     if a.symmetry == Some(Symmetry::On) && crate::canon::symmetric_threads(program) {
-        notes.push("--symmetry is off under --liveness (a cycle up to a permutation of the threads is not a cycle that closes)".into());
+        notes.push(format!("--symmetry is off under {flag} (a cycle up to a permutation of the threads is not a cycle that closes)"));
     }
     opts.symmetry = false;
     opts.transactions = None;

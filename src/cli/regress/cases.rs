@@ -65,7 +65,7 @@ pub(super) fn header(text: &str) -> Header {
         if let Some(v) = value("expect:") {
             h.expect = Some(v);
         } else if let Some(v) = value("options:") {
-            h.options = v.split_whitespace().map(String::from).collect();
+            h.options = option_words(&v);
         } else if let Some(v) = value("message:") {
             h.message = Some(v);
         } else if let Some(v) = value("code:") {
@@ -126,6 +126,28 @@ fn map_label_options(tokens: &[String]) -> Vec<String> {
             i += 1;
         }
     }
+    out
+}
+
+/// The words of an `// options:` line: separated by blanks, except inside single or double
+/// quotes, which group a word with blanks in it (`--ltl 'G F @L'`) and are dropped.
+pub fn option_words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quote: Option<char> = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.get_or_insert_with(String::new).push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.get_or_insert_with(String::new);
+            }
+            (None, c) if c.is_whitespace() => out.extend(word.take()),
+            (None, c) => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    out.extend(word);
     out
 }
 
@@ -439,6 +461,14 @@ pub(super) fn discover(paths: &[PathBuf]) -> (Vec<Case>, BTreeSet<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quotes_group_option_words() {
+        assert_eq!(
+            option_words(r#" --ltl 'G (x -> F y)' --target  L --ltl="a b" '' "#),
+            ["--ltl", "G (x -> F y)", "--target", "L", "--ltl=a b", ""]
+        );
+    }
 
     #[test]
     fn expected_results_in_every_spelling() {

@@ -17,7 +17,7 @@ mod cases;
 mod run;
 mod table;
 
-pub use cases::header_options;
+pub use cases::{header_options, option_words};
 pub use run::{
     bounded_disagreement, check_text, differential_configs, disagreement, spawn_configs,
     worker_configs, Config, Run,

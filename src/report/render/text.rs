@@ -116,6 +116,13 @@ fn text_trace(
         }
         out.write_all(line.as_bytes())?;
     }
+    if cycle.is_some() {
+        // an LTL run that ends: no step repeats, its last state does
+        writeln!(
+            out,
+            "  ── the run ends here: no thread can move, and its last state repeats forever ──"
+        )?;
+    }
     cut(out, t)
 }
 
