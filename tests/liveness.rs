@@ -447,3 +447,64 @@ fn ltl_safety_agrees_with_the_target_search_on_random_programs() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const SPINNER: &str = "class Main {
+    static int x;
+    static bool y;
+    activate static void spinner() {
+        while (true) {
+            x = 1 - x;
+        }
+    }
+    activate static void setter() {
+        y = true;
+    }
+};
+";
+
+#[test]
+fn weak_fairness_drops_cycles_that_starve_an_enabled_process_and_replay_checks_it() {
+    let dir = scratch("fair");
+    let m = model(&dir, "spinner.zing", SPINNER);
+    let file = dir.join("r.json");
+    // no fairness: the spinner alone, for ever, never sets y
+    let (o, unfair) = saved(&m, &["--ltl", "F Main.y"], &file);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    assert!(
+        unfair["verdict"].get("fairness").is_none(),
+        "{}",
+        unfair["verdict"]
+    );
+    // weakly fair runs all set y
+    let o = zingrs(&["check", &m, "-q", "--ltl", "F Main.y", "--fairness", "weak"]);
+    assert_eq!(code(&o), Some(0), "{}", err(&o));
+    // the unfair lasso claimed fair: replay rejects it
+    let mut forged = unfair.clone();
+    forged["verdict"]["fairness"] = "weak".into();
+    let o = replay(&m, &forged, &file);
+    assert_eq!(code(&o), Some(5), "{}", out(&o));
+    assert!(
+        err(&o).contains("not weakly fair: process 1"),
+        "{}",
+        err(&o)
+    );
+    // a fair violation: x does not settle; its lasso moves both processes or ends the setter
+    let (o, fair) = saved(
+        &m,
+        &["--ltl", "F G (Main.x == 1)", "--fairness", "weak"],
+        &file,
+    );
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    assert_eq!(fair["verdict"]["fairness"], "weak");
+    let o = replay(&m, &fair, &file);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    // fairness needs a liveness property
+    let o = zingrs(&["check", &m, "--fairness", "weak"]);
+    assert_eq!(code(&o), Some(7), "{}", err(&o));
+    assert!(
+        err(&o).contains("--fairness applies to --liveness and --ltl"),
+        "{}",
+        err(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

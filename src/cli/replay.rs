@@ -63,6 +63,8 @@ enum SavedVerdict {
         cycle_start: usize,
         #[serde(default)]
         formula: Option<String>,
+        #[serde(default)]
+        fairness: Option<String>,
     },
     #[serde(other)]
     Other,
@@ -75,8 +77,14 @@ impl SavedVerdict {
             property,
             cycle_start,
             formula,
+            fairness,
         } = self
         {
+            let fair = match fairness.as_deref() {
+                None => false,
+                Some("weak") => true,
+                Some(f) => return Err(format!("its fairness {f} is not one zingrs knows")),
+            };
             let ltl = match (property, formula) {
                 (search::Liveness::Ltl, Some(f)) => Some(std::sync::Arc::new(
                     crate::ltl::Ltl::compile(f, program)
@@ -87,7 +95,7 @@ impl SavedVerdict {
                 }
                 _ => None,
             };
-            return Ok(Some(Claim::Cycle(*property, *cycle_start, ltl)));
+            return Ok(Some(Claim::Cycle(*property, *cycle_start, ltl, fair)));
         }
         Ok(match self {
             SavedVerdict::AssertionFailed {} => Some(Claim::Assertion),

@@ -39,14 +39,14 @@ use std::sync::Arc;
 
 /// The successors' bits and acceptance of one liveness property: the node graph the nested
 /// search runs over ([`Liveness`]; under LTL the bits are the automaton's states).
-struct Graph {
-    property: Liveness,
-    ltl: Option<Arc<Ltl>>,
+pub(super) struct Graph {
+    pub(super) property: Liveness,
+    pub(super) ltl: Option<Arc<Ltl>>,
 }
 
 impl Graph {
     /// The bits of the nodes of initial state `s0`.
-    fn initial(&self, m: &Machine, s0: &State, out: &mut Vec<u32>) {
+    pub(super) fn initial(&self, m: &Machine, s0: &State, out: &mut Vec<u32>) {
         out.clear();
         match &self.ltl {
             Some(ltl) => out.extend(ltl.initial(ltl.letter(m, s0))),
@@ -85,7 +85,7 @@ impl Graph {
     }
 
     /// Whether a node with `bit` starts an inner search.
-    fn accepting(&self, bit: u32) -> bool {
+    pub(super) fn accepting(&self, bit: u32) -> bool {
         match (&self.ltl, self.property) {
             (Some(ltl), _) => ltl.accepting(bit),
             (None, Liveness::Terminates) => false,
@@ -95,32 +95,45 @@ impl Graph {
 }
 
 /// The choice of a stutter step (LTL): a state where no thread can move, repeated.
-const STUTTER: Choice = Choice {
+pub(super) const STUTTER: Choice = Choice {
     thread: u32::MAX,
     outcome: u32::MAX - 1,
 };
 
 /// A node's key: the state's canonical bytes (or their 128-bit hash without `--exact`), its
 /// scheduling bookkeeping, and the bit.
-type NodeKey = (Box<[u8]>, u32);
+pub(super) type NodeKey = (Box<[u8]>, u32);
 
 /// A node of the outer or the inner search's stack.
-struct Frame {
+pub(super) struct Frame {
     state: State,
     ctx: Ctx,
     key: NodeKey,
     /// The choice that led here (none at the bottom of the outer stack).
-    via: Option<Choice>,
+    pub(super) via: Option<Choice>,
     /// The node's successors, once expanded, and the next to take.
     succs: Vec<Succ>,
     next: usize,
 }
 
 /// A successor node: the choice, the bit, the state and its bookkeeping.
-type Succ = (Choice, u32, State, Ctx);
+pub(super) type Succ = (Choice, u32, State, Ctx);
 
 impl Frame {
-    fn new(state: State, ctx: Ctx, key: NodeKey, via: Option<Choice>) -> Frame {
+    /// The node's successors, to be taken from the first.
+    pub(super) fn set_successors(&mut self, succs: Vec<Succ>) {
+        self.succs = succs;
+        self.next = 0;
+    }
+
+    /// The next successor to take.
+    pub(super) fn take_next(&mut self) -> Option<Succ> {
+        let s = self.succs.get(self.next)?.clone();
+        self.next += 1;
+        Some(s)
+    }
+
+    pub(super) fn new(state: State, ctx: Ctx, key: NodeKey, via: Option<Choice>) -> Frame {
         Frame {
             state,
             ctx,
@@ -132,17 +145,20 @@ impl Frame {
     }
 }
 
-struct Cycles {
-    graph: Graph,
+pub(super) struct Cycles {
+    pub(super) graph: Graph,
     outer: ahash::AHashSet<NodeKey>,
     inner: ahash::AHashSet<NodeKey>,
     /// The nodes on the outer stack, with their position on it.
     on_stack: ahash::AHashMap<NodeKey, usize>,
     exact: bool,
+    /// The processes that can move in the state last expanded ([`Cycles::successors`]): a bit
+    /// per thread with a step (the first 64), for the fair search.
+    pub(super) enabled: u64,
 }
 
 /// The search stops (a finding without `--keep-going`, or a limit).
-struct Stop;
+pub(super) struct Stop;
 
 /// Searches for a cycle violating `property` (see the module's documentation), on one thread,
 /// depth-first, without reductions or symmetry whatever `opts` asks (`cli::check` says so).
@@ -169,19 +185,26 @@ pub(super) fn search(m: &Machine, opts: &Options, property: Liveness) -> SearchR
         inner: Default::default(),
         on_stack: Default::default(),
         exact: opts.exact,
+        enabled: 0,
     };
-    let _ = c.run(&mut ex);
+    let _ = if opts.fair {
+        c.run_fair(&mut ex)
+    } else {
+        c.run(&mut ex)
+    };
     let mut r = ex.finish();
     // (ZING's count picks from the states of its own search order, which this is not)
     r.stats.zing_states = None;
-    let counters = &mut r.stats.counters;
-    counters.push(("cycle search nodes", c.outer.len() as u64));
-    counters.push(("inner search nodes", c.inner.len() as u64));
+    if !opts.fair {
+        let counters = &mut r.stats.counters;
+        counters.push(("cycle search nodes", c.outer.len() as u64));
+        counters.push(("inner search nodes", c.inner.len() as u64));
+    }
     r
 }
 
 /// The path from `init` along the stacks' choices, then `last` (stutter steps left out).
-fn path_of(init: &[Value], stacks: &[&[Frame]], last: Option<Choice>) -> Path {
+pub(super) fn path_of(init: &[Value], stacks: &[&[Frame]], last: Option<Choice>) -> Path {
     Path {
         init: init.to_vec(),
         choices: stacks
@@ -195,7 +218,7 @@ fn path_of(init: &[Value], stacks: &[&[Frame]], last: Option<Choice>) -> Path {
 }
 
 impl Cycles {
-    fn key(&self, ex: &mut Explorer, s: &State, ctx: Ctx, bit: u32) -> NodeKey {
+    pub(super) fn key(&self, ex: &mut Explorer, s: &State, ctx: Ctx, bit: u32) -> NodeKey {
         ex.buf.clear();
         ex.encoder.encode(s, &mut ex.buf);
         if ex.opts.cooperative {
@@ -215,8 +238,8 @@ impl Cycles {
 
     /// The successors of the node on top of `stack` (the outer search's when `report`: it
     /// counts transitions and reports the safety errors it meets; `init` starts their paths).
-    fn successors(
-        &self,
+    pub(super) fn successors(
+        &mut self,
         ex: &mut Explorer,
         stack: &[Frame],
         report: bool,
@@ -231,6 +254,10 @@ impl Cycles {
         let mut out = Vec::with_capacity(succs.len());
         let mut bits = Vec::new();
         let moves = |o: &Outcome| !matches!(o, Outcome::Pruned);
+        self.enabled = succs
+            .iter()
+            .filter(|(c, o)| moves(o) && c.thread < 64)
+            .fold(0, |m, (c, _)| m | 1 << c.thread);
         if self.graph.ltl.is_some() && !succs.iter().any(|(_, o)| moves(o)) {
             // no thread can move: the run ends, and its last state repeats forever
             self.graph.bits(ex.m, s, bit, STUTTER.thread, s, &mut bits);
@@ -420,6 +447,7 @@ impl Cycles {
             path,
             cycle_start,
             ltl: self.graph.ltl.clone(),
+            fair: false,
         };
         let key = (4, self.graph.property as u32, 0);
         if ex.found(f, key) {

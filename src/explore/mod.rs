@@ -15,6 +15,7 @@ mod bfs;
 mod chunked;
 mod cycles;
 mod dfs;
+mod fair;
 mod parallel;
 mod reduce;
 mod successors;

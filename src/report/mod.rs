@@ -94,6 +94,9 @@ pub enum Verdict {
         /// With `--ltl`, the formula the run violates.
         #[serde(skip_serializing_if = "Option::is_none")]
         formula: Option<String>,
+        /// With `--fairness weak`: `weak` (the cycle is weakly fair).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fairness: Option<String>,
         /// What the cycle is: `accepting cycle`, `non-terminating cycle`, `non-progress cycle`.
         cycle: String,
         /// The number of steps before the cycle (the index of its first step).

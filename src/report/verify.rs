@@ -22,6 +22,8 @@ pub enum Claim {
         search::Liveness,
         usize,
         Option<std::sync::Arc<crate::ltl::Ltl>>,
+        /// The cycle is weakly fair.
+        bool,
     ),
 }
 
@@ -37,8 +39,9 @@ impl Claim {
                 property,
                 cycle_start,
                 ltl,
+                fair,
                 ..
-            } => Claim::Cycle(*property, *cycle_start, ltl.clone()),
+            } => Claim::Cycle(*property, *cycle_start, ltl.clone(), *fair),
         }
     }
 
@@ -52,8 +55,14 @@ impl Claim {
             Verdict::LivenessViolated {
                 property,
                 cycle_start,
+                fairness,
                 ..
-            } => Some(Claim::Cycle(*property, *cycle_start as usize, None)),
+            } => Some(Claim::Cycle(
+                *property,
+                *cycle_start as usize,
+                None,
+                fairness.is_some(),
+            )),
             _ => None,
         }
     }
@@ -174,8 +183,8 @@ pub fn verify(
                 None,
             ))
         }
-        Claim::Cycle(property, cycle_start, ltl) => {
-            search::lasso::check(m, path, *cycle_start, *property, ltl.as_deref()).map_err(
+        Claim::Cycle(property, cycle_start, ltl, fair) => {
+            search::lasso::check(m, path, *cycle_start, *property, ltl.as_deref(), *fair).map_err(
                 |e| {
                     format!(
                         "the path is not a lasso of a {}: {e}",
@@ -187,6 +196,7 @@ pub fn verify(
                 Verdict::LivenessViolated {
                     property: *property,
                     formula: ltl.as_ref().map(|l| l.text.clone()),
+                    fairness: fair.then(|| "weak".to_string()),
                     cycle: property.cycle_name().into(),
                     cycle_start: *cycle_start as u64,
                     cycle_length: (path.choices.len() - cycle_start) as u64,

@@ -64,7 +64,11 @@ pub fn check(
     cycle_start: usize,
     property: Liveness,
     ltl: Option<&crate::ltl::Ltl>,
+    fair: bool,
 ) -> Result<(), String> {
+    if fair {
+        weakly_fair(m, path, cycle_start)?;
+    }
     let n = path.choices.len();
     if property == Liveness::Ltl {
         return check_ltl(m, path, cycle_start, ltl.ok_or("it names no LTL formula")?);
@@ -159,15 +163,44 @@ fn check_ltl(
 
 /// Whether no thread can take a step in `s` (every one finished or blocked).
 pub fn ends(m: &Machine, s: &State) -> bool {
+    (0..s.threads.len()).all(|t| !can_move(m, s, t))
+}
+
+/// Whether thread `t` can take a step in `s`.
+fn can_move(m: &Machine, s: &State, t: usize) -> bool {
+    if s.atomic_owner().is_some_and(|o| o != t) {
+        return false;
+    }
     let mut outs = Vec::new();
-    (0..s.threads.len()).all(|t| {
-        if s.atomic_owner().is_some_and(|o| o != t) {
-            return true;
+    m.step(s, t, &mut (), &mut outs);
+    // (a step that cannot go on, a false `assume`, lists a pruned outcome)
+    outs.iter()
+        .any(|o| !matches!(o, crate::runtime::Outcome::Pruned))
+}
+
+/// Checks that the cycle of the lasso `path` is weakly fair: every thread that can move in
+/// each of its states moves in one of its steps (an empty cycle, a run that ends, is).
+fn weakly_fair(m: &Machine, path: &Path, cycle_start: usize) -> Result<(), String> {
+    let n = path.choices.len();
+    if cycle_start >= n {
+        return Ok(());
+    }
+    let replayed = super::replay_keeping(m, path, true)?;
+    let states = &replayed.states[cycle_start..n];
+    let threads = states.iter().map(|s| s.threads.len()).max().unwrap_or(0);
+    for t in 0..threads {
+        let moves = path.choices[cycle_start..]
+            .iter()
+            .any(|c| c.thread as usize == t);
+        if !moves
+            && states
+                .iter()
+                .all(|s| t < s.threads.len() && can_move(m, s, t))
+        {
+            return Err(format!(
+                "its cycle is not weakly fair: process {t} can move in every state of it and never does"
+            ));
         }
-        outs.clear();
-        m.step(s, t, &mut (), &mut outs);
-        // (a step that cannot go on, a false `assume`, lists a pruned outcome)
-        outs.iter()
-            .all(|o| matches!(o, crate::runtime::Outcome::Pruned))
-    })
+    }
+    Ok(())
 }

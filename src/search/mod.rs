@@ -85,6 +85,9 @@ pub struct Options {
     pub liveness: Option<Liveness>,
     /// With [`Liveness::Ltl`]: the formula, compiled against the model (`check --ltl`).
     pub ltl: Option<std::sync::Arc<crate::ltl::Ltl>>,
+    /// With a liveness property: only weakly fair runs count (`--fairness weak`: every
+    /// process enabled from some point on keeps moving), found by `explore::fair`.
+    pub fair: bool,
 }
 
 /// The cycles `check --liveness` looks for: a violation is a lasso, a path to a state and a
@@ -178,6 +181,9 @@ pub enum Finding {
         cycle_start: usize,
         /// With [`Liveness::Ltl`], the formula.
         ltl: Option<std::sync::Arc<crate::ltl::Ltl>>,
+        /// The cycle is weakly fair (`--fairness weak`): every process that can move in all
+        /// its states moves in it.
+        fair: bool,
     },
 }
 

@@ -174,6 +174,11 @@ pub struct CheckArgs {
     /// violation is a lasso, exit 6; as with --liveness, no reduction applies.
     #[arg(long, value_name = "FORMULA", conflicts_with = "liveness")]
     pub ltl: Option<String>,
+    /// With --liveness or --ltl: `weak` counts only weakly fair runs, those in which every
+    /// process that can move from some point on keeps moving (SPIN's -f), so that a cycle
+    /// that starves a process forever is no violation. Default: none (as ZING).
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub fairness: Option<Fairness>,
     /// The layout of the report on standard output.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
@@ -195,6 +200,13 @@ pub struct CheckArgs {
     /// Warn about options that have no effect on the chosen engine or model.
     #[arg(short, long)]
     pub verbose: bool,
+}
+
+/// The fairness assumptions of `--fairness`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Fairness {
+    /// Every process enabled from some point on eventually moves.
+    Weak,
 }
 
 fn usage_error(msg: &str) -> i32 {
@@ -261,6 +273,14 @@ pub fn run(a: &CheckArgs) -> i32 {
             Ok(ltl) => opts.ltl = Some(ltl),
             Err(code) => return code,
         }
+    }
+    if a.fairness.is_some() && a.liveness_property().is_none() {
+        return usage_error(
+            "--fairness applies to --liveness and --ltl (a safety check looks at single states)",
+        );
+    }
+    if a.fairness.is_some() && a.cooperative {
+        return usage_error("--fairness does not combine with --cooperative (the running process alone moves there)");
     }
     if let Some(property) = a.liveness_property() {
         match liveness_options(a, &program, property, &mut opts) {
@@ -530,6 +550,7 @@ pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Sema
         workers: a.workers.unwrap_or(1),
         liveness: a.liveness_property(),
         ltl: None,
+        fair: a.fairness == Some(Fairness::Weak),
         targets: a.targets.clone(),
         keep_going: a.keep_going,
         contexts: a.contexts,
