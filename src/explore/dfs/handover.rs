@@ -148,11 +148,16 @@ impl Explorer<'_, '_> {
             }
             None => e.pending &= !give,
         }
-        let choices = Self::choices_to(prefix, stack, d);
+        // the path below the node may hold this worker's macro steps (summarized calls it
+        // took earlier), which mean nothing in another worker: the single steps they stand for
+        let path = self.expand(Path {
+            init: init.to_vec(),
+            choices: Self::choices_to(prefix, stack, d),
+        });
         pool.give(super::parallel::Task {
             state: Portable::of(&state),
-            init: init.to_vec(),
-            choices,
+            init: path.init,
+            choices: path.choices,
             ctx: Ctx::START,
             unchecked: false,
             positions: Some(give),
