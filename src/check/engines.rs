@@ -2,12 +2,14 @@
 //! running one (with the live-thread deepening of the explicit and summary engines), and
 //! `--engine all`, which runs every engine that applies and compares their verdicts.
 
-use super::{limit_reached_during, report_with, Engine};
+use super::result::{limit_reached_during, report_with};
+use super::{CheckError, Engine};
 use crate::explore;
 use crate::report::{self, exit, Report, Verdict};
 use crate::runtime::{Machine, Semantics};
 use crate::search;
 use crate::search::{Limits, Options};
+use std::sync::Arc;
 use zingrs_lang::ir::Program;
 
 impl Engine {
@@ -70,11 +72,7 @@ pub(super) fn initial_bits(program: &Program) -> usize {
 /// concurrent ones only under a context bound (`contexts`) and without `--threads`; the
 /// explicit and summary engines not on programs that start unboundedly many threads, where
 /// their search never ends, unless `--threads` bounds them: `thread_bound`).
-pub(super) fn applicable_engines(
-    program: &Program,
-    thread_bound: bool,
-    contexts: bool,
-) -> Vec<Engine> {
+pub fn applicable_engines(program: &Program, thread_bound: bool, contexts: bool) -> Vec<Engine> {
     let cover = program.is_concurrent() && crate::coverability::applies(program).is_ok();
     let mut out = Vec::new();
     if thread_bound || !(cover && zingrs_lang::spawn::unbounded_creation(program)) {
@@ -133,12 +131,12 @@ pub fn run_engine(
 
 /// The replays of a search's findings that the engine made itself (in order; `None` or
 /// missing: the report replays the path).
-pub(super) type Replays = Vec<Option<search::Replayed>>;
+pub type Replays = Vec<Option<search::Replayed>>;
 
 /// [`run_engine`] on a machine built once for the search and the report (building one
 /// computes every procedure's live locals, a visible share of the time on large programs),
 /// with the replays the engine made.
-pub(super) fn run_engine_on(
+pub fn run_engine_on(
     engine: Engine,
     m: &Machine,
     opts: &Options,
@@ -159,7 +157,8 @@ pub(super) fn run_engine_on(
         Engine::Explicit => Ok((explore::search(m, opts), Vec::new())),
         Engine::Summary => {
             if crate::summary::applies(m) {
-                Ok((crate::summary::search(m, opts), Vec::new()))
+                let result = crate::summary::search(m, opts).map_err(|e| e.to_string())?;
+                Ok((result, Vec::new()))
             } else {
                 // threads (or blocking): calls that run as one transaction are summarized, every
                 // other step is explored plainly
@@ -190,8 +189,7 @@ pub(super) fn run_engine_on(
                     (r, p)
                 });
             }
-            crate::symbolic::applies(program)?;
-            Ok(crate::symbolic::search(m, opts, &sym))
+            crate::symbolic::search(m, opts, &sym).map_err(|e| e.reason)
         }
         Engine::Coverability => crate::coverability::search(m, opts)
             .map(|mut r| {
@@ -260,12 +258,12 @@ pub(super) fn deepen_threads(
 /// Each engine has the whole memory limit to itself: it runs with the limit armed on its
 /// thread only ([`search::watchdog::guard`], the watchdog polls no memory under `all`), so
 /// the engine that exhausts it stops with the memory limit and the others' answers stand.
-pub(super) fn check_all<'m>(
-    m: &'m Machine<'m>,
-    m_unbounded: &'m Machine<'m>,
+pub(super) fn check_all<'p>(
+    m: &Arc<Machine<'p>>,
+    m_unbounded: &Arc<Machine<'p>>,
     name: &str,
     opts: &Options,
-) -> Result<Report<'m>, String> {
+) -> Result<Report<'p>, CheckError> {
     let program = m.program;
     let semantics = m.semantics;
     let mut reports: Vec<Report> = Vec::new();
@@ -367,10 +365,7 @@ pub(super) fn check_all<'m>(
         .or_else(proof)
         .or((!reports.is_empty()).then_some(0));
     let Some(chosen) = chosen else {
-        return Err(format!(
-            "no engine checks this model with these options ({})",
-            refusals.join("; ")
-        ));
+        return Err(CheckError::NoEngine(refusals.join("; ")));
     };
     let engines = table(Some(chosen));
     let names = reports
