@@ -17,8 +17,8 @@ void main() begin
   start_thread goto t1;
   assume(done0 & done1);
   assert(c1 & !c0);
-  t0: call incr(); done0 := T; end_thread;
-  t1: call incr(); done1 := T; end_thread;
+  t0: incr(); done0 := T; end_thread;
+  t1: incr(); done1 := T; end_thread;
 end
 
 void incr() begin
@@ -29,8 +29,14 @@ end
 ";
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let parsed = zingrs::parse_str("counter.bp", MODEL, Lang::Bp)?;
-    let program = parsed.program;
+    let program = match zingrs::parse_str("counter.bp", MODEL, Lang::Bp) {
+        Ok(parsed) => parsed.program,
+        Err(e) => {
+            // the diagnostics with their source lines, as `zingrs check` prints them
+            eprint!("{}", e.render());
+            std::process::exit(exit::INVALID);
+        }
+    };
 
     // the default: `zingrs check counter.bp`
     let report = zingrs::check(&program, &CheckOptions::default())?;
