@@ -18,7 +18,7 @@ mod options;
 mod parse;
 mod result;
 
-pub use engines::{applicable_engines, run_engine, run_engine_on, Replays};
+pub use engines::{applicable_engines, portfolio, run_engine, run_engine_on, Replays};
 pub use options::{options_and_semantics, CheckOptions, Engine, Search};
 pub use parse::{parse_bytes, parse_file, parse_str, ParseError, Parsed};
 pub use result::report_of;
@@ -26,7 +26,7 @@ pub use result::report_of;
 use crate::report::{self, exit, Report};
 use crate::runtime::{Machine, Semantics};
 use crate::search::{self, Options};
-use engines::{auto_engine, check_all, header_name, header_note};
+use engines::{check_all, header_name, header_note, run_portfolio};
 use result::{limit_reached_during, report_with};
 use std::sync::Arc;
 use zingrs_lang::ir::Program;
@@ -142,7 +142,13 @@ impl<'p> Check<'p> {
             // ZING's layout ends with ZING's state count, which only the plain search of a
             // Zing model keeps
             Engine::Auto if o.zing_layout && program.keep_completed => Engine::Explicit,
-            Engine::Auto => auto_engine(program, o.threads.is_some() || o.contexts.is_some()),
+            Engine::Auto => {
+                match portfolio(program, o.threads.is_some() || o.contexts.is_some())[..] {
+                    [one] => one,
+                    // several engines side by side: `auto` stays, the portfolio runs
+                    _ => Engine::Auto,
+                }
+            }
             e => e,
         };
         // the bdd engine's product search completes each context before the next: its run at
@@ -167,7 +173,8 @@ impl<'p> Check<'p> {
         })
     }
 
-    /// The engine that runs (`auto` resolved; `all` stays `all`).
+    /// The engine that runs: `auto` resolved to one engine, or `auto` itself where it runs a
+    /// portfolio ([`engines::portfolio`]); `all` stays `all`.
     pub fn engine(&self) -> Engine {
         self.engine
     }
@@ -221,6 +228,10 @@ impl<'p> Check<'p> {
         let check = |opts: &Options| -> Result<Report<'p>, CheckError> {
             match engine {
                 Engine::All => check_all(&m, &m_unbounded, name, opts),
+                Engine::Auto => {
+                    let bounded = self.semantics.thread_bound.is_some() || opts.contexts.is_some();
+                    run_portfolio(&m, name, opts, &portfolio(program, bounded))
+                }
                 e => match run_engine_on(e, &m, opts) {
                     Ok((mut result, replays)) => {
                         limit_reached_during(&mut result);

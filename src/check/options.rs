@@ -8,9 +8,10 @@ use zingrs_lang::ir::{Layout, Program};
 /// The engines (`zingrs check --engine`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Engine {
-    /// Pick for the model: coverability for boolean programs that start threads in a loop
-    /// (and whose threads do not recurse) unless --threads or --contexts bounds the check, bdd for sequential boolean programs with many
-    /// unconstrained bits, summary otherwise.
+    /// Pick for the model: for boolean programs that start threads in a loop (and whose
+    /// threads do not recurse), unless --threads or --contexts bounds the check, explicit and
+    /// coverability side by side (the first conclusive answer wins, the other stops); bdd for
+    /// sequential boolean programs with many unconstrained bits; summary otherwise.
     Auto,
     /// Plain explicit-state search of every interleaving (bounded by --max-depth).
     Explicit,

@@ -384,6 +384,7 @@ fn check_options(a: &CheckArgs) -> CheckOptions {
             memory: memory_limit(a),
             progress: !a.quiet,
             cpu_time: false,
+            cancel: None,
         },
         zing_layout: a.format == Format::Zing,
         // a saved report (`-o`) always has the whole trace

@@ -468,6 +468,14 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
                 if let Some(l) = search::watchdog::stopped() {
                     return Some(l);
                 }
+                if opts
+                    .limits
+                    .cancel
+                    .as_ref()
+                    .is_some_and(|c| c.is_cancelled())
+                {
+                    return Some(Limit::Interrupted);
+                }
                 if tick & 4095 == 0 {
                     if clock.expired(&opts.limits) {
                         return Some(Limit::Time);
