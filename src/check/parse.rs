@@ -51,6 +51,8 @@ pub enum ParseError {
         source: Box<Source>,
         /// The diagnostics, errors and warnings.
         diagnostics: Vec<Diagnostic>,
+        /// Warnings about the bytes read, as in [`Parsed::notes`].
+        notes: Vec<String>,
     },
 }
 
@@ -62,6 +64,7 @@ impl ParseError {
             ParseError::Invalid {
                 source,
                 diagnostics,
+                ..
             } => {
                 let n = diagnostics.iter().filter(|d| d.is_error()).count();
                 let cap = zingrs_lang::diag::MAX_REPORTED_ERRORS;
@@ -110,6 +113,7 @@ impl std::fmt::Display for ParseError {
             ParseError::Invalid {
                 source,
                 diagnostics,
+                ..
             } => {
                 let n = diagnostics.iter().filter(|d| d.is_error()).count();
                 write!(
@@ -185,9 +189,19 @@ pub fn parse_bytes(name: &str, bytes: Vec<u8>, lang: Option<Lang>) -> Result<Par
             None => return Err(ParseError::UnknownLanguage { name: name.into() }),
         },
     };
-    let mut parsed = compile(name, &text, lang, !given)?;
-    parsed.notes = notes;
-    Ok(parsed)
+    match compile(name, &text, lang, !given) {
+        Ok(parsed) => Ok(Parsed { notes, ..parsed }),
+        Err(ParseError::Invalid {
+            source,
+            diagnostics,
+            ..
+        }) => Err(ParseError::Invalid {
+            source,
+            diagnostics,
+            notes,
+        }),
+        Err(e) => Err(e),
+    }
 }
 
 /// The front end on `text`; with `guessed` (the language came from the file name), a model
@@ -223,6 +237,7 @@ fn compile(name: &str, text: &str, lang: Lang, guessed: bool) -> Result<Parsed, 
             Err(ParseError::Invalid {
                 source: Box::new(Source::new(name.to_string(), text.to_string())),
                 diagnostics,
+                notes: Vec::new(),
             })
         }
     }

@@ -159,6 +159,12 @@ fn parsing_gives_the_command_lines_diagnostics() {
     let p = parse_bytes("m.bp", bytes, None).expect("compiles");
     assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
     assert!(p.notes[0].contains("Latin-1"));
+    // and it is kept when the model has errors
+    let e = parse_bytes("m.bp", b"// caf\xE9\nvoid main(".to_vec(), None).expect_err("errors");
+    match &e {
+        ParseError::Invalid { notes, .. } => assert_eq!(notes.len(), 1, "{notes:?}"),
+        other => panic!("{other:?}"),
+    }
     let e = parse_bytes("m.txt", Vec::new(), None).expect_err("no language");
     assert!(matches!(e, ParseError::UnknownLanguage { .. }));
     let e = parse_file(std::path::Path::new("/nonexistent/m.bp"), None).expect_err("no file");

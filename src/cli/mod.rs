@@ -280,10 +280,14 @@ pub(crate) fn load_as(
             Ok(parsed.program)
         }
         Err(e) => {
+            if let (ParseError::Invalid { notes, .. }, false) = (&e, quiet) {
+                notes.iter().for_each(|n| eprintln!("warning: {n}"));
+            }
             if let (
                 ParseError::Invalid {
                     source,
                     diagnostics,
+                    ..
                 },
                 true,
             ) = (&e, json)
