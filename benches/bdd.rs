@@ -77,7 +77,13 @@ fn searches(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("bebop-t", n), &p, |b, p| {
             b.iter(|| {
                 let m = Machine::new(p, Semantics::default());
-                black_box(search(&m, &opts, &sym).0.findings.len())
+                black_box(
+                    search(&m, &opts, &sym)
+                        .expect("a sequential boolean program")
+                        .0
+                        .findings
+                        .len(),
+                )
             })
         });
     }
@@ -86,7 +92,13 @@ fn searches(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("bp-parity", k), &p, |b, p| {
             b.iter(|| {
                 let m = Machine::new(p, Semantics::default());
-                black_box(search(&m, &Options::default(), &sym).0.findings.len())
+                black_box(
+                    search(&m, &Options::default(), &sym)
+                        .expect("a sequential boolean program")
+                        .0
+                        .findings
+                        .len(),
+                )
             })
         });
     }

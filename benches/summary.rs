@@ -24,7 +24,12 @@ fn searches(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("zing-clone", n), &p, |b, p| {
             b.iter(|| {
                 let m = Machine::new(p, Semantics::default());
-                black_box(summary::search(&m, &Options::default()).stats.states)
+                black_box(
+                    summary::search(&m, &Options::default())
+                        .expect("a sequential model")
+                        .stats
+                        .states,
+                )
             })
         });
     }
@@ -33,7 +38,12 @@ fn searches(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("bebop-t", n), &p, |b, p| {
             b.iter(|| {
                 let m = Machine::new(p, Semantics::default());
-                black_box(summary::search(&m, &Options::default()).stats.states)
+                black_box(
+                    summary::search(&m, &Options::default())
+                        .expect("a sequential model")
+                        .stats
+                        .states,
+                )
             })
         });
     }
@@ -47,7 +57,12 @@ fn searches(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new(family, 1), &p, |b, p| {
             b.iter(|| {
                 let m = Machine::new(p, Semantics::default());
-                black_box(summary::search(&m, &Options::default()).findings.len())
+                black_box(
+                    summary::search(&m, &Options::default())
+                        .expect("a sequential model")
+                        .findings
+                        .len(),
+                )
             })
         });
     }

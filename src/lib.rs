@@ -5,8 +5,13 @@
 //! [`canon`]); [`report`] turns the result into text, JSON or Bebop's layout; [`cli`] does the
 //! I/O. [`limits`] (the search limits and the watchdog) sits below all of them: the runtime
 //! checks the memory limit before a model allocates.
+//!
+//! The library's entry point is [`check()`](fn@check): a program ([`parse_str`],
+//! [`parse_file`]) and [`CheckOptions`] in, the [`report::Report`] that `zingrs check` prints
+//! out (`examples/library.rs` runs one).
 
 pub mod canon;
+pub mod check;
 pub mod cli;
 pub mod coverability;
 pub mod explore;
@@ -18,3 +23,9 @@ pub mod runtime;
 pub mod search;
 pub mod summary;
 pub mod symbolic;
+
+pub use check::{
+    check, parse_file, parse_str, CheckError, CheckOptions, Engine, ParseError, Parsed,
+};
+pub use zingrs_lang::ir::Program;
+pub use zingrs_lang::Lang;

@@ -21,6 +21,28 @@ pub struct Limits {
     /// a terminal, a new line every [`PROGRESS_EVERY`] elsewhere (a log). The CLI sets this
     /// unless `-q`.
     pub progress: bool,
+    /// Stops this search alone when set (`--engine auto`'s portfolio stops the engines that
+    /// lost): it ends at its next check as if interrupted. Clones share the flag, so the
+    /// workers of a parallel search and the rounds of a deepening see it too.
+    pub cancel: Option<Cancel>,
+}
+
+/// A flag that stops the searches whose [`Limits::cancel`] it is ([`Watch::check`] polls it
+/// beside the watchdog's limits).
+#[derive(Clone, Debug, Default)]
+pub struct Cancel(std::sync::Arc<AtomicBool>);
+
+impl Cancel {
+    /// Asks the searches that hold this flag to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, Relaxed);
+    }
+
+    /// Whether [`Cancel::cancel`] was called.
+    #[inline]
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Relaxed)
+    }
 }
 
 /// The default stack-depth bound: deep enough for any terminating recursion over a few booleans,
@@ -36,6 +58,7 @@ impl Default for Limits {
             memory: default_memory_limit(),
             progress: false,
             cpu_time: false,
+            cancel: None,
         }
     }
 }
@@ -186,6 +209,14 @@ impl Watch {
         // the watchdog's verdict first: it sees the whole run, parsing included
         if let Some(l) = watchdog::stopped() {
             return Some(l);
+        }
+        if self
+            .limits
+            .cancel
+            .as_ref()
+            .is_some_and(Cancel::is_cancelled)
+        {
+            return Some(Limit::Interrupted);
         }
         watchdog::progress(states);
         if let Some(m) = self.limits.max_states {

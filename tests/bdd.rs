@@ -384,7 +384,7 @@ fn reductions_do_not_change_verdicts() {
                     measure: true,
                     tuples: false,
                 };
-                let (r, replays) = search(&m, &opts, &sym);
+                let (r, replays) = search(&m, &opts, &sym).expect("a sequential boolean program");
                 assert_eq!(replays.len(), r.findings.len());
                 assert_eq!(
                     r.findings.len(),

@@ -1,6 +1,7 @@
-//! The coverability engine from the command line: `auto` picks it for thread creation in a
-//! loop, its verdicts on the targets come within a second, counterexamples replay
-//! from a saved report, and what it cannot check is refused with exit 7 and a location.
+//! The coverability engine from the command line: `auto` runs it for thread creation in a
+//! loop (beside the explicit engine: the first conclusive answer wins), its verdicts on the
+//! issue's targets come within a second, counterexamples replay from a saved report, and what
+//! it cannot check is refused with exit 7 and a location.
 
 use std::process::Output;
 use std::time::{Duration, Instant};
@@ -34,7 +35,7 @@ fn check(file: &str, extra: &[&str]) -> (Output, Duration) {
 }
 
 #[test]
-fn auto_picks_coverability_for_creation_in_a_loop_and_answers_within_a_second() {
+fn auto_runs_coverability_for_creation_in_a_loop_and_answers_within_a_second() {
     // (model, extra options, exit code): verdicts derived in each model's `why:`
     let cases: &[(&str, &[&str], i32)] = &[
         ("coverability_flag_won_by_one_thread.bp", &[], 0),
@@ -53,12 +54,97 @@ fn auto_picks_coverability_for_creation_in_a_loop_and_answers_within_a_second() 
             text(&o.stderr)
         );
         assert!(
-            out.contains("with the coverability engine"),
-            "{file}: auto did not pick coverability:\n{out}"
+            out.contains("with the auto (explicit, coverability) engine"),
+            "{file}: auto did not run coverability beside the explicit engine:\n{out}"
         );
+        // the engine that answered is marked in the table
+        assert!(out.contains("Engines (* the answer reported):"), "{out}");
+        // a pass is coverability's proof: the explicit engine never proves these programs
+        if code == 0 {
+            assert!(
+                out.lines()
+                    .any(|l| l.starts_with("  * coverability  passed")),
+                "{file}: {out}"
+            );
+        }
         // the process as a whole, start-up included; the search itself takes milliseconds
         assert!(took < Duration::from_secs(1), "{file} took {took:?}");
     }
+}
+
+/// A row of a report's `engines`: engine, verdict, reported.
+type Row = (String, String, bool);
+
+/// The JSON report of `--engine auto` on `path`: the exit code, the engine that answered,
+/// the rows of `engines`, and the time the run took.
+fn auto_json(path: &str) -> (Option<i32>, String, Vec<Row>, Duration) {
+    let t = Instant::now();
+    // the timeout only ends the run if the losing engine were not stopped
+    let o = zingrs(&["check", path, "--format", "json", "--timeout", "60"]);
+    let took = t.elapsed();
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON report");
+    common::schema::check(&j);
+    let rows = j["engines"]
+        .as_array()
+        .expect("an engines table")
+        .iter()
+        .map(|r| {
+            (
+                r["engine"].as_str().unwrap_or("").to_string(),
+                r["verdict"].as_str().unwrap_or("").to_string(),
+                r["reported"].as_bool().unwrap_or(false),
+            )
+        })
+        .collect();
+    let engine = j["engine"].as_str().unwrap_or("").to_string();
+    (o.status.code(), engine, rows, took)
+}
+
+#[test]
+fn auto_answers_with_the_explicit_engine_where_coverability_would_run_long() {
+    // one worker and two steps reach the error; coverability alone ran past 15 s on it
+    let path = format!(
+        "{}/tests/models/spawn_havoc_early_error.bp",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let (code, engine, rows, took) = auto_json(&path);
+    assert_eq!(code, Some(3));
+    assert_eq!(engine, "explicit");
+    assert_eq!(
+        rows,
+        vec![
+            ("explicit".into(), "assertion-failed".into(), true),
+            ("coverability".into(), "stopped".into(), false),
+        ]
+    );
+    // the process did not wait for coverability (60 s or more): the explicit engine answers
+    // in a tenth of a second, the stopped engine sees its flag at its next node
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    // the counterexample replays like any other
+    let dir = std::env::temp_dir().join(format!("zingrs-auto-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let saved = dir.join("cex.json");
+    let saved = saved.to_str().expect("utf-8 path");
+    let o = zingrs(&["check", &path, "-q", "-o", saved]);
+    assert_eq!(o.status.code(), Some(3));
+    let r = zingrs(&["replay", &path, saved]);
+    assert_eq!(r.status.code(), Some(3), "{}", text(&r.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn auto_proves_a_safe_program_with_coverability() {
+    // safe for any number of threads: only coverability ends, with its proof
+    let (code, engine, rows, _) = auto_json(&model("coverability_flag_won_by_one_thread.bp"));
+    assert_eq!(code, Some(0));
+    assert_eq!(engine, "coverability");
+    assert_eq!(
+        rows,
+        vec![
+            ("explicit".into(), "stopped".into(), false),
+            ("coverability".into(), "passed".into(), true),
+        ]
+    );
 }
 
 #[test]

@@ -71,6 +71,33 @@ fn exit_of(verdict: &str) -> Option<i32> {
     })
 }
 
+/// The model checked in-process through the library ([`zingrs::check()`], with the options of
+/// its header parsed as `zingrs check` parses them): the exit code and the verdict's kind
+/// (`None` where the command line writes no JSON report: invalid input or options).
+fn library(path: &Path, e: &Expectation) -> (Option<i32>, Option<String>) {
+    use clap::Parser;
+    let mut argv = vec!["zingrs".to_string(), "check".into()];
+    argv.extend(e.options.iter().cloned());
+    argv.push(path.display().to_string());
+    let a = match zingrs::cli::Cli::try_parse_from(argv).map(|c| c.command) {
+        Ok(zingrs::cli::Command::Check(a)) => a,
+        _ => return (Some(7), None),
+    };
+    let mut opts = a.options();
+    opts.limits.progress = false;
+    let program = match zingrs::parse_file(&a.model, a.language()) {
+        Ok(p) => p.program,
+        Err(_) => return (Some(7), None),
+    };
+    match zingrs::check(&program, &opts) {
+        Ok(r) => {
+            let v = serde_json::to_value(&r.verdict).expect("a verdict serializes");
+            (Some(r.exit_code), v["kind"].as_str().map(String::from))
+        }
+        Err(e) => (Some(e.exit_code()), None),
+    }
+}
+
 /// Runs one model in one mode; returns a description of the mismatch, if any.
 fn run(path: &Path, e: &Expectation, mode: &[&str]) -> Option<String> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_zingrs"));
@@ -88,6 +115,19 @@ fn run(path: &Path, e: &Expectation, mode: &[&str]) -> Option<String> {
     let Some(want) = exit_of(&e.verdict) else {
         return Some(format!("unknown expected verdict `{}`", e.verdict));
     };
+    // the library's entry point gives the command line's answer (issue 35 item 15)
+    if mode.is_empty() {
+        let cli_kind = serde_json::from_str::<serde_json::Value>(&stdout)
+            .ok()
+            .and_then(|j| j["verdict"]["kind"].as_str().map(String::from));
+        let lib = library(path, e);
+        if lib != (code, cli_kind.clone()) {
+            return Some(format!(
+                "the library answers {lib:?}, the command line (exit, verdict) {:?}",
+                (code, cli_kind)
+            ));
+        }
+    }
     // a plain search may stop at its depth bound where summaries decide: inconclusive, not a
     // disagreement
     let explicit =

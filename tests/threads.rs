@@ -190,7 +190,7 @@ const TWO_LIVE: &str = "decl n1, n2, go;\n\
 
 #[test]
 fn deepening_on_threads_goes_on_while_the_bound_cuts() {
-    // the explicit engine (auto picks the coverability engine for creation in a loop)
+    // the explicit engine (auto would answer with whichever of it and coverability ends first)
     let o = with_stdin(
         &[
             "check", "-", "--lang", "bp", "--engine", "explicit", "--stats", "--format", "json",

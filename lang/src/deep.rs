@@ -12,7 +12,7 @@ const RED_ZONE: usize = 256 * 1024;
 /// The size of each new stack segment.
 const SEGMENT: usize = 8 * 1024 * 1024;
 
-/// Runs `f`, on a new stack segment if less than [`RED_ZONE`] is left of the current one.
+/// Runs `f`, on a new stack segment if less than `RED_ZONE` is left of the current one.
 #[inline]
 pub fn grow<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(RED_ZONE, SEGMENT, f)

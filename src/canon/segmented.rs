@@ -95,7 +95,7 @@ impl Canon {
         }
     }
 
-    /// Whether this is a deep state's canon (see [`super::deep`]): its successors' canons
+    /// Whether this is a deep state's canon (see `canon::deep`): its successors' canons
     /// come from [`SegmentHasher::successor_canon`], not [`Canon::successor`].
     pub fn is_deep(&self) -> bool {
         self.names.is_some()
@@ -196,7 +196,7 @@ impl SegmentHasher {
     }
 
     /// This hasher with states whose stack is at least `depth` frames deep fingerprinted by
-    /// the deep scheme ([`super::deep`]; 0: never). Under symmetry, states of one thread only
+    /// the deep scheme (`canon::deep`; 0: never). Under symmetry, states of one thread only
     /// (there is no other order of their threads).
     pub fn deep_from(mut self, depth: u32) -> SegmentHasher {
         self.deep_from = depth;

@@ -9,7 +9,6 @@ pub mod regress;
 mod replay;
 
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
 
 pub use check::CheckArgs;
 
@@ -238,9 +237,19 @@ pub enum LangArg {
     Zing,
 }
 
+impl LangArg {
+    /// The language.
+    pub fn lang(self) -> zingrs_lang::Lang {
+        match self {
+            LangArg::Bp => zingrs_lang::Lang::Bp,
+            LangArg::Zing => zingrs_lang::Lang::Zing,
+        }
+    }
+}
+
 /// Reads and compiles a model; on failure prints the diagnostics and returns the exit code.
 pub(crate) fn load(
-    path: &PathBuf,
+    path: &std::path::Path,
     lang: Option<LangArg>,
     quiet: bool,
 ) -> Result<zingrs_lang::ir::Program, i32> {
@@ -250,250 +259,44 @@ pub(crate) fn load(
 /// [`load`]; with `json`, a model with errors is reported as a JSON document on standard
 /// output ([`crate::report::invalid_json`]) as well as in text on standard error.
 pub(crate) fn load_as(
-    path: &PathBuf,
+    path: &std::path::Path,
     lang: Option<LangArg>,
     quiet: bool,
     json: bool,
 ) -> Result<zingrs_lang::ir::Program, i32> {
-    use crate::report::exit::INVALID;
-    use std::io::Read;
-    let name = path.display().to_string();
-    let bytes = if name == "-" {
-        let mut b = Vec::new();
-        match std::io::stdin().read_to_end(&mut b) {
-            Ok(_) => b,
-            Err(e) => {
-                eprintln!("error: cannot read standard input: {e}");
-                return Err(INVALID);
-            }
-        }
-    } else {
-        match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!("error: cannot read {name}: {e}");
-                return Err(INVALID);
-            }
-        }
-    };
-    let shown = if name == "-" {
-        "standard input"
-    } else {
-        "the file"
-    };
-    let text = match decode(bytes) {
-        Decoded::Utf8(s) => s,
-        Decoded::Latin1InComments { text, first, count } => {
+    use crate::check::ParseError;
+    let lang = lang.map(LangArg::lang);
+    match crate::check::parse_file(path, lang) {
+        Ok(parsed) => {
             if !quiet {
-                let (line, col, byte) = first;
-                eprintln!(
-                    "warning: {name}:{line}:{col}: byte 0x{byte:02x} in a comment is not UTF-8; \
-                     read as Latin-1{}",
-                    if count > 1 {
-                        format!(" (and {} more such bytes in comments)", count - 1)
-                    } else {
-                        String::new()
-                    }
-                );
-            }
-            text
-        }
-        Decoded::Invalid {
-            line,
-            col,
-            byte,
-            at,
-        } => {
-            eprintln!("error: {name}:{line}:{col}: {shown} is not UTF-8 text (byte 0x{byte:02x} at offset {at}, outside a comment)");
-            return Err(INVALID);
-        }
-    };
-    let given = lang.is_some();
-    let lang = match lang {
-        Some(LangArg::Bp) => zingrs_lang::Lang::Bp,
-        Some(LangArg::Zing) => zingrs_lang::Lang::Zing,
-        None => match zingrs_lang::Lang::from_path(&name) {
-            Some(l) => l,
-            None => {
-                eprintln!(
-                    "error: cannot tell the language of {name}: use a .bp or .zing file, or --lang bp|zing"
-                );
-                return Err(INVALID);
-            }
-        },
-    };
-    match zingrs_lang::compile(&name, &text, lang) {
-        Ok(c) => {
-            if !quiet && !c.warnings.is_empty() {
-                let src = &c.program.source;
-                eprint!("{}", zingrs_lang::diag::render(src, &c.warnings));
-            }
-            Ok(c.program)
-        }
-        Err(diags) => {
-            // a model of the other language under the wrong extension: one error that says so,
-            // not the dozens its text gives as this language
-            let other = match lang {
-                zingrs_lang::Lang::Bp => zingrs_lang::Lang::Zing,
-                zingrs_lang::Lang::Zing => zingrs_lang::Lang::Bp,
-            };
-            let diags = if !given && zingrs_lang::compile(&name, &text, other).is_ok() {
-                let (this, that, flag) = match lang {
-                    zingrs_lang::Lang::Bp => ("a boolean program", "a Zing model", "zing"),
-                    zingrs_lang::Lang::Zing => ("a Zing model", "a boolean program", "bp"),
-                };
-                let d = zingrs_lang::diag::Diagnostic::error(
-                    zingrs_lang::ir::Span { start: 0, end: 0 },
-                    format!(
-                        "{name} is read as {this} (its name says so), but it is {that}: \
-                         check it with --lang {flag}"
-                    ),
-                );
-                vec![d]
-            } else {
-                diags
-            };
-            let src = zingrs_lang::ir::Source::new(name.clone(), text);
-            if json {
-                // the diagnostics follow on standard error whether or not this is written
-                let _ = emit(crate::report::invalid_json(&src, &diags));
-            }
-            eprint!("{}", zingrs_lang::diag::render(&src, &diags));
-            let n = diags.iter().filter(|d| d.is_error()).count();
-            let cap = zingrs_lang::diag::MAX_REPORTED_ERRORS;
-            eprintln!(
-                "error: {name} is not a valid model ({n} error{}{})",
-                if n == 1 { "" } else { "s" },
-                if n >= cap {
-                    format!("; the report stops at {cap}, there may be more")
-                } else {
-                    String::new()
+                for n in &parsed.notes {
+                    eprintln!("warning: {n}");
                 }
-            );
-            Err(INVALID)
+                if !parsed.warnings.is_empty() {
+                    let src = &parsed.program.source;
+                    eprint!("{}", zingrs_lang::diag::render(src, &parsed.warnings));
+                }
+            }
+            Ok(parsed.program)
         }
-    }
-}
-
-/// A model's bytes as text ([`decode`]).
-enum Decoded {
-    Utf8(String),
-    /// Bytes that are not UTF-8 stood only inside comments (a Latin-1 `é` in an author's
-    /// name, say): each was read as the Latin-1 character it is. `first`: the line, column
-    /// and value of the first.
-    Latin1InComments {
-        text: String,
-        first: (usize, usize, u8),
-        count: usize,
-    },
-    /// A byte that is not UTF-8 outside a comment.
-    Invalid {
-        line: usize,
-        col: usize,
-        byte: u8,
-        at: usize,
-    },
-}
-
-/// Reads a model's bytes: a UTF-8 byte-order mark is dropped (editors on Windows write one),
-/// and a byte that is not UTF-8 is tolerated inside a comment (`//` to the end of the line,
-/// `/* */`; string literals are not comments) and read as Latin-1, the usual encoding of
-/// such files; anywhere else it is an error, since it would change what the model says.
-fn decode(mut bytes: Vec<u8>) -> Decoded {
-    if bytes.starts_with(b"\xEF\xBB\xBF") {
-        bytes.drain(..3);
-    }
-    let bytes = match String::from_utf8(bytes) {
-        Ok(s) => return Decoded::Utf8(s),
-        Err(e) => e.into_bytes(),
-    };
-    let position = |at: usize| {
-        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
-        let col = 1 + at
-            - bytes[..at]
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1);
-        (line, col)
-    };
-    #[derive(PartialEq)]
-    enum In {
-        Code,
-        Line,
-        Block,
-        Str,
-    }
-    let mut state = In::Code;
-    let mut text = String::with_capacity(bytes.len() + 16);
-    let mut first = None;
-    let mut count = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let next = bytes.get(i + 1).copied();
-        if b >= 0x80 {
-            // a whole UTF-8 character, or a byte that is not one
-            let len = match b {
-                0xC2..=0xDF => 2,
-                0xE0..=0xEF => 3,
-                0xF0..=0xF4 => 4,
-                _ => 0,
-            };
-            if let Some(c) = bytes
-                .get(i..i + len.max(1))
-                .filter(|_| len > 0)
-                .and_then(|c| std::str::from_utf8(c).ok())
+        Err(e) => {
+            if let (ParseError::Invalid { notes, .. }, false) = (&e, quiet) {
+                notes.iter().for_each(|n| eprintln!("warning: {n}"));
+            }
+            if let (
+                ParseError::Invalid {
+                    source,
+                    diagnostics,
+                    ..
+                },
+                true,
+            ) = (&e, json)
             {
-                text.push_str(c);
-                i += len;
-                continue;
+                // the diagnostics follow on standard error whether or not this is written
+                let _ = emit(crate::report::invalid_json(source, diagnostics));
             }
-            if state != In::Line && state != In::Block {
-                let (line, col) = position(i);
-                return Decoded::Invalid {
-                    line,
-                    col,
-                    byte: b,
-                    at: i,
-                };
-            }
-            if first.is_none() {
-                let (line, col) = position(i);
-                first = Some((line, col, b));
-            }
-            count += 1;
-            text.push(char::from(b));
-            i += 1;
-            continue;
+            eprint!("{}", e.render());
+            Err(crate::report::exit::INVALID)
         }
-        text.push(char::from(b));
-        match state {
-            In::Code if b == b'/' && next == Some(b'/') => state = In::Line,
-            In::Code if b == b'/' && next == Some(b'*') => {
-                text.push('*');
-                i += 1;
-                state = In::Block;
-            }
-            In::Code if b == b'"' => state = In::Str,
-            In::Line if b == b'\n' => state = In::Code,
-            In::Block if b == b'*' && next == Some(b'/') => {
-                text.push('/');
-                i += 1;
-                state = In::Code;
-            }
-            In::Str if b == b'\\' => {
-                if let Some(n) = next.filter(|n| *n < 0x80) {
-                    text.push(char::from(n));
-                    i += 1;
-                }
-            }
-            In::Str if b == b'"' || b == b'\n' => state = In::Code,
-            _ => {}
-        }
-        i += 1;
-    }
-    match first {
-        Some(first) => Decoded::Latin1InComments { text, first, count },
-        None => Decoded::Utf8(text),
     }
 }

@@ -197,7 +197,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
         // a report claiming a deadlock was written with deadlocks looked for
         deadlock: true,
     };
-    let m = Machine::new(&program, semantics);
+    let m = std::sync::Arc::new(Machine::new(&program, semantics));
     let wrong = |e: String| {
         eprintln!("error: the report's counterexample is wrong for {name}: {e}");
         exit::INTERNAL

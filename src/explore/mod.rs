@@ -5,7 +5,7 @@
 //! is one; the depth-first search asks [`Machine::step_moves`] and builds only the successors
 //! it has not seen); states are identified by their canonical bytes ([`crate::canon`]). A finding is
 //! returned as a [`Path`]: the initial valuation and, per step, the thread and the index of the
-//! outcome taken, which [`replay`] re-executes before anything is reported.
+//! outcome taken, which [`crate::search::replay`] re-executes before anything is reported.
 //!
 //! With [`Options::transactions`] (the summary engine on concurrent models) a call that runs
 //! as one transaction is not stepped into: its [`Transaction`] summary is applied, as one

@@ -439,7 +439,7 @@ impl<'m> Trace<'m> {
 }
 
 /// The JSON form, `{"threads": N, "steps": [...]}`, its steps serialized as they are built,
-/// repeated loop iterations folded ([`fold::Fold`]).
+/// repeated loop iterations folded (`fold::Fold`).
 impl Serialize for Trace<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;

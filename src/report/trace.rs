@@ -473,7 +473,7 @@ fn leaf_name(name: &str) -> String {
 /// time they are written, keeping one state at a time, so a trace of millions of steps costs
 /// the path, not millions of states.
 pub fn build_trace<'m>(
-    m: &'m Machine<'m>,
+    m: &std::sync::Arc<Machine<'m>>,
     path: &Path,
     replayed: &Replayed,
     end_thread: Option<u32>,
@@ -486,7 +486,13 @@ pub fn build_trace<'m>(
     });
     let zing = zing_trace(m, path, replayed, end_thread);
     Trace::replayed(
-        super::walk::PathTrace::new(m, path.clone(), end, replayed.violation, zing.erring),
+        super::walk::PathTrace::new(
+            m.clone(),
+            path.clone(),
+            end,
+            replayed.violation,
+            zing.erring,
+        ),
         replayed.threads.max(1),
         zing.trace,
     )

@@ -12,7 +12,8 @@ use crate::search::{Path, Replayer};
 /// A counterexample's path, with what its walks need to know of how it ends.
 #[derive(Clone)]
 pub(super) struct PathTrace<'m> {
-    m: &'m Machine<'m>,
+    /// Shared with the check that made the trace: a report lives as long as its program.
+    m: std::sync::Arc<Machine<'m>>,
     path: Path,
     /// The thread whose statement (at the target label) is the step after the last choice.
     end: Option<u32>,
@@ -61,7 +62,7 @@ struct Mark {
 
 impl<'m> PathTrace<'m> {
     pub(super) fn new(
-        m: &'m Machine<'m>,
+        m: std::sync::Arc<Machine<'m>>,
         path: Path,
         end: Option<u32>,
         violation: Option<Violation>,
@@ -93,10 +94,10 @@ impl<'m> PathTrace<'m> {
     }
 
     fn start(&self) -> Mark {
-        let s0 = InitialStates::build(self.m, &self.path.init);
+        let s0 = InitialStates::build(&self.m, &self.path.init);
         Mark {
             i: 0,
-            names: initial_names(self.m, &s0),
+            names: initial_names(&self.m, &s0),
             next: s0.threads.len() as u32,
             state: s0,
         }
@@ -156,7 +157,7 @@ impl<'m> PathTrace<'m> {
 pub(super) struct Steps<'t, 'm> {
     t: &'t PathTrace<'m>,
     at: Mark,
-    replayer: Replayer<'m, 'm>,
+    replayer: Replayer<'t, 'm>,
     until: Option<usize>,
     shows: Shows,
     /// The target's statement was given, or a choice failed to replay (which a verified path
@@ -168,7 +169,7 @@ impl<'t, 'm> Steps<'t, 'm> {
     fn from(t: &'t PathTrace<'m>, at: Mark, until: Option<usize>, shows: Shows) -> Self {
         Steps {
             t,
-            replayer: Replayer::resume(t.m, at.state.clone()),
+            replayer: Replayer::resume(&t.m, at.state.clone()),
             at,
             until,
             shows,
@@ -196,7 +197,7 @@ impl<'t, 'm> Steps<'t, 'm> {
         if self.replayer.violation().is_none() {
             let after = self.replayer.state().clone();
             names = next_names(
-                self.t.m,
+                &self.t.m,
                 &self.at.names,
                 &before,
                 &after,
@@ -213,7 +214,8 @@ impl Iterator for Steps<'_, '_> {
     type Item = TraceStep;
 
     fn next(&mut self) -> Option<TraceStep> {
-        let m = self.t.m;
+        let t = self.t;
+        let m: &Machine = &t.m;
         let n = self.t.path.choices.len();
         while !self.done && self.at.i < self.until.unwrap_or(n).min(n) {
             let i = self.at.i;
@@ -274,7 +276,7 @@ pub(super) struct ZingStates<'t, 'm> {
 impl ZingStates<'_, '_> {
     fn dump(&self) -> Vec<String> {
         if self.dumps {
-            dump(self.t.m, &self.at.at.state, &self.at.at.names)
+            dump(&self.t.m, &self.at.at.state, &self.at.at.names)
         } else {
             Vec::new()
         }
@@ -302,7 +304,8 @@ impl Iterator for ZingStates<'_, '_> {
             });
         }
         let n = self.t.path.choices.len();
-        let m = self.t.m;
+        let t = self.t;
+        let m: &Machine = &t.m;
         // the process whose ZING step this is, and the choice it took, if a choice step
         let mut step: Option<(u32, Option<u32>)> = None;
         loop {
@@ -375,7 +378,7 @@ mod tests {
         let p = zingrs_lang::compile("t.zing", MODEL, zingrs_lang::Lang::Zing)
             .expect("the model compiles")
             .program;
-        let m = Machine::new(&p, Semantics::default());
+        let m = std::sync::Arc::new(Machine::new(&p, Semantics::default()));
         let result = crate::explore::search(&m, &Options::default());
         let f: &Finding = result.findings.first().expect("the assertion fails");
         let replayed = replay_keeping(&m, f.path(), false).expect("the path replays");

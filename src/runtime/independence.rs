@@ -151,7 +151,7 @@ impl Machine<'_> {
         !returns || depth > 1 || self.program.keep_completed
     }
 
-    /// What the step at `pc` of `proc` is to the transaction reduction (see [`super::locks`]).
+    /// What the step at `pc` of `proc` is to the transaction reduction (see `runtime::locks`).
     pub fn mover(&self, proc: u32, pc: u32) -> Mover {
         self.independence().mover[proc as usize][pc as usize]
     }

@@ -181,7 +181,7 @@ pub struct Thread {
     pub thread_locals: Rc<[Value]>,
     pub atomic: bool,
     /// Steps taken since the thread entered the atomic region it is in (0 outside one): more
-    /// than [`MAX_ATOMIC_STEPS`] is ZING's infinite-loop-in-atomic error. Part of the state,
+    /// than `MAX_ATOMIC_STEPS` is ZING's infinite-loop-in-atomic error. Part of the state,
     /// so that a loop inside an atomic region is not cut by the visited set.
     pub atomic_steps: u32,
 }

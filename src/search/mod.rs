@@ -299,3 +299,22 @@ pub fn targets_at(program: &zingrs_lang::ir::Program, targets: &[String]) -> Vec
         })
         .collect()
 }
+
+/// An engine's public search asked to check a program it does not check (the summary engine
+/// alone on a concurrent program, the bdd engine on a Zing model, ...): an error, never an
+/// empty result that would read as a pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotApplicable {
+    /// The engine (`summary`, `bdd`, ...).
+    pub engine: &'static str,
+    /// Why it does not apply.
+    pub reason: String,
+}
+
+impl std::fmt::Display for NotApplicable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for NotApplicable {}

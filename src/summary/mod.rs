@@ -2,11 +2,11 @@
 //! programs, and [`Transaction`] summaries of the calls of concurrent programs that run as one
 //! transaction (seed 004 §7), which the plain search applies as single steps.
 //!
-//! Each procedure invocation context is a [`Root`]: a visible state (the globals and the
+//! Each procedure invocation context is a `Root`: a visible state (the globals and the
 //! callee's frame at its entry) whose *pattern* records the values of the global locations the
 //! procedure read (before writing them) on every path explored from it, pruned paths included,
 //! and whose *effects* record, per return, the last value of every written location and the
-//! returned values. A local DFS ([`Summarizer::search`]) explores one root; at a call it looks
+//! returned values. A local DFS (`Summarizer::search`) explores one root; at a call it looks
 //! for a root whose pattern matches the callee's entry state (`Match`, Figure 7) and applies
 //! that root's effects to the caller (`Apply`, Figure 8) instead of descending. A caller that
 //! used a root depends on it (the dependency graph of Figure 4): when the root's pattern or
@@ -16,7 +16,7 @@
 //! entry (the δ augmentation of §5): two paths that reach the same values but wrote different
 //! locations have different effects, and pruning one of them would lose behaviour.
 //!
-//! Every step still goes through [`Machine::step`], and every finding is a [`Path`] on whole
+//! Every step still goes through [`Machine::step`], and every finding is a [`crate::search::Path`] on whole
 //! states, summaries expanded back into the steps that produced them, so the CLI replays it on
 //! the interpreter like any other counterexample.
 
@@ -180,15 +180,25 @@ pub fn applies(m: &Machine) -> bool {
 
 /// [`applies`], asked of the program alone (before a machine is built, e.g. to name what runs).
 pub fn applies_to(program: &zingrs_lang::ir::Program) -> bool {
+    why_not(program).is_none()
+}
+
+/// Why the summary engine cannot run `program` by itself, if it cannot ([`applies_to`]).
+pub fn why_not(program: &zingrs_lang::ir::Program) -> Option<&'static str> {
     let blocking = program.procs.iter().any(|p| {
         p.nodes
             .iter()
             .any(|n| matches!(n.stmt, Stmt::Select { .. } | Stmt::Yield))
     });
-    !program.is_concurrent()
-        && program.activations.len() == 1
-        && !blocking
-        && !program.beyond_summaries()
+    if program.is_concurrent() || program.activations.len() != 1 {
+        Some("the summary engine's own search checks sequential programs only; this program has several threads (`zingrs check --engine summary` explores its interleavings, with calls that run as one transaction summarized)")
+    } else if blocking {
+        Some("the summary engine's own search does not check statements that block (`select`, `yield`)")
+    } else if program.beyond_summaries() {
+        Some("the summary engine's own search does not record collections whose lengths change, exceptions that unwind frames, or `self`")
+    } else {
+        None
+    }
 }
 
 /// Summarizes the call whose callee frame is the top of `visible` (one thread): the summary
@@ -255,8 +265,16 @@ impl<'m, 'p> Summarizer<'m, 'p> {
     }
 }
 
-/// Runs the summarizing search on a sequential program.
-pub fn search(m: &Machine, opts: &Options) -> SearchResult {
+/// Runs the summarizing search on a sequential program; `Err` on a program it does not
+/// check by itself ([`why_not`]: threads, blocking statements, ...), where its result would
+/// be wrong.
+pub fn search(m: &Machine, opts: &Options) -> Result<SearchResult, crate::search::NotApplicable> {
+    if let Some(reason) = why_not(m.program) {
+        return Err(crate::search::NotApplicable {
+            engine: "summary",
+            reason: reason.into(),
+        });
+    }
     let mut s = Summarizer::new(m, opts);
     if let Err(Stop::Limit(l)) = s.run() {
         s.result.limit = Some(l);
@@ -304,7 +322,7 @@ pub fn search(m: &Machine, opts: &Options) -> SearchResult {
                 / (s.roots.len().max(1) as u64),
         ),
     ];
-    s.result
+    Ok(s.result)
 }
 
 impl Summarizer<'_, '_> {

@@ -20,11 +20,11 @@
 //!   its locals and entry copies and globals g_{c+1}.
 //!
 //! `init` runs first with `phase` false; its states at `endinit` start context 0 of any thread.
-//! [`tuples`] is this search. Counterexamples are walked back from the stored path edges,
-//! thread by thread ([`interleave`]), and run on the interpreter before they are reported.
-//! This module finds the program's [`Shape`] (either layout) and picks the search.
+//! `tuples` is this search. Counterexamples are walked back from the stored path edges,
+//! thread by thread (`interleave`), and run on the interpreter before they are reported.
+//! This module finds the program's `Shape` (either layout) and picks the search.
 //!
-//! Where no thread recurses (either layout), [`product`] searches the product of the
+//! Where no thread recurses (either layout), `product` searches the product of the
 //! threads' states instead (no history of switches), unless [`SymbolicOptions::tuples`] asks
 //! for §5.
 
@@ -46,7 +46,7 @@ pub fn applies(program: &Program) -> Result<(), String> {
     refusal(program).map_or(Ok(()), Err)
 }
 
-/// Whether the search over product states ([`product`]) checks `program` under a bound
+/// Whether the search over product states (`product`) checks `program` under a bound
 /// (otherwise §5's tuples do, or nothing does).
 pub fn product_applies(program: &Program) -> bool {
     shape(program).is_ok_and(|s| product::applies(&s))
@@ -280,7 +280,7 @@ fn bits_for(n: u64) -> u32 {
     (64 - n.saturating_sub(1).leading_zeros()).max(1)
 }
 
-/// Whether [`search`] takes the product states for `program` (no thread recursing, without
+/// Whether [`search`](fn@search) takes the product states for `program` (no thread recursing, without
 /// `--context-tuples`): that search completes each context before the next,
 /// so one run at the largest bound also finds the smallest that reaches an error
 /// ([`SearchResult::fewest_switches`]).

@@ -8,7 +8,7 @@
 //! * [`contexts`]: bounded context switching for the Getafix layout (seed 002 §5) on top of
 //!   [`reach`], with the switch rules between fixpoints of its worklist, or over product
 //!   states where no thread recurses.
-//! * [`trace`]: shortest-first hierarchical counterexamples (§3.2), expanded through summaries
+//! * `trace`: shortest-first hierarchical counterexamples (§3.2), expanded through summaries
 //!   into interpreter choices that [`crate::search::replay`] re-executes.
 //!
 //! The engine decides recursion exactly: there is no depth bound, and a program whose only
@@ -113,12 +113,17 @@ pub(crate) fn sequential_parts_apply(program: &Program) -> Result<(), String> {
 /// those replays (`None` for a counterexample the engine failed to build): the engine matches
 /// its trace to the interpreter's outcomes step by step, which is a replay already, so the
 /// report need not run the path again. The replays keep only the last state (a trace is
-/// built from the path as it is written).
+/// built from the path as it is written). `Err` on a program the engine does not check
+/// ([`applies`]; concurrent programs go to [`contexts::search`]).
 pub fn search(
     m: &Machine,
     opts: &search::Options,
     sym: &SymbolicOptions,
-) -> (SearchResult, Vec<Option<search::Replayed>>) {
+) -> Result<(SearchResult, Vec<Option<search::Replayed>>), search::NotApplicable> {
+    applies(m.program).map_err(|reason| search::NotApplicable {
+        engine: "bdd",
+        reason,
+    })?;
     let start = Instant::now();
     let p = m.program;
     let nodes: usize = p.procs.iter().map(|q| q.nodes.len()).sum();
@@ -163,7 +168,7 @@ pub fn search(
         result.limit = None;
     }
     result.stats = stats(&e, start);
-    (result, replays)
+    Ok((result, replays))
 }
 
 fn stats<B: bdd::Bdds>(e: &reach::Engine<B>, start: Instant) -> SearchStats {

@@ -110,7 +110,7 @@ impl Machine<'_> {
 
     /// [`Machine::step`], but only the outcomes at positions `skip .. skip + take` of its list
     /// (none past its end), built without the others where the statement allows (see
-    /// [`Window`]): a replay takes outcome `k` of a step with 2^24 of them without the list.
+    /// `Window`): a replay takes outcome `k` of a step with 2^24 of them without the list.
     pub fn step_window<R: Recorder>(
         &self,
         s: &State,

@@ -275,7 +275,7 @@ impl Machine<'_> {
 
     /// Whether `s` is a deadlock: every thread is blocked at a `select` and at least one of those
     /// selects is not marked `end` (completed Zing processes do not count); in a boolean
-    /// program with threads, every live thread is blocked ([`Machine::bp_deadlocked`]).
+    /// program with threads, every live thread is blocked (`Machine::bp_deadlocked`).
     /// Never with `--no-deadlock`.
     pub fn deadlocked(&self, s: &State) -> bool {
         if !self.semantics.deadlock || s.threads.is_empty() {
@@ -339,7 +339,7 @@ impl Machine<'_> {
         )
     }
 
-    /// Whether this program may deadlock in the sense of [`Machine::bp_deadlocked`] and
+    /// Whether this program may deadlock in the sense of `Machine::bp_deadlocked` and
     /// deadlocks are looked for: an engine that does not look for them cannot prove it safe.
     pub fn deadlocks_possible(&self) -> bool {
         self.semantics.deadlock && self.may_block.is_some()

@@ -6,7 +6,7 @@
 //! unique table, apply cache, garbage collection). Allocation failures do not panic: the
 //! operation returns `false` and [`Bdds::out_of_memory`] turns true, so that the search can stop
 //! with a memory limit. The passes that work on oxidd's raw edges (our renaming among them)
-//! are in [`edges`].
+//! are in `edges`.
 
 use oxidd::bcdd::{BCDDFunction, BCDDManagerRef};
 use oxidd::util::OptBool;

@@ -4,7 +4,7 @@
 //!
 //! Every batch of new path edges is logged with a *stamp* (its index in the log). A batch is
 //! derived only from batches with smaller stamps, which is what the counterexample generator
-//! ([`super::trace`]) walks back along (the rings of seed 001 §3.2).
+//! (`symbolic::trace`) walks back along (the rings of seed 001 §3.2).
 
 use super::bdd::Bdds;
 use super::model::{self, Bits, Encoder, Layout};
@@ -468,6 +468,14 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
                 if let Some(l) = search::watchdog::stopped() {
                     return Some(l);
                 }
+                if opts
+                    .limits
+                    .cancel
+                    .as_ref()
+                    .is_some_and(|c| c.is_cancelled())
+                {
+                    return Some(Limit::Interrupted);
+                }
                 if tick & 4095 == 0 {
                     if clock.expired(&opts.limits) {
                         return Some(Limit::Time);
@@ -616,7 +624,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         n
     }
 
-    /// [`Engine::scope_into`], computed once per vertex (the counterexample walk asks for the
+    /// `Engine::scope_into`, computed once per vertex (the counterexample walk asks for the
     /// scopes of the same vertices again and again). The first time a procedure's vertex is
     /// asked for, the scopes of all its vertices are found: a vertex whose live locals are
     /// those of the vertex before has its scope (the usual case), the others are computed and

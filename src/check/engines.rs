@@ -1,13 +1,16 @@
-//! Which engine checks a model and how: `auto`'s choice, the engines that apply to a model,
+//! Which engine checks a model and how: `auto`'s choice (one engine, or a portfolio of engines
+//! run side by side, the first conclusive answer winning), the engines that apply to a model,
 //! running one (with the live-thread deepening of the explicit and summary engines), and
 //! `--engine all`, which runs every engine that applies and compares their verdicts.
 
-use super::{limit_reached_during, report_with, Engine};
+use super::result::{limit_reached_during, report_with};
+use super::{CheckError, Engine};
 use crate::explore;
 use crate::report::{self, exit, Report, Verdict};
 use crate::runtime::{Machine, Semantics};
 use crate::search;
 use crate::search::{Limits, Options};
+use std::sync::Arc;
 use zingrs_lang::ir::Program;
 
 impl Engine {
@@ -52,6 +55,27 @@ pub(super) fn auto_engine(program: &Program, bounded: bool) -> Engine {
     Engine::Summary
 }
 
+/// The engines `--engine auto` runs side by side on a program (one: no portfolio). Where
+/// `auto` picks coverability (threads started without bound), the explicit engine, deepening
+/// on the number of threads, runs beside it: it finds an error that needs few threads in
+/// milliseconds where the Karp–Miller tree, built breadth-first over every shared valuation,
+/// may take minutes, while only coverability proves a pass for any number of threads.
+/// Elsewhere `auto`'s one engine decides what its shape asks (summaries for recursion, BDDs
+/// for many unconstrained bits), and a single engine keeps the answer, its counterexample
+/// and its counts the same from run to run (docs/guide.md, "Engines").
+pub fn portfolio(program: &Program, bounded: bool) -> Vec<Engine> {
+    match auto_engine(program, bounded) {
+        Engine::Coverability => vec![Engine::Explicit, Engine::Coverability],
+        e => vec![e],
+    }
+}
+
+/// Whether a member of a portfolio proves (its pass holds without a bound): its answer ends
+/// the portfolio unless a limit stopped it.
+fn proves(e: Engine) -> bool {
+    e == Engine::Coverability
+}
+
 /// The number of booleans that take every value in the initial states.
 pub(super) fn initial_bits(program: &Program) -> usize {
     let any = |v: &&zingrs_lang::ir::Var| {
@@ -70,11 +94,7 @@ pub(super) fn initial_bits(program: &Program) -> usize {
 /// concurrent ones only under a context bound (`contexts`) and without `--threads`; the
 /// explicit and summary engines not on programs that start unboundedly many threads, where
 /// their search never ends, unless `--threads` bounds them: `thread_bound`).
-pub(super) fn applicable_engines(
-    program: &Program,
-    thread_bound: bool,
-    contexts: bool,
-) -> Vec<Engine> {
+pub fn applicable_engines(program: &Program, thread_bound: bool, contexts: bool) -> Vec<Engine> {
     let cover = program.is_concurrent() && crate::coverability::applies(program).is_ok();
     let mut out = Vec::new();
     if thread_bound || !(cover && zingrs_lang::spawn::unbounded_creation(program)) {
@@ -101,7 +121,8 @@ pub(super) fn header_note(engine: Engine, program: &Program) -> Option<&'static 
         .then_some("calls that run as one transaction summarized, threads interleaved")
 }
 
-/// The engine as the header names it: `all` lists the engines it runs.
+/// The engine as the header names it: `all` lists the engines it runs, and so does a
+/// portfolio (`auto` with several members).
 pub(super) fn header_name(
     engine: Engine,
     program: &Program,
@@ -109,6 +130,14 @@ pub(super) fn header_name(
     contexts: bool,
 ) -> String {
     match engine {
+        Engine::Auto => format!(
+            "auto ({})",
+            portfolio(program, thread_bound || contexts)
+                .iter()
+                .map(|e| e.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Engine::All => format!(
             "all ({})",
             applicable_engines(program, thread_bound, contexts)
@@ -133,12 +162,12 @@ pub fn run_engine(
 
 /// The replays of a search's findings that the engine made itself (in order; `None` or
 /// missing: the report replays the path).
-pub(super) type Replays = Vec<Option<search::Replayed>>;
+pub type Replays = Vec<Option<search::Replayed>>;
 
 /// [`run_engine`] on a machine built once for the search and the report (building one
 /// computes every procedure's live locals, a visible share of the time on large programs),
 /// with the replays the engine made.
-pub(super) fn run_engine_on(
+pub fn run_engine_on(
     engine: Engine,
     m: &Machine,
     opts: &Options,
@@ -159,7 +188,8 @@ pub(super) fn run_engine_on(
         Engine::Explicit => Ok((explore::search(m, opts), Vec::new())),
         Engine::Summary => {
             if crate::summary::applies(m) {
-                Ok((crate::summary::search(m, opts), Vec::new()))
+                let result = crate::summary::search(m, opts).map_err(|e| e.to_string())?;
+                Ok((result, Vec::new()))
             } else {
                 // threads (or blocking): calls that run as one transaction are summarized, every
                 // other step is explored plainly
@@ -190,8 +220,7 @@ pub(super) fn run_engine_on(
                     (r, p)
                 });
             }
-            crate::symbolic::applies(program)?;
-            Ok(crate::symbolic::search(m, opts, &sym))
+            crate::symbolic::search(m, opts, &sym).map_err(|e| e.reason)
         }
         Engine::Coverability => crate::coverability::search(m, opts)
             .map(|mut r| {
@@ -260,12 +289,12 @@ pub(super) fn deepen_threads(
 /// Each engine has the whole memory limit to itself: it runs with the limit armed on its
 /// thread only ([`search::watchdog::guard`], the watchdog polls no memory under `all`), so
 /// the engine that exhausts it stops with the memory limit and the others' answers stand.
-pub(super) fn check_all<'m>(
-    m: &'m Machine<'m>,
-    m_unbounded: &'m Machine<'m>,
+pub(super) fn check_all<'p>(
+    m: &Arc<Machine<'p>>,
+    m_unbounded: &Arc<Machine<'p>>,
     name: &str,
     opts: &Options,
-) -> Result<Report<'m>, String> {
+) -> Result<Report<'p>, CheckError> {
     let program = m.program;
     let semantics = m.semantics;
     let mut reports: Vec<Report> = Vec::new();
@@ -367,10 +396,7 @@ pub(super) fn check_all<'m>(
         .or_else(proof)
         .or((!reports.is_empty()).then_some(0));
     let Some(chosen) = chosen else {
-        return Err(format!(
-            "no engine checks this model with these options ({})",
-            refusals.join("; ")
-        ));
+        return Err(CheckError::NoEngine(refusals.join("; ")));
     };
     let engines = table(Some(chosen));
     let names = reports
@@ -381,6 +407,142 @@ pub(super) fn check_all<'m>(
     let mut r = reports.swap_remove(chosen);
     r.engine = format!("all ({names})");
     r.engines = engines;
+    Ok(r)
+}
+
+/// Runs the engines of a portfolio side by side, each on a thread of its own with a cancel
+/// flag ([`crate::limits::Cancel`]) in its limits: the first *final* answer is reported — a
+/// verified counterexample, a complete pass (an explicit search that no thread bound cut), or
+/// any answer of an engine that [`proves`] other than a limit — and the others are stopped and
+/// waited for (they stop at their next limit check, within milliseconds). A loser never
+/// changes the verdict: its result, if it ends before it sees the flag, is not looked at.
+/// When none is final, the prover's answer is reported (`auto`'s single choice before),
+/// else the first member's. The report names the engine that answered and lists every member
+/// ([`report::EngineRun`]; one stopped is `stopped`).
+pub(super) fn run_portfolio<'p>(
+    m: &Arc<Machine<'p>>,
+    name: &str,
+    opts: &Options,
+    members: &[Engine],
+) -> Result<Report<'p>, CheckError> {
+    use crate::limits::Cancel;
+    let cancels: Vec<Cancel> = members.iter().map(|_| Cancel::default()).collect();
+    let machine: &Machine = m;
+    let mut reports: Vec<Option<Report<'p>>> = members.iter().map(|_| None).collect();
+    let mut refusals: Vec<String> = Vec::new();
+    let mut winner: Option<usize> = None;
+    let mut panicked: Option<String> = None;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let start = std::time::Instant::now();
+    std::thread::scope(|scope| {
+        for (i, &e) in members.iter().enumerate() {
+            let tx = tx.clone();
+            let opts = Options {
+                limits: Limits {
+                    cancel: Some(cancels[i].clone()),
+                    // one progress line: the first member's
+                    progress: opts.limits.progress && i == 0,
+                    ..opts.limits.clone()
+                },
+                ..opts.clone()
+            };
+            let spawned = std::thread::Builder::new()
+                .name(format!("zingrs-{}", e.name()))
+                .stack_size(search::WORKER_STACK)
+                .spawn_scoped(scope, move || {
+                    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        run_engine_on(e, machine, &opts).map(|r| r.0)
+                    }));
+                    let _ = tx.send((i, run.map_err(|p| panic_message(&*p))));
+                });
+            if let Err(err) = spawned {
+                refusals.push(format!("{}: cannot start a thread: {err}", e.name()));
+            }
+        }
+        drop(tx);
+        for (i, run) in rx.iter() {
+            let e = members[i];
+            let mut result = match run {
+                Err(what) => {
+                    panicked = Some(format!(
+                        "the {} engine panicked on {name}: {what}",
+                        e.name()
+                    ));
+                    cancels.iter().for_each(Cancel::cancel);
+                    break;
+                }
+                Ok(Err(why)) => {
+                    refusals.push(format!("{}: {why}", e.name()));
+                    continue;
+                }
+                Ok(Ok(result)) => result,
+            };
+            limit_reached_during(&mut result);
+            let r = report_with(m, name, e.name(), &result, Vec::new(), opts);
+            let complete = matches!(
+                r.exit_code,
+                exit::PASSED
+                    | exit::ASSERTION
+                    | exit::DEADLOCK
+                    | exit::RUNTIME_ERROR
+                    | exit::INTERNAL
+            );
+            let last = proves(e) && r.exit_code != exit::LIMIT;
+            reports[i] = Some(r);
+            if complete || last {
+                winner = Some(i);
+                // the others stop at their next check; the scope waits for them
+                for (j, c) in cancels.iter().enumerate() {
+                    if j != i {
+                        c.cancel();
+                    }
+                }
+                break;
+            }
+        }
+    });
+    let total = start.elapsed().as_secs_f64();
+    if let Some(message) = panicked {
+        return Ok(Report::new(
+            name,
+            "auto",
+            Verdict::InternalError { message },
+            None,
+        ));
+    }
+    let chosen = winner
+        .or_else(|| {
+            members
+                .iter()
+                .enumerate()
+                .position(|(i, &e)| proves(e) && reports[i].is_some())
+        })
+        .or_else(|| reports.iter().position(Option::is_some));
+    let Some(chosen) = chosen else {
+        return Err(CheckError::NoEngine(refusals.join("; ")));
+    };
+    let rows: Vec<report::EngineRun> = members
+        .iter()
+        .enumerate()
+        .map(|(i, e)| match &reports[i] {
+            Some(r) => report::EngineRun {
+                reported: i == chosen,
+                ..report::EngineRun::of(r)
+            },
+            None => report::EngineRun {
+                engine: e.name().to_string(),
+                verdict: "stopped".into(),
+                exit_code: exit::LIMIT,
+                seconds: total,
+                states: 0,
+                limit: Some("another engine answered first".into()),
+                steps: None,
+                reported: false,
+            },
+        })
+        .collect();
+    let mut r = reports[chosen].take().expect("the chosen engine answered");
+    r.engines = rows;
     Ok(r)
 }
 

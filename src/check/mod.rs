@@ -1,0 +1,406 @@
+//! The library's entry point: [`check`](fn@check) a [`Program`] under [`CheckOptions`] and get
+//! the [`Report`] that `zingrs check` prints — the same engine choice (`auto`, `all`), the
+//! same runs (thread deepening, `--contexts-from`), the same replay and verification of every
+//! counterexample. The command line is this plus I/O: it parses its arguments into
+//! `CheckOptions`, calls [`Check::run`] and prints or saves the report.
+//!
+//! ```ignore
+//! let text = "void main() begin decl x; x := *; assert(x); end";
+//! let program = zingrs::parse_str("demo.bp", text, zingrs::Lang::Bp)?.program;
+//! let report = zingrs::check(&program, &zingrs::CheckOptions::default())?;
+//! assert_eq!(report.exit_code, zingrs::report::exit::ASSERTION);
+//! ```
+//!
+//! (`examples/library.rs` runs this: `cargo run --example library`.)
+
+mod engines;
+mod options;
+mod parse;
+mod result;
+
+pub use engines::{applicable_engines, portfolio, run_engine, run_engine_on, Replays};
+pub use options::{options_and_semantics, CheckOptions, Engine, Search};
+pub use parse::{parse_bytes, parse_file, parse_str, ParseError, Parsed};
+pub use result::report_of;
+
+use crate::report::{self, exit, Report};
+use crate::runtime::{Machine, Semantics};
+use crate::search::{self, Options};
+use engines::{check_all, header_name, header_note, run_portfolio};
+use result::{limit_reached_during, report_with};
+use std::sync::Arc;
+use zingrs_lang::ir::Program;
+
+/// Why a check cannot run. Each is the command line's exit 7 (invalid usage,
+/// [`CheckError::exit_code`]); the message is the one `zingrs check` prints.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckError {
+    /// A target label the program does not have: a mistyped label must not look like a
+    /// proof that it is unreachable.
+    UnknownTarget {
+        /// The label asked for.
+        label: String,
+        /// The model's name.
+        model: String,
+    },
+    /// Options that do not go together, or that the model does not allow.
+    Options(String),
+    /// The engine asked for does not check this program (or not with these options): e.g.
+    /// the summary engine on a concurrent boolean program run alone, the bdd engine on a
+    /// Zing model, coverability on a sequential one.
+    NotApplicable {
+        /// The engine.
+        engine: Engine,
+        /// Why it does not apply.
+        reason: String,
+    },
+    /// `--engine all`: no engine checks this model with these options.
+    NoEngine(String),
+    /// An LTL formula that cannot be checked on this model: where in it (a column, 1-based;
+    /// 0 if nowhere in particular) and why.
+    Ltl {
+        /// The formula.
+        formula: String,
+        /// The column of the mistake.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl CheckError {
+    /// The command line's exit code for this error.
+    pub fn exit_code(&self) -> i32 {
+        exit::INVALID
+    }
+}
+
+impl std::fmt::Display for CheckError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckError::UnknownTarget { label, model } => {
+                write!(f, "the target label {label} does not occur in {model}")
+            }
+            CheckError::Options(why) | CheckError::NotApplicable { reason: why, .. } => {
+                f.write_str(why)
+            }
+            CheckError::NoEngine(why) => {
+                write!(f, "no engine checks this model with these options ({why})")
+            }
+            // the formula under the message, a caret under the mistake
+            CheckError::Ltl {
+                formula,
+                column,
+                message,
+            } => {
+                write!(f, "--ltl: {message}")?;
+                if *column > 0 {
+                    write!(f, "\n  {formula}\n  {}^", " ".repeat(column - 1))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// Checks `program` under `opts`: the verdict, the replayed and verified counterexample (if
+/// any) and the statistics. The report's traces are built from the program each time they
+/// are written, so it lives as long as the program. `zingrs check` gives the same answer.
+///
+/// Limits (`opts.limits`) stop the search with a [`crate::report::Verdict::LimitReached`]
+/// verdict; the process-wide watchdog of the command line is not needed.
+pub fn check<'p>(program: &'p Program, opts: &CheckOptions) -> Result<Report<'p>, CheckError> {
+    Check::new(program, opts)?.run()
+}
+
+/// A check prepared for one program: the options validated and the engine chosen, so that
+/// what will run can be shown before it runs (the command line prints it first, since the
+/// search may take long). [`check`](fn@check) is `Check::new` then [`Check::run`].
+pub struct Check<'p> {
+    program: &'p Program,
+    engine: Engine,
+    opts: Options,
+    semantics: Semantics,
+    /// The context bounds to try in turn (`--contexts-from`), or the one bound.
+    bounds: Vec<Option<u32>>,
+    contexts_from: Option<u32>,
+    notes: Vec<String>,
+}
+
+impl<'p> Check<'p> {
+    /// Validates `opts` for `program` and picks the engine (`auto`'s choice).
+    pub fn new(program: &'p Program, o: &CheckOptions) -> Result<Check<'p>, CheckError> {
+        if let Some(t) = o.targets.iter().find(|t| !program.has_label(t)) {
+            return Err(CheckError::UnknownTarget {
+                label: t.clone(),
+                model: program.source.name.clone(),
+            });
+        }
+        let bounds: Vec<Option<u32>> = match (o.contexts_from, o.contexts) {
+            (None, k) => vec![k],
+            (Some(from), Some(k)) if from <= k => (from..=k).map(Some).collect(),
+            (Some(_), Some(_)) => {
+                return Err(CheckError::Options(
+                    "--contexts-from must not exceed --contexts".into(),
+                ))
+            }
+            (Some(_), None) => {
+                return Err(CheckError::Options(
+                    "--contexts-from needs --contexts K, the largest bound to try".into(),
+                ))
+            }
+        };
+        let (mut opts, semantics) = options_and_semantics(o, program);
+        if let Some(f) = &o.ltl {
+            let ltl = crate::ltl::Ltl::compile(f, program).map_err(|e| CheckError::Ltl {
+                formula: f.clone(),
+                column: e.column,
+                message: e.message,
+            })?;
+            opts.ltl = Some(Arc::new(ltl));
+        }
+        if o.fair && o.property().is_none() {
+            return Err(CheckError::Options(
+                "--fairness applies to --liveness and --ltl (a safety check looks at single states)"
+                    .into(),
+            ));
+        }
+        if o.fair && o.cooperative {
+            return Err(CheckError::Options(
+                "--fairness does not combine with --cooperative (the running process alone moves there)"
+                    .into(),
+            ));
+        }
+        let mut notes = Vec::new();
+        if let Some(property) = o.property() {
+            notes =
+                liveness_options(o, program, property, &mut opts).map_err(CheckError::Options)?;
+        }
+        let engine = match o.engine {
+            // the cycle search is the explicit engine's (`liveness_options` refused the others)
+            _ if o.property().is_some() => Engine::Explicit,
+            // ZING's layout ends with ZING's state count, which only the plain search of a
+            // Zing model keeps
+            Engine::Auto if o.zing_layout && program.keep_completed => Engine::Explicit,
+            Engine::Auto => {
+                match portfolio(program, o.threads.is_some() || o.contexts.is_some())[..] {
+                    [one] => one,
+                    // several engines side by side: `auto` stays, the portfolio runs
+                    _ => Engine::Auto,
+                }
+            }
+            e => e,
+        };
+        // the bdd engine's product search completes each context before the next: its run at
+        // the largest bound also finds the smallest bound that reaches an error, and the runs
+        // at smaller bounds would only repeat its first contexts
+        let bounds = if engine == Engine::Bdd
+            && o.contexts_from.is_some()
+            && crate::symbolic::contexts::completes_contexts_in_order(program, &opts)
+        {
+            vec![o.contexts]
+        } else {
+            bounds
+        };
+        Ok(Check {
+            program,
+            engine,
+            opts,
+            semantics,
+            bounds,
+            contexts_from: o.contexts_from,
+            notes,
+        })
+    }
+
+    /// The engine that runs: `auto` resolved to one engine, or `auto` itself where it runs a
+    /// portfolio ([`engines::portfolio`]); `all` stays `all`.
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// The engine as the report's header names it: `all` lists the engines it runs, and a
+    /// note says how the summary engine runs on a concurrent model.
+    pub fn engine_title(&self) -> (String, Option<&'static str>) {
+        (
+            header_name(
+                self.engine,
+                self.program,
+                self.semantics.thread_bound.is_some(),
+                self.opts.contexts.is_some(),
+            ),
+            header_note(self.engine, self.program),
+        )
+    }
+
+    /// Options that `--liveness` overrides, one note each (the command line prints them).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// The search options the engines run with.
+    pub fn search_options(&self) -> &Options {
+        &self.opts
+    }
+
+    /// Runs the check. With `--contexts-from`, the bounds are tried in turn until one is not
+    /// cut by the bound (a larger bound can only add executions); the report then carries a
+    /// `contexts` counter, the bound it is of.
+    pub fn run(&self) -> Result<Report<'p>, CheckError> {
+        let program = self.program;
+        let engine = self.engine;
+        let name = program.source.name.as_str();
+        // the machines outlive the search: the report's traces are built from them
+        let m = Arc::new(Machine::new(program, self.semantics));
+        // the coverability engine checks every number of threads: under `all` it runs, and
+        // its counterexamples replay, without the --threads bound the others run under
+        let m_unbounded = if engine == Engine::All && self.semantics.thread_bound.is_some() {
+            Arc::new(Machine::new(
+                program,
+                Semantics {
+                    thread_bound: None,
+                    ..self.semantics
+                },
+            ))
+        } else {
+            m.clone()
+        };
+        let check = |opts: &Options| -> Result<Report<'p>, CheckError> {
+            match engine {
+                Engine::All => check_all(&m, &m_unbounded, name, opts),
+                Engine::Auto => {
+                    let bounded = self.semantics.thread_bound.is_some() || opts.contexts.is_some();
+                    run_portfolio(&m, name, opts, &portfolio(program, bounded))
+                }
+                e => match run_engine_on(e, &m, opts) {
+                    Ok((mut result, replays)) => {
+                        limit_reached_during(&mut result);
+                        Ok(report_with(&m, name, e.name(), &result, replays, opts))
+                    }
+                    Err(reason) => Err(CheckError::NotApplicable { engine: e, reason }),
+                },
+            }
+        };
+        let mut out = None;
+        for (i, &k) in self.bounds.iter().enumerate() {
+            let r = check(&Options {
+                contexts: k,
+                ..self.opts.clone()
+            })?;
+            if i + 1 == self.bounds.len() || r.exit_code != exit::BOUNDED {
+                out = Some((r, k));
+                break;
+            }
+        }
+        let Some((mut report, k)) = out else {
+            unreachable!("at least one bound is tried");
+        };
+        if let (Some(k), Some(from)) = (k, self.contexts_from) {
+            // a search that knows the fewest switches its error needs decided the smaller
+            // bounds too; `--stats` names the bound of the run reported
+            let k = report.fewest_switches.map_or(k, |f| f.clamp(from, k));
+            report.stats.counters.push(report::Counter {
+                name: "contexts".into(),
+                value: k.into(),
+            });
+        }
+        report.source_hash = report::source_hash(&program.source.text);
+        Ok(report)
+    }
+}
+
+/// Adjusts `opts` for the cycle search of `--liveness`: the explicit engine, depth-first, one
+/// worker, no reduction and no symmetry (see `docs/guide.md`, "Liveness", for why each is
+/// off). Returns a note for each option the user gave that is overridden, or why the run
+/// cannot be made.
+fn liveness_options(
+    o: &CheckOptions,
+    program: &Program,
+    property: search::Liveness,
+    opts: &mut Options,
+) -> Result<Vec<String>, String> {
+    let mut notes = Vec::new();
+    let flag = if o.ltl.is_some() {
+        "--ltl"
+    } else {
+        "--liveness"
+    };
+    match o.engine {
+        Engine::Auto | Engine::Explicit | Engine::All => {}
+        e => {
+            return Err(format!(
+                "{flag} is checked by the explicit engine only, not by the {} engine (use --engine explicit)",
+                e.name()
+            ))
+        }
+    }
+    if o.contexts.is_some() {
+        return Err(format!("{flag} does not combine with --contexts (a context bound cuts every cycle that switches threads without end)"));
+    }
+    // an accept that a step begun at an earlier node runs on into (the first statement of a
+    // `foreach` body or of a type-switch case) is not where its thread rests: the search, which
+    // looks at the node a thread's step begins at, would not see it
+    let glued_into = program.accepts.iter().find(|&&(proc, pc)| {
+        program.procs[proc as usize].nodes.iter().any(|n| {
+            matches!(
+                n.glue,
+                zingrs_lang::ir::Glue::ToNext | zingrs_lang::ir::Glue::Through
+            ) && n.succ.contains(&pc)
+        })
+    });
+    if let Some(&(proc, pc)) = glued_into {
+        let line = program.line_of(proc, pc);
+        return Err(format!(
+            "{flag} cannot check the `accept` at line {line} ({}): it runs inside the step of the statement before it (the first statement of a `foreach` body or a type-switch case); put a `;` before it",
+            program.procs[proc as usize].name
+        ));
+    }
+    if property == search::Liveness::Accept && program.accepts.is_empty() {
+        notes.push(format!(
+            "{} has no `accept` statement: no step is accepting, so no cycle is (--liveness terminates or progress look for other cycles)",
+            program.source.name
+        ));
+    }
+    if o.engine == Engine::All {
+        notes.push(format!(
+            "{flag} runs the explicit engine alone (the others do not check liveness)"
+        ));
+    }
+    if opts.workers > 1 {
+        notes.push(format!(
+            "{flag} searches on one thread (--workers {} ignored)",
+            opts.workers
+        ));
+        opts.workers = 1;
+    }
+    // (only when asked for: `--format zing` picks ZING's order by default)
+    if o.search.is_some_and(|s| s != Search::Dfs) {
+        notes.push(format!(
+            "{flag} searches depth-first (the nested search needs the DFS's order)"
+        ));
+    }
+    opts.bfs = false;
+    opts.zing_order = false;
+    if let Some(r) = o.reduction.filter(|r| *r != search::Reduction::None) {
+        notes.push(format!(
+            "--reduction {} is off under {flag} (partial-order reduction would need the strong cycle proviso and invisible accept/progress steps, and transactions hide the states a cycle closes at)",
+            match r {
+                search::Reduction::Transactions => "transactions",
+                search::Reduction::Por => "por",
+                _ => "all",
+            }
+        ));
+    }
+    opts.reduction = search::Reduction::None;
+    if o.symmetry == Some(true) && crate::canon::symmetric_threads(program) {
+        notes.push(format!("--symmetry is off under {flag} (a cycle up to a permutation of the threads is not a cycle that closes)"));
+    }
+    opts.symmetry = false;
+    opts.transactions = None;
+    Ok(notes)
+}
+
+#[cfg(test)]
+mod tests;
