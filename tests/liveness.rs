@@ -508,3 +508,27 @@ fn weak_fairness_drops_cycles_that_starve_an_enabled_process_and_replay_checks_i
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Dining philosophers with a flag per philosopher (`gen philosophers-eating`): under weak
+/// fairness a philosopher may still starve (its neighbours take its fork whenever it is
+/// free: SPIN's `pan -a -f` agrees, scripts/vs-spin-fairness.sh), while some philosopher
+/// always eats again; the lasso found under fairness replays with its fairness checked.
+#[test]
+fn philosophers_may_starve_under_weak_fairness_but_someone_always_eats() {
+    let dir = scratch("phil");
+    let text = zingrs::gen::families::philosophers_eating(3);
+    let m = model(&dir, "phil.zing", &text);
+    let file = dir.join("r.json");
+    let all = "G F Main.e0 && G F Main.e1 && G F Main.e2";
+    let (o, r) = saved(&m, &["--ltl", all, "--fairness", "weak"], &file);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    assert_eq!(r["verdict"]["fairness"], "weak");
+    let o = replay(&m, &r, &file);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    let some = "G F (Main.e0 || Main.e1 || Main.e2)";
+    let o = zingrs(&["check", &m, "-q", "--ltl", some, "--fairness", "weak"]);
+    assert_eq!(code(&o), Some(0), "{}", err(&o));
+    let o = zingrs(&["check", &m, "-q", "--ltl", some]);
+    assert_eq!(code(&o), Some(0), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -22,8 +22,9 @@ pub struct GenArgs {
     /// `random-getafix` (two threads in the Getafix layout, with `--contexts`), `bebop-t`, `zing-clone`, `zing-deep-alloc`, `zing-alloc`,
     /// `zing-patterns`, `bp-parity`, `bp-parity-flat`, `bp-parity-flat-rev`,
     /// `bp-call-chain`, `philosophers`, `philosophers-ordered`, `threads-local`,
-    /// `owners`, `lockers`, `fib-bp`, `bluetooth-bp`, or `philosophers-promela` (philosophers-ordered in Promela,
-    /// for SPIN).
+    /// `owners`, `lockers`, `fib-bp`, `bluetooth-bp`, `philosophers-promela` (philosophers-ordered in Promela,
+    /// for SPIN), or `philosophers-eating` (each philosopher raises a flag of its own while
+    /// it eats, for liveness) and its Promela twin `philosophers-eating-promela`.
     pub family: String,
     /// The seed (random families) or the size N (benchmark families; `zing-alloc` and
     /// `zing-patterns` are single models and take none).
@@ -61,6 +62,10 @@ pub fn run(a: &GenArgs) -> i32 {
         "random-spawn-bp" => super::emit(crate::gen::random_spawn_bp(n)),
         "random-getafix" => super::emit(crate::gen::concurrent::random_getafix(n, a.size)),
         "philosophers-promela" => super::emit(crate::gen::families::philosophers_promela(n)),
+        "philosophers-eating" => super::emit(crate::gen::families::philosophers_eating(n)),
+        "philosophers-eating-promela" => {
+            super::emit(crate::gen::families::philosophers_eating_promela(n))
+        }
         "bluetooth-bp" => super::emit(crate::gen::concurrent::bluetooth_bp(n, a.m.unwrap_or(n))),
         other if a.m.is_some() => {
             eprintln!("error: only bluetooth-bp takes a second number (got one for `{other}`)");
@@ -101,6 +106,14 @@ fn too_large(family: &str, n: u64, a: &GenArgs) -> Option<String> {
         "random-zing" | "random-spawn-bp" => return None,
         "philosophers-promela" => (
             Box::new(|k| len(crate::gen::families::philosophers_promela(k))),
+            n,
+        ),
+        "philosophers-eating" => (
+            Box::new(|k| len(crate::gen::families::philosophers_eating(k))),
+            n,
+        ),
+        "philosophers-eating-promela" => (
+            Box::new(|k| len(crate::gen::families::philosophers_eating_promela(k))),
             n,
         ),
         "bluetooth-bp" => (

@@ -39,23 +39,76 @@ use std::sync::Arc;
 
 /// The successors' bits and acceptance of one liveness property: the node graph the nested
 /// search runs over ([`Liveness`]; under LTL the bits are the automaton's states).
-pub(super) struct Graph {
-    pub(super) property: Liveness,
-    pub(super) ltl: Option<Arc<Ltl>>,
+struct Graph {
+    property: Liveness,
+    ltl: Option<Arc<Ltl>>,
+    /// `--fairness weak`: each bit also counts the processes seen treated fairly (see
+    /// [`FAIR_COPIES`]).
+    fair: bool,
 }
+
+/// Under weak fairness a node's bit is `base * FAIR_COPIES + c`, `base` the property's bit and
+/// `c` a counter (the construction of Choueka, as SPIN's `-f` uses it): `c = 0` waits for an
+/// accepting `base`; then `c = k` waits for process `k - 1` to move or to be unable to move,
+/// in which case the step goes on to `k + 1`; once `k - 1` passes the state's last process
+/// (or the 64th), the round is complete: that node accepts, and its successors start again at
+/// 0. A cycle through such a node lets every process move or be disabled in every round: it
+/// is weakly fair, and every fair accepting cycle, gone round often enough, is one of these.
+const FAIR_COPIES: u32 = 66;
 
 impl Graph {
     /// The bits of the nodes of initial state `s0`.
-    pub(super) fn initial(&self, m: &Machine, s0: &State, out: &mut Vec<u32>) {
+    fn initial(&self, m: &Machine, s0: &State, out: &mut Vec<u32>) {
         out.clear();
         match &self.ltl {
             Some(ltl) => out.extend(ltl.initial(ltl.letter(m, s0))),
             None => out.push(0),
         }
+        if self.fair {
+            out.iter_mut().for_each(|b| *b *= FAIR_COPIES);
+        }
     }
 
-    /// The bits of the nodes a step by `thread` from `s` (bit `bit`) to `next` reaches.
+    /// The bits of the nodes a step by `thread` from `s` (bit `bit`, where the processes of
+    /// `enabled` can move) to `next` reaches.
+    #[allow(clippy::too_many_arguments)]
     fn bits(
+        &self,
+        m: &Machine,
+        s: &State,
+        bit: u32,
+        enabled: u64,
+        thread: u32,
+        next: &State,
+        out: &mut Vec<u32>,
+    ) {
+        if !self.fair {
+            return self.base_bits(m, s, bit, thread, next, out);
+        }
+        let (base, c) = (bit / FAIR_COPIES, bit % FAIR_COPIES);
+        let c2 = if c == 0 {
+            u32::from(self.base_accepting(base))
+        } else if self.round_done(c, s) {
+            0
+        } else {
+            let p = c - 1;
+            if thread == p || enabled >> p & 1 == 0 {
+                c + 1
+            } else {
+                c
+            }
+        };
+        self.base_bits(m, s, base, thread, next, out);
+        out.iter_mut().for_each(|b| *b = *b * FAIR_COPIES + c2);
+    }
+
+    /// Whether counter `c` of a node at `s` has seen every process (see [`FAIR_COPIES`]).
+    fn round_done(&self, c: u32, s: &State) -> bool {
+        c >= 1 && (c - 1) as usize >= s.threads.len().min(64)
+    }
+
+    /// The property's own bits of the successor nodes.
+    fn base_bits(
         &self,
         m: &Machine,
         s: &State,
@@ -84,56 +137,52 @@ impl Graph {
         }
     }
 
-    /// Whether a node with `bit` starts an inner search.
-    pub(super) fn accepting(&self, bit: u32) -> bool {
+    /// Whether a node of state `s` with `bit` starts an inner search.
+    fn accepting(&self, bit: u32, s: &State) -> bool {
+        if self.fair {
+            return self.round_done(bit % FAIR_COPIES, s);
+        }
+        self.base_accepting(bit)
+    }
+
+    /// Whether the property's own bit accepts (under fairness, any cycle is a candidate for
+    /// `terminates`: the counter finds the fair ones).
+    fn base_accepting(&self, bit: u32) -> bool {
         match (&self.ltl, self.property) {
             (Some(ltl), _) => ltl.accepting(bit),
-            (None, Liveness::Terminates) => false,
+            (None, Liveness::Terminates) => self.fair,
             (None, _) => bit == 1,
         }
     }
 }
 
 /// The choice of a stutter step (LTL): a state where no thread can move, repeated.
-pub(super) const STUTTER: Choice = Choice {
+const STUTTER: Choice = Choice {
     thread: u32::MAX,
     outcome: u32::MAX - 1,
 };
 
 /// A node's key: the state's canonical bytes (or their 128-bit hash without `--exact`), its
 /// scheduling bookkeeping, and the bit.
-pub(super) type NodeKey = (Box<[u8]>, u32);
+type NodeKey = (Box<[u8]>, u32);
 
 /// A node of the outer or the inner search's stack.
-pub(super) struct Frame {
+struct Frame {
     state: State,
     ctx: Ctx,
     key: NodeKey,
     /// The choice that led here (none at the bottom of the outer stack).
-    pub(super) via: Option<Choice>,
+    via: Option<Choice>,
     /// The node's successors, once expanded, and the next to take.
     succs: Vec<Succ>,
     next: usize,
 }
 
 /// A successor node: the choice, the bit, the state and its bookkeeping.
-pub(super) type Succ = (Choice, u32, State, Ctx);
+type Succ = (Choice, u32, State, Ctx);
 
 impl Frame {
-    /// The node's successors, to be taken from the first.
-    pub(super) fn set_successors(&mut self, succs: Vec<Succ>) {
-        self.succs = succs;
-        self.next = 0;
-    }
-
-    /// The next successor to take.
-    pub(super) fn take_next(&mut self) -> Option<Succ> {
-        let s = self.succs.get(self.next)?.clone();
-        self.next += 1;
-        Some(s)
-    }
-
-    pub(super) fn new(state: State, ctx: Ctx, key: NodeKey, via: Option<Choice>) -> Frame {
+    fn new(state: State, ctx: Ctx, key: NodeKey, via: Option<Choice>) -> Frame {
         Frame {
             state,
             ctx,
@@ -145,20 +194,20 @@ impl Frame {
     }
 }
 
-pub(super) struct Cycles {
-    pub(super) graph: Graph,
+struct Cycles {
+    graph: Graph,
     outer: ahash::AHashSet<NodeKey>,
     inner: ahash::AHashSet<NodeKey>,
     /// The nodes on the outer stack, with their position on it.
     on_stack: ahash::AHashMap<NodeKey, usize>,
     exact: bool,
     /// The processes that can move in the state last expanded ([`Cycles::successors`]): a bit
-    /// per thread with a step (the first 64), for the fair search.
-    pub(super) enabled: u64,
+    /// per thread with a step (the first 64), for the fairness counter.
+    enabled: u64,
 }
 
 /// The search stops (a finding without `--keep-going`, or a limit).
-pub(super) struct Stop;
+struct Stop;
 
 /// Searches for a cycle violating `property` (see the module's documentation), on one thread,
 /// depth-first, without reductions or symmetry whatever `opts` asks (`cli::check` says so).
@@ -180,6 +229,7 @@ pub(super) fn search(m: &Machine, opts: &Options, property: Liveness) -> SearchR
         graph: Graph {
             property,
             ltl: opts.ltl.clone().filter(|_| property == Liveness::Ltl),
+            fair: opts.fair,
         },
         outer: Default::default(),
         inner: Default::default(),
@@ -187,24 +237,18 @@ pub(super) fn search(m: &Machine, opts: &Options, property: Liveness) -> SearchR
         exact: opts.exact,
         enabled: 0,
     };
-    let _ = if opts.fair {
-        c.run_fair(&mut ex)
-    } else {
-        c.run(&mut ex)
-    };
+    let _ = c.run(&mut ex);
     let mut r = ex.finish();
     // (ZING's count picks from the states of its own search order, which this is not)
     r.stats.zing_states = None;
-    if !opts.fair {
-        let counters = &mut r.stats.counters;
-        counters.push(("cycle search nodes", c.outer.len() as u64));
-        counters.push(("inner search nodes", c.inner.len() as u64));
-    }
+    let counters = &mut r.stats.counters;
+    counters.push(("cycle search nodes", c.outer.len() as u64));
+    counters.push(("inner search nodes", c.inner.len() as u64));
     r
 }
 
 /// The path from `init` along the stacks' choices, then `last` (stutter steps left out).
-pub(super) fn path_of(init: &[Value], stacks: &[&[Frame]], last: Option<Choice>) -> Path {
+fn path_of(init: &[Value], stacks: &[&[Frame]], last: Option<Choice>) -> Path {
     Path {
         init: init.to_vec(),
         choices: stacks
@@ -218,7 +262,7 @@ pub(super) fn path_of(init: &[Value], stacks: &[&[Frame]], last: Option<Choice>)
 }
 
 impl Cycles {
-    pub(super) fn key(&self, ex: &mut Explorer, s: &State, ctx: Ctx, bit: u32) -> NodeKey {
+    fn key(&self, ex: &mut Explorer, s: &State, ctx: Ctx, bit: u32) -> NodeKey {
         ex.buf.clear();
         ex.encoder.encode(s, &mut ex.buf);
         if ex.opts.cooperative {
@@ -238,7 +282,7 @@ impl Cycles {
 
     /// The successors of the node on top of `stack` (the outer search's when `report`: it
     /// counts transitions and reports the safety errors it meets; `init` starts their paths).
-    pub(super) fn successors(
+    fn successors(
         &mut self,
         ex: &mut Explorer,
         stack: &[Frame],
@@ -260,7 +304,8 @@ impl Cycles {
             .fold(0, |m, (c, _)| m | 1 << c.thread);
         if self.graph.ltl.is_some() && !succs.iter().any(|(_, o)| moves(o)) {
             // no thread can move: the run ends, and its last state repeats forever
-            self.graph.bits(ex.m, s, bit, STUTTER.thread, s, &mut bits);
+            self.graph
+                .bits(ex.m, s, bit, self.enabled, STUTTER.thread, s, &mut bits);
             out.extend(bits.iter().map(|&b| (STUTTER, b, s.clone(), ctx)));
             return Ok(out);
         }
@@ -285,8 +330,9 @@ impl Cycles {
                     let Some(next) = ex.advance(s, ctx, choice, kind) else {
                         continue;
                     };
+                    let enabled = self.enabled;
                     self.graph
-                        .bits(ex.m, s, bit, choice.thread, &state, &mut bits);
+                        .bits(ex.m, s, bit, enabled, choice.thread, &state, &mut bits);
                     for &b in &bits {
                         out.push((choice, b, state.clone(), next));
                     }
@@ -338,7 +384,7 @@ impl Cycles {
             };
             if top.next == top.succs.len() {
                 // every successor explored: an accepting node seeds the inner search
-                if self.graph.accepting(top.key.1) {
+                if self.graph.accepting(top.key.1, &top.state) {
                     self.inner_dfs(ex, init, stack)?;
                 }
                 let done = stack.pop().expect("the top");
@@ -348,7 +394,7 @@ impl Cycles {
             let (choice, bit, state, ctx) = top.succs[top.next].clone();
             top.next += 1;
             let key = self.key(ex, &state, ctx, bit);
-            if self.graph.property == Liveness::Terminates {
+            if self.graph.property == Liveness::Terminates && !self.graph.fair {
                 if let Some(&at) = self.on_stack.get(&key) {
                     return self.lasso(ex, init, stack, &[], choice, at);
                 }
@@ -447,7 +493,7 @@ impl Cycles {
             path,
             cycle_start,
             ltl: self.graph.ltl.clone(),
-            fair: false,
+            fair: self.graph.fair,
         };
         let key = (4, self.graph.property as u32, 0);
         if ex.found(f, key) {

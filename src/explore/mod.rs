@@ -15,7 +15,6 @@ mod bfs;
 mod chunked;
 mod cycles;
 mod dfs;
-mod fair;
 mod parallel;
 mod reduce;
 mod successors;

@@ -604,6 +604,92 @@ pub fn philosophers_promela(n: u64) -> String {
     s
 }
 
+/// philosophers-ordered N where each philosopher has a method of its own that raises a flag
+/// `e{i}` of its own while it holds both forks, for liveness properties about who eats
+/// (`--ltl 'G F Main.e0'`); `zingrs gen philosophers-eating N`. Not a benchmark family (its
+/// flags add states): [`philosophers_eating_promela`] is its twin for SPIN.
+pub fn philosophers_eating(n: u64) -> String {
+    let n = n.max(2);
+    let mut s = format!(
+        "// philosophers-eating: {n} philosophers as in philosophers-ordered, each raising its flag e<i> while it eats\n\n\
+         class Fork {{\n    bool taken;\n}};\n\nclass Main {{\n"
+    );
+    for i in 0..n {
+        let _ = writeln!(s, "    static Fork f{i};");
+    }
+    for i in 0..n {
+        let _ = writeln!(s, "    static bool e{i};");
+    }
+    for i in 0..n {
+        let (first, second) = if i == n - 1 {
+            ("right", "left")
+        } else {
+            ("left", "right")
+        };
+        let _ = write!(
+            s,
+            "
+    static void Philosopher{i}(Fork left, Fork right) {{
+        while (true) {{
+            atomic {{ select {{ wait(!{first}.taken) -> {first}.taken = true; }} }}
+            atomic {{ select {{ wait(!{second}.taken) -> {second}.taken = true; }} }}
+            e{i} = true;
+            e{i} = false;
+            right.taken = false;
+            left.taken = false;
+        }}
+    }}
+"
+        );
+    }
+    s.push_str("\n    activate static void main() {\n        atomic {\n");
+    for i in 0..n {
+        let _ = writeln!(s, "            f{i} = new Fork;");
+    }
+    for i in 0..n {
+        let _ = writeln!(
+            s,
+            "            async Philosopher{i}(f{i}, f{});",
+            (i + 1) % n
+        );
+    }
+    s.push_str("        }\n    }\n};\n");
+    s
+}
+
+/// [`philosophers_eating`] in Promela, for SPIN (`zingrs gen philosophers-eating-promela N`):
+/// the same steps, the flags in `eat[]`, and the LTL property that every philosopher eats
+/// infinitely often as `ltl all_eat`.
+pub fn philosophers_eating_promela(n: u64) -> String {
+    let n = n.max(2);
+    let mut s = format!(
+        "/* philosophers-eating {n} for SPIN (zingrs gen philosophers-eating-promela {n}) */\n\
+         bool taken[{n}];\n\
+         bool eat[{n}];\n\n\
+         proctype phil(byte id; byte first; byte second) {{\n\
+         \x20 do\n\
+         \x20 :: atomic {{ !taken[first] -> taken[first] = true }};\n\
+         \x20    atomic {{ !taken[second] -> taken[second] = true }};\n\
+         \x20    eat[id] = true;\n\
+         \x20    eat[id] = false;\n\
+         \x20    taken[(id + 1) % {n}] = false;\n\
+         \x20    taken[id] = false\n\
+         \x20 od\n\
+         }}\n\n\
+         init {{\n  atomic {{\n"
+    );
+    for i in 0..n {
+        let (l, r) = (i, (i + 1) % n);
+        let (a, b) = if i == n - 1 { (r, l) } else { (l, r) };
+        let _ = writeln!(s, "    run phil({i}, {a}, {b});");
+    }
+    s.push_str("  }\n}\n\nltl all_eat { ");
+    let conj: Vec<String> = (0..n).map(|i| format!("[]<> eat[{i}]")).collect();
+    s.push_str(&conj.join(" && "));
+    s.push_str(" }\n");
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
