@@ -153,13 +153,15 @@ impl<'p> Check<'p> {
             }
         };
         let (mut opts, semantics) = options_and_semantics(o, program);
-        if let Some(f) = &o.ltl {
-            let ltl = crate::ltl::Ltl::compile(f, program).map_err(|e| CheckError::Ltl {
-                formula: f.clone(),
-                column: e.column,
-                message: e.message,
-            })?;
-            opts.ltl = Some(Arc::new(ltl));
+        if let (Some(f), None) = (&o.ltl, &opts.ltl) {
+            // the formula did not compile: why
+            if let Err(e) = crate::ltl::Ltl::compile(f, program) {
+                return Err(CheckError::Ltl {
+                    formula: f.clone(),
+                    column: e.column,
+                    message: e.message,
+                });
+            }
         }
         if o.fair && o.property().is_none() {
             return Err(CheckError::Options(

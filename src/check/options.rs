@@ -160,7 +160,12 @@ pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Options, S
         exact: o.exact,
         workers: o.workers.max(1),
         liveness: o.property(),
-        ltl: None,
+        // (a formula that does not compile is refused by `Check::new`, which says why)
+        ltl: o
+            .ltl
+            .as_ref()
+            .and_then(|f| crate::ltl::Ltl::compile(f, program).ok())
+            .map(std::sync::Arc::new),
         fair: o.fair,
         targets: o.targets.clone(),
         keep_going: o.keep_going,
