@@ -53,16 +53,8 @@ pub(super) struct WorkerCounts {
 struct Shared {
     tasks: Vec<Task>,
     idle: usize,
-    /// Idle workers asleep on the condition variable (the others spin).
-    sleeping: usize,
     done: bool,
 }
-
-/// How long an idle worker watches for a task before it sleeps. A handover's latency is what
-/// an idle worker loses; on a virtual machine waking a sleeping thread takes tens of
-/// microseconds (an interprocessor interrupt through the hypervisor), and philosophers-ordered
-/// 9 unreduced made 30,000-60,000 handovers at 2 workers, a second or more of waiting.
-const SPIN: Duration = Duration::from_micros(200);
 
 /// Where idle workers wait for work and busy ones leave it.
 pub(super) struct Pool {
@@ -72,10 +64,6 @@ pub(super) struct Pool {
     /// Idle workers without a task waiting for them: a busy worker hands one over when it
     /// sees this above 0 (one relaxed load per expanded state).
     hungry: AtomicUsize,
-    /// Tasks waiting in the pool, and whether the search is over: what a spinning idle
-    /// worker watches without the lock.
-    waiting: AtomicUsize,
-    over: AtomicBool,
     stop: AtomicBool,
     first: AtomicBool,
     /// The errors found so far (`--keep-going` reports each once, whichever worker saw it).
@@ -89,13 +77,10 @@ impl Pool {
             shared: Mutex::new(Shared {
                 tasks: Vec::new(),
                 idle: 0,
-                sleeping: 0,
                 done: false,
             }),
             wake: Condvar::new(),
             hungry: AtomicUsize::new(0),
-            waiting: AtomicUsize::new(0),
-            over: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             first: AtomicBool::new(false),
             seen: Mutex::default(),
@@ -121,7 +106,6 @@ impl Pool {
         self.stop.store(true, Relaxed);
         let mut g = self.lock();
         g.done = true;
-        self.over.store(true, Relaxed);
         self.wake.notify_all();
     }
 
@@ -142,7 +126,6 @@ impl Pool {
     fn update_hungry(&self, g: &Shared) {
         self.hungry
             .store(g.idle.saturating_sub(g.tasks.len()), Relaxed);
-        self.waiting.store(g.tasks.len(), Relaxed);
     }
 
     /// Leaves a task for an idle worker.
@@ -150,28 +133,7 @@ impl Pool {
         let mut g = self.lock();
         g.tasks.push(task);
         self.update_hungry(&g);
-        // a spinning worker sees the task without being woken
-        if g.sleeping > 0 {
-            self.wake.notify_one();
-        }
-    }
-
-    /// Watches for a task or the search's end for a while ([`SPIN`]); true if one came.
-    fn spin(&self) -> bool {
-        let start = Instant::now();
-        loop {
-            for _ in 0..64 {
-                if self.waiting.load(Relaxed) > 0 || self.over.load(Relaxed) || self.stopped() {
-                    return true;
-                }
-                std::hint::spin_loop();
-            }
-            if start.elapsed() > SPIN {
-                return false;
-            }
-            // with more workers than processors, the worker that would give runs meanwhile
-            std::thread::yield_now();
-        }
+        self.wake.notify_one();
     }
 
     /// The next task for a worker whose own search is over; `None` when the whole search is
@@ -190,21 +152,12 @@ impl Pool {
             }
             if g.idle == self.workers {
                 g.done = true;
-                self.over.store(true, Relaxed);
                 self.hungry.store(0, Relaxed);
                 self.wake.notify_all();
                 return None;
             }
             self.update_hungry(&g);
-            drop(g);
-            let came = self.spin();
-            g = self.lock();
-            if came || !g.tasks.is_empty() || g.done {
-                continue;
-            }
-            g.sleeping += 1;
             g = self.wake.wait(g).unwrap_or_else(|e| e.into_inner());
-            g.sleeping -= 1;
         }
     }
 }
