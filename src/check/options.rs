@@ -205,6 +205,8 @@ pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Options, S
         thread_bound: o.threads,
         cooperative: o.cooperative,
         deadlock: o.deadlock,
+        // an LTL formula reads the globals: none may be treated as dead
+        observe_globals: o.ltl.is_some(),
     };
     (opts, semantics)
 }

@@ -196,6 +196,8 @@ pub fn run(a: &ReplayArgs) -> i32 {
         cooperative: saved.cooperative.unwrap_or(false),
         // a report claiming a deadlock was written with deadlocks looked for
         deadlock: true,
+        // an LTL lasso was found with every global observed
+        observe_globals: matches!(claim, Claim::Cycle(search::Liveness::Ltl, ..)),
     };
     let m = std::sync::Arc::new(Machine::new(&program, semantics));
     let wrong = |e: String| {

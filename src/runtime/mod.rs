@@ -60,6 +60,10 @@ pub struct Semantics {
     /// in a boolean program with threads, every live thread blocked by a false `assume`
     /// (or another filter) or waiting for an atomic section that cannot complete.
     pub deadlock: bool,
+    /// The globals are observed from outside the program (an LTL formula's propositions read
+    /// them, `check --ltl`): none is dead, so none starts with one value for all its initial
+    /// values or takes one value of a `*` it is assigned before it is read.
+    pub observe_globals: bool,
 }
 
 impl Default for Semantics {
@@ -69,6 +73,7 @@ impl Default for Semantics {
             thread_bound: None,
             cooperative: false,
             deadlock: true,
+            observe_globals: false,
         }
     }
 }
@@ -273,12 +278,16 @@ impl<'p> Machine<'p> {
     /// Getafix lock, which the machine itself reads, always is).
     #[inline]
     pub fn global_live_before(&self, proc: u32, pc: u32, g: usize) -> bool {
-        self.lock_global == Some(g as u32) || self.global_live.live(proc, pc, g)
+        self.semantics.observe_globals
+            || self.lock_global == Some(g as u32)
+            || self.global_live.live(proc, pc, g)
     }
 
     /// Whether some statement may read global `g` (the Getafix lock always counts as read).
     pub fn global_read_anywhere(&self, g: usize) -> bool {
-        self.lock_global == Some(g as u32) || self.global_live.read_anywhere(g)
+        self.semantics.observe_globals
+            || self.lock_global == Some(g as u32)
+            || self.global_live.read_anywhere(g)
     }
 
     pub fn shared_count(&self) -> usize {
