@@ -387,6 +387,17 @@ fn a_bad_formula_is_shown_with_a_caret_and_other_engines_refuse_ltl() {
         "{}",
         err(&o)
     );
+    // a thread bound would make a state whose next step creates a thread look like an end
+    let o = zingrs(&["check", &m, "--ltl", "F @L", "--threads", "2"]);
+    assert_eq!(code(&o), Some(7), "{}", err(&o));
+    assert!(
+        err(&o).contains("--ltl needs every thread creation enabled"),
+        "{}",
+        err(&o)
+    );
+    let spawn = model(&dir, "spawn.bp", &zingrs::gen::random_spawn_bp(1));
+    let o = zingrs(&["check", &spawn, "--ltl", "F true"]);
+    assert_eq!(code(&o), Some(7), "{}", err(&o));
     let o = zingrs(&["check", &m, "--ltl", "F @L", "--liveness"]);
     assert_eq!(code(&o), Some(7), "conflicting options: {}", err(&o));
     assert!(err(&o).contains("cannot be used with"), "{}", err(&o));

@@ -341,6 +341,13 @@ fn liveness_options(
     if o.contexts.is_some() {
         return Err(format!("{flag} does not combine with --contexts (a context bound cuts every cycle that switches threads without end)"));
     }
+    if o.ltl.is_some() && (o.threads.is_some() || opts.deepen_threads) {
+        // a state whose only step creates a thread past the bound would look like the end
+        // of a run, which LTL takes as its last state repeated forever
+        return Err(
+            "--ltl needs every thread creation enabled: it does not combine with --threads, nor with a model that creates threads without bound".into(),
+        );
+    }
     // an accept that a step begun at an earlier node runs on into (the first statement of a
     // `foreach` body or of a type-switch case) is not where its thread rests: the search, which
     // looks at the node a thread's step begins at, would not see it
