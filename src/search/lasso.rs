@@ -66,36 +66,11 @@ pub fn check(
     ltl: Option<&crate::ltl::Ltl>,
     fair: bool,
 ) -> Result<(), String> {
+    let states = lasso_states(m, path, cycle_start, property == Liveness::Ltl)?;
     if fair {
-        weakly_fair(m, path, cycle_start)?;
+        weakly_fair(m, path, &states, cycle_start)?;
     }
     let n = path.choices.len();
-    if property == Liveness::Ltl {
-        return check_ltl(m, path, cycle_start, ltl.ok_or("it names no LTL formula")?);
-    }
-    if cycle_start >= n {
-        return Err(format!(
-            "its cycle is empty (it starts at step {}, the path has {n} step{})",
-            cycle_start + 1,
-            if n == 1 { "" } else { "s" }
-        ));
-    }
-    let replayed = super::replay_keeping(m, path, true)?;
-    if replayed.violation.is_some() {
-        return Err("the path ends in an error, not in a cycle".into());
-    }
-    let states = &replayed.states;
-    if states.len() != n + 1 {
-        return Err("the replay kept too few states".into());
-    }
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    crate::canon::encode(&states[cycle_start], &mut a);
-    crate::canon::encode(&states[n], &mut b);
-    if a != b {
-        return Err(format!(
-            "its cycle does not close: the state after its last step is not the state it starts at (after the first {cycle_start} steps)"
-        ));
-    }
     match property {
         Liveness::Terminates => Ok(()),
         Liveness::Accept => {
@@ -107,7 +82,14 @@ pub fn check(
                 Err("its cycle runs no accepting step (`accept` with a true condition)".into())
             }
         }
-        Liveness::Ltl => unreachable!("checked above"),
+        Liveness::Ltl => {
+            let ltl = ltl.ok_or("it names no LTL formula")?;
+            if ltl.violated_by(m, &states, cycle_start) {
+                Ok(())
+            } else {
+                Err(format!("its run satisfies the formula {}", ltl.text))
+            }
+        }
         Liveness::Progress => match (cycle_start..n).find(|&i| progress_state(m, &states[i])) {
             None => Ok(()),
             Some(i) => Err(format!(
@@ -117,26 +99,34 @@ pub fn check(
     }
 }
 
-/// [`check`] for an LTL formula: the path is a lasso (or a run that ends where no thread can
-/// move) whose word of states the automaton of the negated formula accepts.
-fn check_ltl(
+/// The states of the lasso `path` (the initial one, then one per choice), once the path is
+/// checked to replay without an error and its cycle to close: the state after its last step
+/// is the state it starts at (equal canonical bytes), or, with `empty_ok` (LTL) and the
+/// cycle starting at the end, no thread can move in its last state.
+fn lasso_states(
     m: &Machine,
     path: &Path,
     cycle_start: usize,
-    ltl: &crate::ltl::Ltl,
-) -> Result<(), String> {
+    empty_ok: bool,
+) -> Result<Vec<State>, String> {
     let n = path.choices.len();
+    let s = if n == 1 { "" } else { "s" };
+    if !empty_ok && cycle_start >= n {
+        return Err(format!(
+            "its cycle is empty (it starts at step {}, the path has {n} step{s})",
+            cycle_start + 1
+        ));
+    }
     if cycle_start > n {
         return Err(format!(
-            "its cycle starts after step {cycle_start}, but the path has {n} step{}",
-            if n == 1 { "" } else { "s" }
+            "its cycle starts after step {cycle_start}, but the path has {n} step{s}"
         ));
     }
     let replayed = super::replay_keeping(m, path, true)?;
     if replayed.violation.is_some() {
         return Err("the path ends in an error, not in a cycle".into());
     }
-    let states = &replayed.states;
+    let states = replayed.states;
     if states.len() != n + 1 {
         return Err("the replay kept too few states".into());
     }
@@ -144,21 +134,17 @@ fn check_ltl(
         if !ends(m, &states[n]) {
             return Err("its run does not end: a thread can still move in its last state".into());
         }
-    } else {
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        crate::canon::encode(&states[cycle_start], &mut a);
-        crate::canon::encode(&states[n], &mut b);
-        if a != b {
-            return Err(format!(
-                "its cycle does not close: the state after its last step is not the state it starts at (after the first {cycle_start} steps)"
-            ));
-        }
+        return Ok(states);
     }
-    if ltl.violated_by(m, states, cycle_start) {
-        Ok(())
-    } else {
-        Err(format!("its run satisfies the formula {}", ltl.text))
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    crate::canon::encode(&states[cycle_start], &mut a);
+    crate::canon::encode(&states[n], &mut b);
+    if a != b {
+        return Err(format!(
+            "its cycle does not close: the state after its last step is not the state it starts at (after the first {cycle_start} steps)"
+        ));
     }
+    Ok(states)
 }
 
 /// Whether no thread can take a step in `s` (every one finished or blocked).
@@ -178,15 +164,20 @@ fn can_move(m: &Machine, s: &State, t: usize) -> bool {
         .any(|o| !matches!(o, crate::runtime::Outcome::Pruned))
 }
 
-/// Checks that the cycle of the lasso `path` is weakly fair: every thread that can move in
-/// each of its states moves in one of its steps (an empty cycle, a run that ends, is).
-fn weakly_fair(m: &Machine, path: &Path, cycle_start: usize) -> Result<(), String> {
+/// Checks that the cycle of the lasso `path` (whose states are `states`) is weakly fair:
+/// every thread that can move in each of its states moves in one of its steps (an empty
+/// cycle, a run that ends, is).
+fn weakly_fair(
+    m: &Machine,
+    path: &Path,
+    states: &[State],
+    cycle_start: usize,
+) -> Result<(), String> {
     let n = path.choices.len();
     if cycle_start >= n {
         return Ok(());
     }
-    let replayed = super::replay_keeping(m, path, true)?;
-    let states = &replayed.states[cycle_start..n];
+    let states = &states[cycle_start..n];
     let threads = states.iter().map(|s| s.threads.len()).max().unwrap_or(0);
     for t in 0..threads {
         let moves = path.choices[cycle_start..]
