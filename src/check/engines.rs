@@ -252,7 +252,7 @@ pub(super) fn deepen_threads(
             m.program,
             Semantics {
                 thread_bound: Some(k),
-                ..m.semantics
+                ..m.semantics.clone()
             },
         );
         let round = Options {
@@ -296,7 +296,7 @@ pub(super) fn check_all<'p>(
     opts: &Options,
 ) -> Result<Report<'p>, CheckError> {
     let program = m.program;
-    let semantics = m.semantics;
+    let semantics = m.semantics.clone();
     let mut reports: Vec<Report> = Vec::new();
     let mut refusals: Vec<String> = Vec::new();
     for e in applicable_engines(
@@ -312,7 +312,7 @@ pub(super) fn check_all<'p>(
         // this engine's memory limit, armed on this thread for its run only
         let guard = search::watchdog::guard(opts.limits.memory);
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_engine(e, program, m.semantics, opts)
+            run_engine(e, program, m.semantics.clone(), opts)
         }));
         drop(guard);
         let run = match run {

@@ -16,11 +16,13 @@
 mod engines;
 mod options;
 mod parse;
+pub mod properties;
 mod result;
 
 pub use engines::{applicable_engines, portfolio, run_engine, run_engine_on, Replays};
 pub use options::{options_and_semantics, CheckOptions, Engine, Search};
 pub use parse::{parse_bytes, parse_file, parse_str, ParseError, Parsed};
+pub use properties::properties;
 pub use result::report_of;
 
 use crate::report::{self, exit, Report};
@@ -127,6 +129,11 @@ pub struct Check<'p> {
     bounds: Vec<Option<u32>>,
     contexts_from: Option<u32>,
     notes: Vec<String>,
+    /// The properties checked (all, or those `--property` selects), for `--keep-going`'s
+    /// table; empty without `--keep-going`.
+    table: Vec<properties::Listed>,
+    /// `--property`'s ids.
+    selected: Vec<String>,
 }
 
 impl<'p> Check<'p> {
@@ -152,7 +159,27 @@ impl<'p> Check<'p> {
                 ))
             }
         };
-        let (mut opts, semantics) = options_and_semantics(o, program);
+        let (mut opts, mut semantics) = options_and_semantics(o, program);
+        let mut table = if o.keep_going || !o.properties.is_empty() {
+            properties::listed(program, o)
+        } else {
+            Vec::new()
+        };
+        if !o.properties.is_empty() {
+            if o.property().is_some() {
+                return Err(CheckError::Options(
+                    "--property selects among safety properties: it does not combine with --liveness or --ltl".into(),
+                ));
+            }
+            let s = properties::select(&table, &o.properties, &program.source.name)?;
+            opts.targets = s.targets;
+            semantics.deadlock = s.deadlock;
+            semantics.selection = Some(Arc::new(s.selection));
+            table.retain(|p| o.properties.contains(&p.info.id));
+        }
+        if !o.keep_going {
+            table.clear();
+        }
         if let (Some(f), None) = (&o.ltl, &opts.ltl) {
             // the formula did not compile: why
             if let Err(e) = crate::ltl::Ltl::compile(f, program) {
@@ -198,6 +225,19 @@ impl<'p> Check<'p> {
         // the bdd engine's product search completes each context before the next: its run at
         // the largest bound also finds the smallest bound that reaches an error, and the runs
         // at smaller bounds would only repeat its first contexts
+        // the bdd engine's search under a context bound runs a product program of its own,
+        // whose nodes the selection does not name
+        if !o.properties.is_empty()
+            && o.contexts.is_some()
+            && matches!(engine, Engine::Bdd | Engine::All)
+            && program.lang == zingrs_lang::Lang::Bp
+            && program.is_concurrent()
+        {
+            return Err(CheckError::NotApplicable {
+                engine: Engine::Bdd,
+                reason: "--property does not combine with the bdd engine under --contexts (use --engine explicit)".into(),
+            });
+        }
         let bounds = if engine == Engine::Bdd
             && o.contexts_from.is_some()
             && crate::symbolic::contexts::completes_contexts_in_order(program, &opts)
@@ -214,6 +254,8 @@ impl<'p> Check<'p> {
             bounds,
             contexts_from: o.contexts_from,
             notes,
+            table,
+            selected: o.properties.clone(),
         })
     }
 
@@ -255,7 +297,7 @@ impl<'p> Check<'p> {
         let engine = self.engine;
         let name = program.source.name.as_str();
         // the machines outlive the search: the report's traces are built from them
-        let m = Arc::new(Machine::new(program, self.semantics));
+        let m = Arc::new(Machine::new(program, self.semantics.clone()));
         // the coverability engine checks every number of threads: under `all` it runs, and
         // its counterexamples replay, without the --threads bound the others run under
         let m_unbounded = if engine == Engine::All && self.semantics.thread_bound.is_some() {
@@ -263,7 +305,7 @@ impl<'p> Check<'p> {
                 program,
                 Semantics {
                     thread_bound: None,
-                    ..self.semantics
+                    ..self.semantics.clone()
                 },
             ))
         } else {
@@ -309,6 +351,11 @@ impl<'p> Check<'p> {
             });
         }
         report.source_hash = report::source_hash(&program.source.text);
+        if !self.table.is_empty() {
+            report.properties =
+                properties::statuses(&self.table, &report, program, report.exhaustive);
+        }
+        report.selected = self.selected.clone();
         Ok(report)
     }
 }

@@ -85,8 +85,12 @@ pub struct CheckOptions {
     pub no_mod_ref: bool,
     /// `--context-tuples` (bdd engine).
     pub context_tuples: bool,
-    /// `--keep-going`: report every distinct error, not only the first.
+    /// `--keep-going`: report every distinct error, not only the first, and end with each
+    /// property's status ([`super::properties`]).
     pub keep_going: bool,
+    /// `--property ID`: check only these properties (ids from [`super::properties()`]);
+    /// empty: all.
+    pub properties: Vec<String>,
     /// `--max-depth`, `--max-states`, `--timeout`, `--memory`; `progress` draws the progress
     /// line on standard error (the command line's default, off here).
     pub limits: Limits,
@@ -122,6 +126,7 @@ impl Default for CheckOptions {
             no_mod_ref: false,
             context_tuples: false,
             keep_going: false,
+            properties: Vec::new(),
             limits: Limits::default(),
             zing_layout: false,
             trace: true,
@@ -207,6 +212,7 @@ pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Options, S
         deadlock: o.deadlock,
         // an LTL formula reads the globals: none may be treated as dead
         observe_globals: o.ltl.is_some(),
+        selection: None,
     };
     (opts, semantics)
 }

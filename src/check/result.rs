@@ -89,6 +89,15 @@ pub(super) fn report_with<'p>(
     r.assertions = m.semantics.check_assertions;
     r.cooperative = m.semantics.cooperative;
     r.fewest_switches = result.fewest_switches;
+    // the coverability engine reports its first error only, even under --keep-going
+    r.exhaustive = result.limit.is_none()
+        && !result.cut
+        && !result.context_cut
+        && !result.thread_cut
+        && !result.deadlocks_unchecked
+        && m.semantics.thread_bound.is_none()
+        && (result.findings.is_empty()
+            || (opts.keep_going && engine != Engine::Coverability.name()));
     r.path = path;
     let s = &result.stats;
     // only the explicit engines keep a stack, a search depth and a table of fingerprints

@@ -198,6 +198,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
         deadlock: true,
         // an LTL lasso was found with every global observed
         observe_globals: matches!(claim, Claim::Cycle(search::Liveness::Ltl, ..)),
+        selection: None,
     };
     let m = std::sync::Arc::new(Machine::new(&program, semantics));
     let wrong = |e: String| {

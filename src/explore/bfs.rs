@@ -89,12 +89,12 @@ impl Explorer<'_, '_> {
                             if self.advance(&s, ctx, choice, Kind::Internal).is_none() {
                                 continue;
                             }
-                            let key = Self::assertion_key(&s, choice);
                             let f = self.violation_finding(
                                 v,
                                 choice,
                                 path_to(&inits, &tree, node, Some(choice)),
                             );
+                            let key = Self::violation_key(&s, choice, &f);
                             if self.found(f, key) {
                                 return;
                             }

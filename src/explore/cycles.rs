@@ -317,8 +317,8 @@ impl Cycles {
                     if !report || ex.advance(s, ctx, choice, Kind::Internal).is_none() {
                         continue;
                     }
-                    let key = Explorer::assertion_key(s, choice);
                     let f = ex.violation_finding(v, choice, path_of(init, &[stack], Some(choice)));
+                    let key = Explorer::violation_key(s, choice, &f);
                     if ex.found(f, key) {
                         return Err(Stop);
                     }

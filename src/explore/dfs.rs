@@ -676,12 +676,13 @@ impl Explorer<'_, '_> {
             let state = match outcome {
                 Outcome::Pruned => unreachable!("pruned outcomes are skipped"),
                 Outcome::Violation(v) => {
-                    let key = Self::assertion_key(parent, choice);
+                    let at = Self::step_start(parent, choice);
                     let f = self.violation_finding(
                         v,
                         choice,
                         Self::path_of(&init, &prefix, &stack, Some(choice)),
                     );
+                    let key = Self::with_kind(at, &f);
                     if self.found(f, key) {
                         return true;
                     }

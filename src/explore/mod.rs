@@ -622,8 +622,25 @@ impl Explorer<'_, '_> {
         Arrive::Expand
     }
 
-    fn assertion_key(s: &State, c: Choice) -> (u8, u32, u32) {
-        let f = s.threads[c.thread as usize].stack.top();
-        (0, f.map_or(0, |f| f.proc), f.map_or(0, |f| f.pc))
+    /// The key under which a violation found by a step of `c.thread` from `s` is reported
+    /// once (`--keep-going`): the node the step starts at (where the report places it) and
+    /// the finding's kind, so that an assertion and a runtime error of one statement are two.
+    fn violation_key(s: &State, c: Choice, f: &Finding) -> (u8, u32, u32) {
+        Self::with_kind(Self::step_start(s, c), f)
+    }
+
+    /// The node thread `c.thread`'s step from `s` starts at.
+    fn step_start(s: &State, c: Choice) -> (u32, u32) {
+        let top = s.threads[c.thread as usize].stack.top();
+        (top.map_or(0, |f| f.proc), top.map_or(0, |f| f.pc))
+    }
+
+    /// [`Explorer::violation_key`] of a finding at the step start `at`.
+    fn with_kind(at: (u32, u32), f: &Finding) -> (u8, u32, u32) {
+        let kind = match f {
+            Finding::Runtime { error, .. } => 16 + *error as u8,
+            _ => 0,
+        };
+        (kind, at.0, at.1)
     }
 }

@@ -12,7 +12,7 @@ mod verify;
 mod walk;
 
 pub use invalid::invalid_json;
-pub use render::{header, render, render_to, Format, TraceDetail};
+pub use render::{header, render, render_properties, render_to, Format, TraceDetail};
 pub use trace::build_trace;
 pub use verify::{verify, Claim};
 pub use walk::Shows;
@@ -546,6 +546,40 @@ pub struct Finding<'m> {
     pub trace: Option<Trace<'m>>,
 }
 
+/// A property a check looks at, with its stable id (`check --show-properties`; see
+/// [`crate::check::properties()`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Property {
+    /// The id `--property` takes.
+    pub id: String,
+    /// `assertion`, `target-label`, `deadlock`, or the runtime error's kind
+    /// (`null-dereference`, `index-out-of-range`, ...).
+    pub kind: String,
+    /// The procedure it is in (`None` for the deadlock and infinite-loop checks).
+    pub procedure: Option<String>,
+    /// 1-based line and column (0 where it is nowhere in particular).
+    pub line: u32,
+    pub column: u32,
+    /// The condition, label or statement, as written.
+    pub text: String,
+}
+
+/// One property's status after a check (`--keep-going`'s table; see
+/// [`crate::check::properties`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PropertyStatus {
+    /// Its stable id (`check --show-properties`).
+    pub id: String,
+    /// `assertion`, `target-label`, `deadlock`, or a runtime error's kind.
+    pub kind: String,
+    pub procedure: Option<String>,
+    /// 1-based; 0 where it is nowhere in particular.
+    pub line: u32,
+    pub column: u32,
+    /// `violated`, `not violated` (the search ended and looked for every error), `unknown`.
+    pub status: String,
+}
+
 /// One engine's answer under `--engine all`: the per-engine table of the text report,
 /// `--stats` and JSON's `engines`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -628,6 +662,13 @@ pub struct Report<'m> {
     /// not written, for a single engine).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub engines: Vec<EngineRun>,
+    /// Each property's status (`--keep-going`; empty, and not written, otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub properties: Vec<PropertyStatus>,
+    /// `--property`: the ids of the only properties checked (the others change which
+    /// outcomes a step has: `zingrs replay` selects them again); empty: all.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub selected: Vec<String>,
     /// The counterexample as the interpreter re-executes it (`zingrs replay` reads this).
     pub path: Option<crate::search::Path>,
     /// Whether assertions were checked (they change which outcomes a step has).
@@ -639,6 +680,10 @@ pub struct Report<'m> {
     /// [`crate::search::SearchResult::fewest_switches`]: `--contexts-from` reports that bound.
     #[serde(skip)]
     pub fewest_switches: Option<u32>,
+    /// The search ended without a limit or a bound cutting it, and (with `--keep-going`)
+    /// reported every distinct error it met: a property it did not find violated is not.
+    #[serde(skip)]
+    pub exhaustive: bool,
 }
 
 impl<'m> Report<'m> {
@@ -655,10 +700,13 @@ impl<'m> Report<'m> {
             more: Vec::new(),
             stats: Stats::default(),
             engines: Vec::new(),
+            properties: Vec::new(),
+            selected: Vec::new(),
             path: None,
             assertions: true,
             cooperative: false,
             fewest_switches: None,
+            exhaustive: false,
         }
     }
 }

@@ -40,8 +40,24 @@ enum Slot {
     ThreadLocal(u32),
 }
 
+/// The properties a check looks at when only some are selected (`check --property`): the
+/// assertions left out act as `assume` (as under `--no-assertions`), and a runtime error
+/// whose check is left out ends its execution unreported. A runtime error belongs to the
+/// node its thread's step starts at (where the report places it). Either way the outcome
+/// stays in its place in the step's list, as [`Outcome::Pruned`]: a path found under a
+/// selection is a path of the program with every property checked, and replays as one.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// The assertions not checked, by node.
+    pub assertions_off: ahash::AHashSet<(zingrs_lang::ir::ProcId, zingrs_lang::ir::Pc)>,
+    /// The runtime errors reported, by the node their step starts at.
+    pub runtime_on: ahash::AHashSet<(zingrs_lang::ir::ProcId, zingrs_lang::ir::Pc, RtError)>,
+    /// The runtime errors reported wherever they happen (the infinite-loop check).
+    pub runtime_anywhere: ahash::AHashSet<RtError>,
+}
+
 /// Options that change the meaning of statements.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Semantics {
     /// Report failing assertions (true) or treat `assert` as `assume` (`--no-assertions`).
     pub check_assertions: bool,
@@ -64,6 +80,32 @@ pub struct Semantics {
     /// them, `check --ltl`): none is dead, so none starts with one value for all its initial
     /// values or takes one value of a `*` it is assigned before it is read.
     pub observe_globals: bool,
+    /// Only some properties are checked (`check --property`); `None`: all.
+    pub selection: Option<std::sync::Arc<Selection>>,
+}
+
+impl Semantics {
+    /// Whether the `assert` at node `pc` of `proc` is checked (otherwise it is an `assume`).
+    pub fn checks_assertion(&self, proc: zingrs_lang::ir::ProcId, pc: zingrs_lang::ir::Pc) -> bool {
+        self.check_assertions
+            && self
+                .selection
+                .as_ref()
+                .is_none_or(|s| !s.assertions_off.contains(&(proc, pc)))
+    }
+
+    /// Whether runtime error `e` in a step that starts at node `pc` of `proc` is reported
+    /// (otherwise the execution ends there, unreported).
+    pub fn reports_error(
+        &self,
+        proc: zingrs_lang::ir::ProcId,
+        pc: zingrs_lang::ir::Pc,
+        e: RtError,
+    ) -> bool {
+        self.selection.as_ref().is_none_or(|s| {
+            s.runtime_anywhere.contains(&e) || s.runtime_on.contains(&(proc, pc, e))
+        })
+    }
 }
 
 impl Default for Semantics {
@@ -74,6 +116,7 @@ impl Default for Semantics {
             cooperative: false,
             deadlock: true,
             observe_globals: false,
+            selection: None,
         }
     }
 }

@@ -54,8 +54,14 @@ impl Summarizer<'_, '_> {
                         thread: 0,
                         outcome: 0,
                     };
-                    let path = self.path_to(r, id, Some(choice));
-                    self.found(Finding::Runtime { error: e, path }, (2, f.proc, f.pc))?;
+                    // (`check --property`: an error left out ends the execution unreported)
+                    if m.semantics.reports_error(f.proc, f.pc, e) {
+                        let path = self.path_to(r, id, Some(choice));
+                        self.found(
+                            Finding::Runtime { error: e, path },
+                            (16 + e as u8, f.proc, f.pc),
+                        )?;
+                    }
                     return Ok(Frontier::of(Vec::new()));
                 }
             };
@@ -94,8 +100,12 @@ impl Summarizer<'_, '_> {
                 Outcome::Moved { .. } => unreachable!("Machine::step builds every successor"),
                 Outcome::Violation(v) => {
                     let path = self.path_to(r, id, Some(choice));
-                    let key = (0, f.proc, f.pc);
-                    if let Err(e) = self.found(Finding::of_violation(v, path), key) {
+                    let kind = match v {
+                        crate::runtime::Violation::Runtime(e) => 16 + e as u8,
+                        crate::runtime::Violation::Assertion => 0,
+                    };
+                    if let Err(e) = self.found(Finding::of_violation(v, path), (kind, f.proc, f.pc))
+                    {
                         stop = Some(e);
                         break;
                     }
@@ -227,10 +237,33 @@ impl Summarizer<'_, '_> {
                 });
             } else if let Outcome::Violation(v) = out {
                 // a receiver through null: the interpreter reports it on the return step
+                let f = s.threads[0].stack.top().expect("a caller frame");
+                let crate::runtime::Violation::Runtime(error) = v else {
+                    unreachable!("a return step fails only at a runtime error")
+                };
+                // (`check --property`: the step starts at one of the callee's returns; the
+                // state is the caller's at its call, or the callee's at its entry)
+                let callee = match &self.m.program.node(f.proc, f.pc).stmt {
+                    Stmt::Call { callee, .. } => *callee,
+                    _ => f.proc,
+                };
+                let returns = self.m.program.procs[callee as usize]
+                    .nodes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, n)| matches!(n.stmt, Stmt::Return { .. }));
+                let reported = returns
+                    .map(|(pc, _)| (callee, pc as u32))
+                    .any(|(q, pc)| self.m.semantics.reports_error(q, pc, error));
+                if !reported {
+                    continue;
+                }
                 let mut path = self.path_to(r, id, None);
                 path.choices.extend(self.expand_summary(target, j as u32));
-                let f = s.threads[0].stack.top().expect("a caller frame");
-                if let Err(e) = self.found(Finding::of_violation(v, path), (2, f.proc, f.pc)) {
+                if let Err(e) = self.found(
+                    Finding::of_violation(v, path),
+                    (16 + error as u8, f.proc, f.pc),
+                ) {
                     self.rec = rec;
                     return Err(e);
                 }

@@ -164,7 +164,8 @@ pub fn search(
             break;
         }
     }
-    if limit.is_some() && !result.findings.is_empty() {
+    // (under --keep-going the limit stays: the errors found are not all there may be)
+    if limit.is_some() && !result.findings.is_empty() && !opts.keep_going {
         result.limit = None;
     }
     result.stats = stats(&e, start);

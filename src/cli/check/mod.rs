@@ -121,9 +121,24 @@ pub struct CheckArgs {
     /// recursion in the threads).
     #[arg(long)]
     pub context_tuples: bool,
-    /// Report every distinct error, not only the first.
+    /// Report every distinct error, not only the first, and end with a table of every
+    /// property (as --show-properties lists them): violated, not violated (the search ended
+    /// without a limit or bound cutting it), or unknown.
     #[arg(long)]
     pub keep_going: bool,
+    /// List the properties the check looks at, with a stable id each, and exit (0) without
+    /// checking: every assertion, --target label and the deadlock check, and in Zing models
+    /// each runtime check a statement carries (null dereference, index, division, overflow,
+    /// choose, exception, blocking select). Ids are PROC.KIND.N (the N-th of that kind in the
+    /// procedure, in source order), `label.NAME`, `deadlock`, `infinite-loop`.
+    #[arg(long)]
+    pub show_properties: bool,
+    /// Check only the property with this id (repeat for several; --show-properties lists
+    /// them). Assertions left out act as `assume`; a runtime error whose check is left out
+    /// ends its execution unreported; labels and the deadlock check left out are not looked
+    /// for.
+    #[arg(long, value_name = "ID")]
+    pub property: Vec<String>,
     /// Check a liveness property (explicit engine): `accept` (the default: no reachable cycle
     /// runs a Zing `accept(e)` with `e` true, as ZING's -ndfsliveness), `terminates` (no
     /// reachable cycle at all: every run ends), `progress` (no reachable cycle avoids every
@@ -198,6 +213,22 @@ pub fn run(a: &CheckArgs) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
+    if a.show_properties {
+        let listed = crate::check::properties(&program, &check_options(a));
+        let printed = report::render_properties(
+            &mut std::io::stdout().lock(),
+            &a.model.display().to_string(),
+            &listed,
+            a.format,
+        );
+        return match printed {
+            Ok(()) => exit::PASSED,
+            Err(e) => {
+                eprintln!("error: standard output: {e}");
+                exit::OUTPUT
+            }
+        };
+    }
     let check = match Check::new(&program, &check_options(a)) {
         Ok(c) => c,
         Err(e) => return usage_error(&e.to_string()),
@@ -409,6 +440,7 @@ fn check_options(a: &CheckArgs) -> CheckOptions {
         no_mod_ref: a.no_mod_ref,
         context_tuples: a.context_tuples,
         keep_going: a.keep_going,
+        properties: a.property.clone(),
         limits: Limits {
             max_depth: a.max_depth,
             max_states: a.max_states,

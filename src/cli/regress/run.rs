@@ -283,7 +283,7 @@ pub(super) fn run_config(
     // this run's memory limit, armed on this thread only: other models run beside it
     let guard = watchdog::guard(opts.limits.memory);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_engine(c.engine, program, semantics, &opts).map(|result| {
+        run_engine(c.engine, program, semantics.clone(), &opts).map(|result| {
             let m = std::sync::Arc::new(Machine::new(program, semantics));
             let report = report_of(&m, "model", c.engine.name(), &result, &opts);
             run_of(&c.name, &report, 0.0)

@@ -68,11 +68,14 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
         more,
         stats,
         engines,
+        properties,
+        selected,
         path,
         assertions,
         cooperative,
         // not written: the `contexts` counter the CLI adds names the bound reported
         fewest_switches: _,
+        exhaustive: _,
     } = r;
     let buf = &mut Vec::with_capacity(1 << 12);
     w.write_all(b"{")?;
@@ -90,6 +93,12 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
     field(w, 1, "stats", false, |w| value(w, stats, 1, buf))?;
     if !engines.is_empty() {
         field(w, 1, "engines", false, |w| value(w, engines, 1, buf))?;
+    }
+    if !properties.is_empty() {
+        field(w, 1, "properties", false, |w| value(w, properties, 1, buf))?;
+    }
+    if !selected.is_empty() {
+        field(w, 1, "selected", false, |w| value(w, selected, 1, buf))?;
     }
     field(w, 1, "path", false, |w| match path {
         Some(p) => path_value(w, p, buf),

@@ -86,6 +86,43 @@ pub fn render_to(
     w.flush()
 }
 
+/// `check --show-properties`: the properties of `model`, one line each in text (id, kind,
+/// place, what is written there), or a JSON object `{"model", "properties": [...]}`.
+pub fn render_properties(
+    out: &mut dyn std::io::Write,
+    model: &str,
+    properties: &[super::Property],
+    format: Format,
+) -> std::io::Result<()> {
+    if format == Format::Json {
+        let v = serde_json::json!({ "model": model, "properties": properties });
+        serde_json::to_writer_pretty(&mut *out, &v)?;
+        return writeln!(out);
+    }
+    let file = model.rsplit('/').next().unwrap_or(model);
+    let id_w = properties.iter().map(|p| p.id.len()).max().unwrap_or(0);
+    let kind_w = properties.iter().map(|p| p.kind.len()).max().unwrap_or(0);
+    writeln!(
+        out,
+        "{} propert{} in {model}:",
+        properties.len(),
+        if properties.len() == 1 { "y" } else { "ies" }
+    )?;
+    for p in properties {
+        let place = if p.line > 0 {
+            format!("{file}:{}:{}", p.line, p.column)
+        } else {
+            "(the whole model)".to_string()
+        };
+        let line = format!(
+            "  {:<id_w$}  {:<kind_w$}  {place}  {}",
+            p.id, p.kind, p.text
+        );
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
 fn values(step: &super::TraceStep) -> String {
     step.values
         .iter()

@@ -246,6 +246,7 @@ pub(super) fn text(
         }
     }
     engines_table(&mut out, r);
+    properties_table(&mut out, r);
     if stats {
         stats_block(&mut out, r);
     } else if r.stats != Stats::default() {
@@ -261,6 +262,31 @@ pub(super) fn text(
         );
     }
     w.write_all(out.as_bytes())
+}
+
+/// `--keep-going`'s table: each property's id, status and place.
+fn properties_table(out: &mut String, r: &Report) {
+    if r.properties.is_empty() {
+        return;
+    }
+    let file = r.model.rsplit('/').next().unwrap_or(&r.model);
+    let _ = writeln!(out, "Properties:");
+    let id_w = r.properties.iter().map(|p| p.id.len()).max().unwrap_or(0);
+    let status_w = r
+        .properties
+        .iter()
+        .map(|p| p.status.len())
+        .max()
+        .unwrap_or(0);
+    for p in &r.properties {
+        let place = if p.line > 0 {
+            format!("{file}:{}:{}", p.line, p.column)
+        } else {
+            String::new()
+        };
+        let line = format!("  {:<id_w$}  {:<status_w$}  {place}", p.id, p.status);
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
 }
 
 /// `--engine all`'s table: one line per engine that ran, its verdict, its counterexample's

@@ -148,6 +148,31 @@ impl Machine<'_> {
         out: &mut Vec<Outcome>,
         window: Window,
     ) {
+        let first = out.len();
+        self.step_moves_unselected(s, tid, rec, out, window);
+        // `check --property`: a runtime error whose check is not selected ends the execution
+        // unreported; it belongs to the node the step starts at, where the report puts it
+        if let (Some(_), Some(frame)) = (&self.semantics.selection, s.threads[tid].stack.top()) {
+            for o in &mut out[first..] {
+                if let Outcome::Violation(Violation::Runtime(e)) = *o {
+                    if !self.semantics.reports_error(frame.proc, frame.pc, e) {
+                        *o = Outcome::Pruned;
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`Machine::step_moves_in`] with every runtime error reported (a glued step runs on
+    /// through this, so that its errors are selected by where the whole step starts).
+    fn step_moves_unselected<R: Recorder>(
+        &self,
+        s: &State,
+        tid: usize,
+        rec: &mut R,
+        out: &mut Vec<Outcome>,
+        window: Window,
+    ) {
         // a glued statement's outcomes run on into the next statement's, so positions are
         // those of the whole list: such steps are cut afterwards
         let mut win = if self.has_glue { Window::ALL } else { window };
@@ -283,7 +308,11 @@ impl Machine<'_> {
                 )));
                 continue;
             }
-            self.step(&state, tid, rec, out);
+            let at = out.len();
+            self.step_moves_unselected(&state, tid, rec, out, Window::ALL);
+            for o in &mut out[at..] {
+                o.materialize(&state);
+            }
         }
     }
 
@@ -399,12 +428,19 @@ impl Machine<'_> {
             Stmt::Assert { cond } => {
                 let vals = self.values(cond, &env, rec)?;
                 let can_f = vals.contains(&Value::Bool(false));
-                if self.semantics.check_assertions && can_f {
-                    out.push(Outcome::Violation(Violation::Assertion));
+                let checked = self.semantics.check_assertions;
+                if checked && can_f {
+                    // one left out by `check --property` acts as `assume`, its outcomes at
+                    // the same positions (a path replays with every assertion checked)
+                    out.push(if self.semantics.checks_assertion(frame.proc, frame.pc) {
+                        Outcome::Violation(Violation::Assertion)
+                    } else {
+                        Outcome::Pruned
+                    });
                 }
                 if vals.contains(&Value::Bool(true)) {
                     out.push(self.jump(s, tid, next(), false, rec));
-                } else if !self.semantics.check_assertions {
+                } else if !checked {
                     out.push(Outcome::Pruned);
                 }
             }

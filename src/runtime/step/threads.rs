@@ -327,7 +327,7 @@ impl Machine<'_> {
                                     Stmt::Assume { .. }
                                     | Stmt::Constrain { .. }
                                     | Stmt::AtomicBegin => true,
-                                    Stmt::Assert { .. } => !self.semantics.check_assertions,
+                                    Stmt::Assert { .. } => self.assertions_may_filter(),
                                     Stmt::Assign { constrain, .. } => constrain.is_some() || lock,
                                     Stmt::Call { callee, .. } => self.atomic_proc[*callee as usize],
                                     _ => false,
@@ -354,10 +354,21 @@ impl Machine<'_> {
             && (self.has_enforce()
                 || match stmt {
                     Stmt::Assume { .. } | Stmt::Constrain { .. } => true,
-                    Stmt::Assert { .. } => !self.semantics.check_assertions,
+                    Stmt::Assert { .. } => self.assertions_may_filter(),
                     Stmt::Assign { constrain, .. } => constrain.is_some(),
                     _ => false,
                 })
+    }
+
+    /// Whether some `assert` acts as `assume` (`--no-assertions`, or one left out by
+    /// `check --property`).
+    fn assertions_may_filter(&self) -> bool {
+        !self.semantics.check_assertions
+            || self
+                .semantics
+                .selection
+                .as_ref()
+                .is_some_and(|s| !s.assertions_off.is_empty())
     }
 
     fn has_enforce(&self) -> bool {
@@ -377,7 +388,7 @@ impl Machine<'_> {
                 n.invariant.is_some()
                     || match &n.stmt {
                         Stmt::Assume { .. } | Stmt::Constrain { .. } => true,
-                        Stmt::Assert { .. } => !self.semantics.check_assertions,
+                        Stmt::Assert { .. } => self.assertions_may_filter(),
                         Stmt::Assign { constrain, .. } => constrain.is_some(),
                         _ => false,
                     }

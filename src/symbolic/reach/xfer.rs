@@ -109,7 +109,11 @@ impl<'p, B: Bdds> Engine<'_, 'p, B> {
             Stmt::Skip | Stmt::Goto => StmtKey::Jump,
             Stmt::Branch { cond } => StmtKey::Branch(cond),
             Stmt::Assume { cond } => StmtKey::Assume(cond),
-            Stmt::Assert { cond } => StmtKey::Assert(cond),
+            // an assertion not checked is an assume (`--no-assertions`, `check --property`)
+            Stmt::Assert { cond } if self.m.semantics.checks_assertion(q, self.pc(v)) => {
+                StmtKey::Assert(cond)
+            }
+            Stmt::Assert { cond } => StmtKey::Assume(cond),
             Stmt::Assign {
                 targets,
                 values,
@@ -215,7 +219,7 @@ impl<'p, B: Bdds> Engine<'_, 'p, B> {
             },
             Stmt::Assert { cond } => {
                 let s = enc.sets(cond, &unprimed);
-                if self.check_assertions {
+                if self.m.semantics.checks_assertion(q, pc) {
                     Xfer::Assert {
                         t: s.t,
                         bad: s.f,
