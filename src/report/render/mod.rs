@@ -108,14 +108,20 @@ pub fn render_properties(
         properties.len(),
         if properties.len() == 1 { "y" } else { "ies" }
     )?;
-    for p in properties {
-        let place = if p.line > 0 {
-            format!("{file}:{}:{}", p.line, p.column)
-        } else {
-            "(the whole model)".to_string()
-        };
+    let places: Vec<String> = properties
+        .iter()
+        .map(|p| {
+            if p.line > 0 {
+                format!("{file}:{}:{}", p.line, p.column)
+            } else {
+                "(the whole model)".to_string()
+            }
+        })
+        .collect();
+    let place_w = places.iter().map(|p| p.len()).max().unwrap_or(0);
+    for (p, place) in properties.iter().zip(&places) {
         let line = format!(
-            "  {:<id_w$}  {:<kind_w$}  {place}  {}",
+            "  {:<id_w$}  {:<kind_w$}  {place:<place_w$}  {}",
             p.id, p.kind, p.text
         );
         writeln!(out, "{}", line.trim_end())?;
