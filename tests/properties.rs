@@ -1,7 +1,8 @@
 //! `check --show-properties`, `--property ID` and `--keep-going`'s per-property table (issue
 //! 35 item 11): the ids and places listed, one property checked alone, the table's statuses,
 //! and, on random programs of both languages, that a property checked alone is violated
-//! exactly when the table of an exhaustive `--keep-going` run says it is.
+//! exactly when the table of an exhaustive `--keep-going` run says it is. `--coverage` (item
+//! 13): the statements never run, the same from every engine, on a model and on random ones.
 
 mod common {
     pub mod run;
@@ -311,5 +312,140 @@ fn a_property_alone_is_violated_exactly_when_the_table_says_so() {
     assert!(
         compared > 100 && violations > 20 && compared - violations > 20,
         "only {compared} properties compared, {violations} of them violated"
+    );
+}
+
+/// Dead code: a procedure only called under a false condition.
+const DEAD: &str = "decl g;
+void helper() begin
+  g := T;
+end
+void never() begin
+  g := F;
+end
+void main() begin
+  decl x;
+  x := F;
+  if (x) then
+    never();
+  fi
+  helper();
+  assert(g);
+end
+";
+
+#[test]
+fn coverage_lists_the_statements_no_engine_ran() {
+    let m = scratch("dead.bp", DEAD);
+    for engine in ["explicit", "summary", "bdd"] {
+        let o = zingrs(&["check", &m, "--coverage", "--engine", engine]);
+        assert_eq!(o.status.code(), Some(exit::PASSED), "{}", err(&o));
+        let text = out(&o);
+        assert!(
+            text.contains("Coverage: 7 of 10 statements ran; 3 never did:"),
+            "{engine}:\n{text}"
+        );
+        assert!(
+            text.contains("unreached in never:\n    dead.bp:6:3  g := F"),
+            "{text}"
+        );
+        assert!(
+            text.contains("unreached in main:\n    dead.bp:12:5  never()"),
+            "{text}"
+        );
+        let o = zingrs(&[
+            "check",
+            &m,
+            "--coverage",
+            "--engine",
+            engine,
+            "--format",
+            "json",
+        ]);
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        assert_eq!(j["coverage"]["complete"], true);
+        assert_eq!(j["coverage"]["unreached"].as_array().map(Vec::len), Some(3));
+    }
+    // a search a limit cut lists nothing as unreached
+    let o = zingrs(&[
+        "check",
+        &m,
+        "--coverage",
+        "--engine",
+        "explicit",
+        "--max-states",
+        "2",
+    ]);
+    assert!(
+        out(&o).contains("the search did not complete"),
+        "{}",
+        out(&o)
+    );
+    // without --coverage, no section
+    let o = zingrs(&["check", &m, "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert!(j.get("coverage").is_none());
+}
+
+/// On random boolean programs and Zing models: every engine that completes a check (the
+/// explicit search with and without transactions, the summary engine, bdd on sequential
+/// boolean programs) leaves the same statements unreached.
+#[test]
+fn every_engine_leaves_the_same_statements_unreached() {
+    use zingrs::search::Reduction;
+    let (mut compared, mut dead) = (0, 0);
+    for seed in 0..30 {
+        for (text, lang) in [
+            (zingrs::gen::random_bp(seed, 8), Lang::Bp),
+            (zingrs::gen::random_zing(seed), Lang::Zing),
+        ] {
+            let Ok(parsed) = zingrs::parse_str("m", &text, lang) else {
+                continue;
+            };
+            let program = parsed.program;
+            let mut runs = vec![
+                (Engine::Explicit, Some(Reduction::None)),
+                (Engine::Explicit, None),
+                (Engine::Summary, None),
+            ];
+            if lang == Lang::Bp && !program.is_concurrent() {
+                runs.push((Engine::Bdd, None));
+            }
+            let mut lists = Vec::new();
+            for (engine, reduction) in runs {
+                let opts = CheckOptions {
+                    engine,
+                    reduction,
+                    coverage: true,
+                    keep_going: true,
+                    trace: false,
+                    limits: zingrs::search::Limits {
+                        max_states: Some(20_000),
+                        ..Default::default()
+                    },
+                    ..CheckOptions::default()
+                };
+                let Ok(r) = zingrs::check(&program, &opts) else {
+                    continue;
+                };
+                let c = r.coverage.expect("a coverage section");
+                if c.complete {
+                    lists.push((engine, reduction, c.unreached));
+                }
+            }
+            for w in lists.windows(2) {
+                assert_eq!(
+                    w[0].2, w[1].2,
+                    "seed {seed} {lang:?}: {:?}/{:?} and {:?}/{:?} differ\n{text}",
+                    w[0].0, w[0].1, w[1].0, w[1].1
+                );
+                compared += 1;
+            }
+            dead += lists.first().map_or(0, |l| l.2.len());
+        }
+    }
+    assert!(
+        compared > 60 && dead > 10,
+        "{compared} pairs compared, {dead} statements unreached"
     );
 }

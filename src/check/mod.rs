@@ -13,6 +13,7 @@
 //!
 //! (`examples/library.rs` runs this: `cargo run --example library`.)
 
+mod coverage;
 mod engines;
 mod options;
 mod parse;
@@ -180,6 +181,21 @@ impl<'p> Check<'p> {
         if !o.keep_going {
             table.clear();
         }
+        let mut notes = Vec::new();
+        if o.coverage {
+            semantics.coverage = Some(Arc::new(crate::runtime::Coverage::new(program)));
+            // a persistent set runs one thread ahead of the others: a statement that only
+            // another order reaches would look unreached
+            let without_por = match opts.reduction {
+                search::Reduction::All => search::Reduction::Transactions,
+                search::Reduction::Por => search::Reduction::None,
+                r => r,
+            };
+            if without_por != opts.reduction && o.reduction.is_some() {
+                notes.push("partial-order reduction is off under --coverage (it leaves orders unexplored, whose statements would look unreached)".to_string());
+            }
+            opts.reduction = without_por;
+        }
         if let (Some(f), None) = (&o.ltl, &opts.ltl) {
             // the formula did not compile: why
             if let Err(e) = crate::ltl::Ltl::compile(f, program) {
@@ -202,10 +218,10 @@ impl<'p> Check<'p> {
                     .into(),
             ));
         }
-        let mut notes = Vec::new();
         if let Some(property) = o.property() {
-            notes =
-                liveness_options(o, program, property, &mut opts).map_err(CheckError::Options)?;
+            notes.extend(
+                liveness_options(o, program, property, &mut opts).map_err(CheckError::Options)?,
+            );
         }
         let engine = match o.engine {
             // the cycle search is the explicit engine's (`liveness_options` refused the others)
@@ -227,7 +243,7 @@ impl<'p> Check<'p> {
         // at smaller bounds would only repeat its first contexts
         // the bdd engine's search under a context bound runs a product program of its own,
         // whose nodes the selection does not name
-        if !o.properties.is_empty()
+        if (!o.properties.is_empty() || o.coverage)
             && o.contexts.is_some()
             && matches!(engine, Engine::Bdd | Engine::All)
             && program.lang == zingrs_lang::Lang::Bp
@@ -235,7 +251,7 @@ impl<'p> Check<'p> {
         {
             return Err(CheckError::NotApplicable {
                 engine: Engine::Bdd,
-                reason: "--property does not combine with the bdd engine under --contexts (use --engine explicit)".into(),
+                reason: "--property and --coverage do not combine with the bdd engine under --contexts (use --engine explicit)".into(),
             });
         }
         let bounds = if engine == Engine::Bdd
@@ -356,6 +372,9 @@ impl<'p> Check<'p> {
                 properties::statuses(&self.table, &report, program, report.exhaustive);
         }
         report.selected = self.selected.clone();
+        if let Some(ran) = &self.semantics.coverage {
+            report.coverage = Some(coverage::report(program, ran, report.exhaustive));
+        }
         Ok(report)
     }
 }

@@ -88,6 +88,9 @@ pub struct CheckOptions {
     /// `--keep-going`: report every distinct error, not only the first, and end with each
     /// property's status ([`super::properties`]).
     pub keep_going: bool,
+    /// `--coverage`: report the statements a complete check never ran (partial-order
+    /// reduction is then off).
+    pub coverage: bool,
     /// `--property ID`: check only these properties (ids from [`super::properties()`]);
     /// empty: all.
     pub properties: Vec<String>,
@@ -127,6 +130,7 @@ impl Default for CheckOptions {
             context_tuples: false,
             keep_going: false,
             properties: Vec::new(),
+            coverage: false,
             limits: Limits::default(),
             zing_layout: false,
             trace: true,
@@ -213,6 +217,7 @@ pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Options, S
         // an LTL formula reads the globals: none may be treated as dead
         observe_globals: o.ltl.is_some(),
         selection: None,
+        coverage: None,
     };
     (opts, semantics)
 }

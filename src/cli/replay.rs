@@ -199,6 +199,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
         // an LTL lasso was found with every global observed
         observe_globals: matches!(claim, Claim::Cycle(search::Liveness::Ltl, ..)),
         selection: None,
+        coverage: None,
     };
     let m = std::sync::Arc::new(Machine::new(&program, semantics));
     let wrong = |e: String| {

@@ -564,6 +564,30 @@ pub struct Property {
     pub text: String,
 }
 
+/// `check --coverage`: the statements that ran, and those a complete check never ran.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CoverageReport {
+    /// The check ended without a limit or bound cutting it (and, with errors, found every
+    /// one it met): only then is `unreached` given (empty otherwise).
+    pub complete: bool,
+    /// The model's statements (nodes grouped by where they start in the source).
+    pub statements: u64,
+    /// Those that ran.
+    pub reached: u64,
+    /// Those that never ran, per procedure in source order.
+    pub unreached: Vec<Unreached>,
+}
+
+/// A statement a complete check never ran.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Unreached {
+    pub procedure: String,
+    pub line: u32,
+    pub column: u32,
+    /// The statement as written (its first line).
+    pub statement: String,
+}
+
 /// One property's status after a check (`--keep-going`'s table; see
 /// [`crate::check::properties`]).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -669,6 +693,9 @@ pub struct Report<'m> {
     /// outcomes a step has: `zingrs replay` selects them again); empty: all.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub selected: Vec<String>,
+    /// `--coverage`: the statements that ran and those that never did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<CoverageReport>,
     /// The counterexample as the interpreter re-executes it (`zingrs replay` reads this).
     pub path: Option<crate::search::Path>,
     /// Whether assertions were checked (they change which outcomes a step has).
@@ -702,6 +729,7 @@ impl<'m> Report<'m> {
             engines: Vec::new(),
             properties: Vec::new(),
             selected: Vec::new(),
+            coverage: None,
             path: None,
             assertions: true,
             cooperative: false,

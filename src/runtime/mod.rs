@@ -5,6 +5,7 @@
 //! can name a choice by its index and replay it). It also reports the step's transition record
 //! (reads, allocations, writes) to a [`Recorder`].
 
+mod coverage;
 mod dataflow;
 mod eval;
 mod fault;
@@ -20,6 +21,7 @@ mod state;
 mod step;
 mod value;
 
+pub use coverage::Coverage;
 pub use eval::{int_bounds, Env, Mask, RtError, ANY, CAN_F, CAN_T};
 pub use fault::{non_null, Access, Fault};
 pub use init::InitialStates;
@@ -82,6 +84,10 @@ pub struct Semantics {
     pub observe_globals: bool,
     /// Only some properties are checked (`check --property`); `None`: all.
     pub selection: Option<std::sync::Arc<Selection>>,
+    /// `check --coverage`: where the statements that run are recorded (no change of
+    /// meaning; here so that every machine a check makes from these semantics records into
+    /// the same place).
+    pub coverage: Option<std::sync::Arc<Coverage>>,
 }
 
 impl Semantics {
@@ -117,6 +123,7 @@ impl Default for Semantics {
             deadlock: true,
             observe_globals: false,
             selection: None,
+            coverage: None,
         }
     }
 }

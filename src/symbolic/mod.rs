@@ -137,6 +137,16 @@ pub fn search(
     let _gc = bdd.manager_guard();
     let mut e = reach::Engine::new(m, bdd, *sym, &opts.targets);
     let limit = e.run(opts);
+    // `check --coverage`: a node with a reached path edge is one a thread stands at in a
+    // reachable state, which its step starts from
+    if let Some(c) = &m.semantics.coverage {
+        use bdd::Bdds as _;
+        for (v, f) in e.reached.iter().enumerate() {
+            if !e.bdd.is_false(f) {
+                c.mark(e.proc_of[v], e.pc(v as u32));
+            }
+        }
+    }
     let mut result = SearchResult {
         limit,
         ..Default::default()

@@ -139,6 +139,11 @@ pub struct CheckArgs {
     /// for.
     #[arg(long, value_name = "ID")]
     pub property: Vec<String>,
+    /// After a check that ends without a limit or bound cutting it, list the statements that
+    /// never ran, per procedure (SPIN's "unreached in proctype"): dead code, or code the
+    /// model's environment never exercises. Partial-order reduction is off under it.
+    #[arg(long)]
+    pub coverage: bool,
     /// Check a liveness property (explicit engine): `accept` (the default: no reachable cycle
     /// runs a Zing `accept(e)` with `e` true, as ZING's -ndfsliveness), `terminates` (no
     /// reachable cycle at all: every run ends), `progress` (no reachable cycle avoids every
@@ -441,6 +446,7 @@ fn check_options(a: &CheckArgs) -> CheckOptions {
         context_tuples: a.context_tuples,
         keep_going: a.keep_going,
         properties: a.property.clone(),
+        coverage: a.coverage,
         limits: Limits {
             max_depth: a.max_depth,
             max_states: a.max_states,

@@ -70,6 +70,7 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
         engines,
         properties,
         selected,
+        coverage,
         path,
         assertions,
         cooperative,
@@ -99,6 +100,9 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
     }
     if !selected.is_empty() {
         field(w, 1, "selected", false, |w| value(w, selected, 1, buf))?;
+    }
+    if let Some(c) = coverage {
+        field(w, 1, "coverage", false, |w| value(w, c, 1, buf))?;
     }
     field(w, 1, "path", false, |w| match path {
         Some(p) => path_value(w, p, buf),

@@ -247,6 +247,7 @@ pub(super) fn text(
     }
     engines_table(&mut out, r);
     properties_table(&mut out, r);
+    coverage_lines(&mut out, r);
     if stats {
         stats_block(&mut out, r);
     } else if r.stats != Stats::default() {
@@ -262,6 +263,39 @@ pub(super) fn text(
         );
     }
     w.write_all(out.as_bytes())
+}
+
+/// `--coverage`: how many statements ran, and those a complete check never ran, by
+/// procedure.
+fn coverage_lines(out: &mut String, r: &Report) {
+    let Some(c) = &r.coverage else {
+        return;
+    };
+    let file = r.model.rsplit('/').next().unwrap_or(&r.model);
+    if !c.complete {
+        let _ = writeln!(
+            out,
+            "Coverage: {} of {} statements ran; the search did not complete, so those it did not run are not listed",
+            c.reached, c.statements
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Coverage: {} of {} statements ran; {} never did{}",
+        c.reached,
+        c.statements,
+        c.unreached.len(),
+        if c.unreached.is_empty() { "" } else { ":" }
+    );
+    let mut last: Option<&str> = None;
+    for u in &c.unreached {
+        if last != Some(u.procedure.as_str()) {
+            let _ = writeln!(out, "  unreached in {}:", u.procedure);
+            last = Some(&u.procedure);
+        }
+        let _ = writeln!(out, "    {file}:{}:{}  {}", u.line, u.column, u.statement);
+    }
 }
 
 /// `--keep-going`'s table: each property's id, status and place.

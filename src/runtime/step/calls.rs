@@ -23,6 +23,13 @@ impl Machine<'_> {
         let Some(frame) = thread.stack.top() else {
             return Ok(Vec::new());
         };
+        // (the summary engine returns through here, not through a step)
+        if let Some(c) = &self.semantics.coverage {
+            c.mark(frame.proc, frame.pc);
+        }
+        let Some(frame) = thread.stack.top() else {
+            return Ok(Vec::new());
+        };
         let proc = &self.program.procs[frame.proc as usize];
         let env = Env {
             self_id: tid as u32,

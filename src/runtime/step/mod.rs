@@ -180,6 +180,9 @@ impl Machine<'_> {
         let Some(frame) = thread.stack.top() else {
             return;
         };
+        if let Some(c) = &self.semantics.coverage {
+            c.mark(frame.proc, frame.pc);
+        }
         if let Layout::Getafix {
             init,
             endinit,

@@ -620,9 +620,16 @@ pub(super) fn search(
     let prod = sequentialize(shape, k, &|q, pc| {
         m.switch_point(shape.orig[q as usize], pc)
     })?;
-    // (the product numbers nodes anew: `check --property` refuses the bdd engine under a
-    // context bound, so no selection is lost here)
-    let pm = Machine::new(&prod.program, m.semantics.clone());
+    // (the product numbers nodes anew: `check --property` and `--coverage` refuse the bdd
+    // engine under a context bound, so no selection is lost here)
+    let pm = Machine::new(
+        &prod.program,
+        crate::runtime::Semantics {
+            selection: None,
+            coverage: None,
+            ..m.semantics.clone()
+        },
+    );
     let nodes = prod.role.len();
     let bdd = crate::symbolic::manager_for(
         &prod.program,

@@ -144,7 +144,14 @@ pub(super) fn search(
     start: Instant,
 ) -> Result<(SearchResult, Vec<Option<search::Replayed>>), String> {
     let (aug, x) = augment(shape, k);
-    let am = Machine::new(&aug, m.semantics.clone());
+    let am = Machine::new(
+        &aug,
+        crate::runtime::Semantics {
+            selection: None,
+            coverage: None,
+            ..m.semantics.clone()
+        },
+    );
     let bdd = crate::symbolic::manager_for(&aug, &opts.limits, 1 << 16);
     let _gc = bdd.manager_guard();
     // every procedure may be left and resumed at any point: all globals in every path edge
