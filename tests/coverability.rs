@@ -35,7 +35,7 @@ fn check(file: &str, extra: &[&str]) -> (Output, Duration) {
 }
 
 #[test]
-fn auto_runs_coverability_for_creation_in_a_loop_and_answers_within_a_second() {
+fn auto_runs_coverability_beside_the_explicit_engine_for_creation_in_a_loop() {
     // (model, extra options, exit code): verdicts derived in each model's `why:`
     let cases: &[(&str, &[&str], i32)] = &[
         ("coverability_flag_won_by_one_thread.bp", &[], 0),
@@ -45,7 +45,7 @@ fn auto_runs_coverability_for_creation_in_a_loop_and_answers_within_a_second() {
         ("coverability_async_in_loop_reads_stale_flag.bp", &[], 3),
     ];
     for &(file, extra, code) in cases {
-        let (o, took) = check(file, extra);
+        let (o, _) = check(file, extra);
         let out = text(&o.stdout);
         assert_eq!(
             o.status.code(),
@@ -67,8 +67,6 @@ fn auto_runs_coverability_for_creation_in_a_loop_and_answers_within_a_second() {
                 "{file}: {out}"
             );
         }
-        // the process as a whole, start-up included; the search itself takes milliseconds
-        assert!(took < Duration::from_secs(1), "{file} took {took:?}");
     }
 }
 
@@ -134,7 +132,8 @@ fn auto_answers_with_the_explicit_engine_where_coverability_would_run_long() {
 
 #[test]
 fn auto_proves_a_safe_program_with_coverability() {
-    // safe for any number of threads: only coverability ends, with its proof
+    // safe for any number of threads: only coverability ends, with its proof, which leaves
+    // the explicit engine nothing to find
     let (code, engine, rows, _) = auto_json(&model("coverability_flag_won_by_one_thread.bp"));
     assert_eq!(code, Some(0));
     assert_eq!(engine, "coverability");
@@ -145,6 +144,27 @@ fn auto_proves_a_safe_program_with_coverability() {
             ("coverability".into(), "passed".into(), true),
         ]
     );
+}
+
+/// A deadlock and an assertion error that the two engines of `auto`'s portfolio find in
+/// different times: the answer is the same every run, and it is the explicit engine's
+/// (coverability never answers while the explicit engine may still).
+#[test]
+fn auto_gives_the_same_answer_whichever_engine_ends_first() {
+    let path = format!(
+        "{}/tests/models/spawn_deadlock_and_assertion.bp",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let runs: Vec<_> = (0..6)
+        .map(|_| {
+            let (code, engine, rows, _) = auto_json(&path);
+            (code, engine, rows[0].clone())
+        })
+        .collect();
+    for r in &runs {
+        assert_eq!(r, &runs[0], "{runs:?}");
+    }
+    assert_eq!(runs[0].1, "explicit");
 }
 
 #[test]

@@ -239,7 +239,8 @@ pub fn run_engine_on(
 /// the bound does not enable only removes executions, so every error found is an error of the
 /// program, and its path replays on `m`, which has no bound. Small bounds first, because the
 /// errors sought need few threads and each bounded round is a finite search, where a
-/// depth-first search without a bound would create threads forever.
+/// depth-first search without a bound would create threads forever. `--max-states` bounds
+/// the states of all rounds together.
 pub(super) fn deepen_threads(
     engine: Engine,
     m: &Machine,
@@ -247,6 +248,7 @@ pub(super) fn deepen_threads(
 ) -> Result<search::SearchResult, String> {
     let start = std::time::Instant::now();
     let mut k = m.program.activations.len() as u32 + 1;
+    let mut stored = 0u64;
     loop {
         let bounded = Machine::new(
             m.program,
@@ -262,11 +264,16 @@ pub(super) fn deepen_threads(
                     .limits
                     .timeout
                     .map(|t| t.saturating_sub(start.elapsed())),
+                max_states: opts
+                    .limits
+                    .max_states
+                    .map(|n| n.saturating_sub(stored).max(1)),
                 ..opts.limits.clone()
             },
             ..opts.clone()
         };
         let (mut result, _) = run_engine_on(engine, &bounded, &round)?;
+        stored += result.stats.states;
         let done = !result.findings.is_empty()
             || result.limit.is_some()
             || !result.thread_cut
@@ -410,15 +417,23 @@ pub(super) fn check_all<'p>(
     Ok(r)
 }
 
+/// The states the searching members of a portfolio store at most ([`run_portfolio`]): past
+/// them, the prover answers. A budget of states, not of time, so that the answer does not
+/// depend on which thread the machine runs first.
+pub const PORTFOLIO_STATES: u64 = 100_000;
+
 /// Runs the engines of a portfolio side by side, each on a thread of its own with a cancel
-/// flag ([`crate::limits::Cancel`]) in its limits: the first *final* answer is reported — a
-/// verified counterexample, a complete pass (an explicit search that no thread bound cut), or
-/// any answer of an engine that [`proves`] other than a limit — and the others are stopped and
-/// waited for (they stop at their next limit check, within milliseconds). A loser never
-/// changes the verdict: its result, if it ends before it sees the flag, is not looked at.
-/// When none is final, the prover's answer is reported (`auto`'s single choice before),
-/// else the first member's. The report names the engine that answered and lists every member
-/// ([`report::EngineRun`]; one stopped is `stopped`).
+/// flag ([`crate::limits::Cancel`]) in its limits. The answer is a function of the model, not
+/// of timing: the searching members (the explicit engine) run to a conclusive answer (a
+/// verified counterexample, a complete pass) or to [`PORTFOLIO_STATES`] stored states; the
+/// first conclusive one among them is reported and the others are stopped (within
+/// milliseconds). Otherwise the prover's answer is (the one that [`proves`]: `auto`'s single
+/// choice before), else the first member's. The prover is never stopped by a searcher's
+/// limit, and wins while a searcher may still answer only with a proof that there is no
+/// error (which leaves the searcher nothing to find): a prover's error and a searcher's
+/// other error, found in either order, always give the searcher's. The report
+/// names the engine that answered and lists every member ([`report::EngineRun`]; one
+/// stopped is `stopped`).
 pub(super) fn run_portfolio<'p>(
     m: &Arc<Machine<'p>>,
     name: &str,
@@ -432,16 +447,24 @@ pub(super) fn run_portfolio<'p>(
     let mut refusals: Vec<String> = Vec::new();
     let mut winner: Option<usize> = None;
     let mut panicked: Option<String> = None;
+    // the members that ended (answered, refused the model, or never started)
+    let mut ended: Vec<bool> = members.iter().map(|_| false).collect();
     let (tx, rx) = std::sync::mpsc::channel();
     let start = std::time::Instant::now();
     std::thread::scope(|scope| {
         for (i, &e) in members.iter().enumerate() {
             let tx = tx.clone();
+            let max_states = match opts.limits.max_states {
+                _ if proves(e) => opts.limits.max_states,
+                Some(n) => Some(n.min(PORTFOLIO_STATES)),
+                None => Some(PORTFOLIO_STATES),
+            };
             let opts = Options {
                 limits: Limits {
                     cancel: Some(cancels[i].clone()),
                     // one progress line: the first member's
                     progress: opts.limits.progress && i == 0,
+                    max_states,
                     ..opts.limits.clone()
                 },
                 ..opts.clone()
@@ -457,11 +480,13 @@ pub(super) fn run_portfolio<'p>(
                 });
             if let Err(err) = spawned {
                 refusals.push(format!("{}: cannot start a thread: {err}", e.name()));
+                ended[i] = true;
             }
         }
         drop(tx);
         for (i, run) in rx.iter() {
             let e = members[i];
+            ended[i] = true;
             let mut result = match run {
                 Err(what) => {
                     panicked = Some(format!(
@@ -487,9 +512,20 @@ pub(super) fn run_portfolio<'p>(
                     | exit::RUNTIME_ERROR
                     | exit::INTERNAL
             );
-            let last = proves(e) && r.exit_code != exit::LIMIT;
+            let passed = r.exit_code == exit::PASSED;
             reports[i] = Some(r);
-            if complete || last {
+            // the prover answers only when every searcher has ended without an answer
+            let searching = members
+                .iter()
+                .enumerate()
+                .any(|(j, &f)| !proves(f) && !ended[j]);
+            // (a proof of no error leaves a searcher nothing to find: it answers at once)
+            let answers = if proves(e) {
+                !searching || passed
+            } else {
+                complete
+            };
+            if answers {
                 winner = Some(i);
                 // the others stop at their next check; the scope waits for them
                 for (j, c) in cancels.iter().enumerate() {
