@@ -51,8 +51,11 @@ pub fn error_kind(e: RtError) -> &'static str {
     }
 }
 
-/// The runtime errors a node's own statement may raise (ZING's implicit checks).
-fn node_errors(stmt: &Stmt) -> Vec<RtError> {
+/// The runtime errors a node's own statement may raise (ZING's implicit checks). `this`
+/// (local `this`, an instance method's receiver) is never null: a call through null fails
+/// at the call.
+fn node_errors(stmt: &Stmt, this: Option<u32>) -> Vec<RtError> {
+    let via_this = |e: &Expr| matches!(e, Expr::Local(i) if Some(*i) == this);
     let mut out = Vec::new();
     let mut add = |e: RtError| {
         if !out.contains(&e) {
@@ -61,6 +64,7 @@ fn node_errors(stmt: &Stmt) -> Vec<RtError> {
     };
     let expr = |e: &Expr, add: &mut dyn FnMut(RtError)| {
         e.walk(&mut |x| match x {
+            Expr::Field(base, _) if via_this(base) => {}
             Expr::Field(..) | Expr::Size(..) | Expr::In(..) | Expr::ClassIs(..) => {
                 add(RtError::NullDereference)
             }
@@ -82,6 +86,7 @@ fn node_errors(stmt: &Stmt) -> Vec<RtError> {
     stmt.for_each_operand(|o| match o {
         Operand::Read(e) => expr(e, &mut add),
         Operand::Write(lv) => match lv {
+            zingrs_lang::ir::LValue::Field(base, _) if via_this(base) => {}
             zingrs_lang::ir::LValue::Field(..) => add(RtError::NullDereference),
             zingrs_lang::ir::LValue::Elem(..) => {
                 add(RtError::NullDereference);
@@ -182,7 +187,8 @@ pub(crate) fn listed(program: &Program, opts: &super::CheckOptions) -> Vec<Liste
                     .push((pc, None));
             }
             if zing {
-                for e in node_errors(&node.stmt) {
+                let this = proc.locals.iter().position(|v| v.name == "this");
+                for e in node_errors(&node.stmt, this.map(|i| i as u32)) {
                     found
                         .entry((node.span.start, error_kind(e)))
                         .or_default()
