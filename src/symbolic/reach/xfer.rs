@@ -422,12 +422,15 @@ impl<'p, B: Bdds> Engine<'_, 'p, B> {
             .filter(|&&s| self.lives_at(w, s))
             .map(|&s| (self.layout.nv(s), self.layout.cv(s)))
             .collect();
-        let mut inputs = qi.touched.clone();
-        inputs.grow(self.nslots as usize);
-        for a in args {
-            model::read_slots(a, g, &mut inputs);
+        // the touched globals and the other slots the arguments read
+        let mut inputs = qi.touched.len();
+        if !args.is_empty() {
+            let mut read = model::Bits::new(self.nslots as usize);
+            for a in args {
+                model::read_slots(a, g, &mut read);
+            }
+            inputs += read.iter().filter(|&s| !qi.touched.contains(s)).count() as u32;
         }
-        let inputs = inputs.len();
         let mut cs = CallSite {
             inputs,
             c,
