@@ -55,5 +55,14 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // no transparent huge pages: mimalloc asks for them on its arenas, and then the first
+    // touch of any byte of a 2 MB range commits and zeroes all of it. That made the resident
+    // floor 47 MB where 22 MB are used (bebop-t 800) and the kernel's page clearing a fifth
+    // of the run on mid-sized models (bebop-t 6400: 0.2 of 0.7 CPU s); on large BDDs the
+    // huge pages' fewer TLB misses gained about what the clearing cost (docs/performance.md)
+    #[cfg(target_os = "linux")]
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
     std::process::exit(zingrs::cli::main());
 }
