@@ -7,7 +7,7 @@
 //! (`symbolic::trace`) walks back along (the rings of seed 001 §3.2).
 
 use super::bdd::Bdds;
-use super::model::{self, Bits, Encoder, Layout};
+use super::model::{self, Bits, Encoder, GlobalSet, Layout};
 use super::SymbolicOptions;
 use crate::runtime::Machine;
 use crate::search;
@@ -25,7 +25,8 @@ pub const NONE: u32 = u32::MAX;
 /// Per-procedure data.
 pub struct ProcInfo<B: Bdds> {
     pub base: u32,
-    pub touched: Bits,
+    /// The globals the procedure or its callees read or write (MOD/REF).
+    pub touched: GlobalSet,
     pub live: Vec<Bits>,
     /// `E = C` over the slots in scope at the entry.
     pub selfloop: B::F,
@@ -129,7 +130,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         let touched = if sym.mod_ref {
             model::touched_globals(p)
         } else {
-            vec![Bits::full(g as usize); p.procs.len()]
+            vec![GlobalSet::All(g); p.procs.len()]
         };
         let mut procs = Vec::with_capacity(p.procs.len());
         let mut proc_of = Vec::new();

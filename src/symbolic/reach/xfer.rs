@@ -44,10 +44,21 @@ pub enum Xfer<B: Bdds> {
 /// the statement from the program (the product program of the context-bounded search holds
 /// thousands of copies of large expressions: cloning them for the keys cost more than the
 /// hashing).
-#[derive(Hash, PartialEq, Eq)]
+#[derive(PartialEq, Eq)]
 pub struct XferKey<'p> {
+    /// The hash of the rest, computed once: the cache's table rehashes every key each time it
+    /// grows, and a key's statement can be an expression over thousands of variables
+    /// (bp-parity 64000: hashing them again was 6% of the run). First, so that unequal keys
+    /// usually differ at the first comparison.
+    hash: u64,
     stmt: StmtKey<'p>,
     live: Vec<u64>,
+}
+
+impl std::hash::Hash for XferKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
 }
 
 #[derive(Hash, PartialEq, Eq)]
@@ -133,7 +144,18 @@ impl<'p, B: Bdds> Engine<'_, 'p, B> {
             words.push(b.len() as u64);
             words.extend_from_slice(b);
         }
-        Some(XferKey { stmt, live: words })
+        let hash = {
+            use std::hash::{Hash, Hasher};
+            let mut h = ahash::AHasher::default();
+            stmt.hash(&mut h);
+            words.hash(&mut h);
+            h.finish()
+        };
+        Some(XferKey {
+            hash,
+            stmt,
+            live: words,
+        })
     }
 
     pub(super) fn build_xfer(&mut self, v: u32) -> Xfer<B> {
@@ -426,12 +448,15 @@ impl<'p, B: Bdds> Engine<'_, 'p, B> {
             .filter(|&&s| self.lives_at(w, s))
             .map(|&s| (self.layout.nv(s), self.layout.cv(s)))
             .collect();
-        let mut inputs = qi.touched.clone();
-        inputs.grow(self.nslots as usize);
-        for a in args {
-            model::read_slots(a, g, &mut inputs);
+        // the touched globals and the other slots the arguments read
+        let mut inputs = qi.touched.len();
+        if !args.is_empty() {
+            let mut read = model::Bits::new(self.nslots as usize);
+            for a in args {
+                model::read_slots(a, g, &mut read);
+            }
+            inputs += read.iter().filter(|&s| !qi.touched.contains(s)).count() as u32;
         }
-        let inputs = inputs.len();
         let mut cs = CallSite {
             inputs,
             c,
