@@ -143,6 +143,24 @@ impl Order {
         self
     }
 
+    /// The order after thread `t` ended and left the thread list (a boolean program's
+    /// threads do; Zing processes stay, with no frames): the threads after it move down one
+    /// position.
+    fn removed(mut self, t: u32) -> Order {
+        let t = t as u8;
+        let ids: Vec<u8> = self
+            .as_slice()
+            .iter()
+            .filter(|&&u| u != t)
+            .map(|&u| if u > t { u - 1 } else { u })
+            .collect();
+        self.ids = [0; MAX_ORDERED];
+        self.ids[..ids.len()].copy_from_slice(&ids);
+        self.len = ids.len() as u8;
+        self.seen = self.seen.saturating_sub(1);
+        self
+    }
+
     /// The bytes a stored state's key carries.
     pub(super) fn key_bytes(&self, buf: &mut Vec<u8>) {
         buf.push(self.len);
@@ -232,6 +250,9 @@ impl Explorer<'_, '_> {
                 }
                 // the delayed threads go to the end, in turn; the one that ran is first
                 next.order = order.rotated(at);
+                if kind == Kind::ThreadEnd && !self.m.program.keep_completed {
+                    next.order = next.order.removed(t);
+                }
                 next.last = t;
             }
         }
