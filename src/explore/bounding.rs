@@ -3,11 +3,12 @@
 //!
 //! Both are a monitor run beside the program: its state (the thread that ran last, the
 //! scheduler's order, the preemptions or delays used so far) travels with every search node
-//! in [`super::Ctx`] and is part of the key a state is stored under, so the search explores the
-//! product of the program and the monitor. A path whose cost is within the bound is a path of
-//! that product, and the product is searched exhaustively: every state reachable within the
-//! bound is reached, and every error reachable within it is found (see ARCHITECTURE.md,
-//! "Schedule bounding").
+//! in [`super::Ctx`]; the key a state is stored under is the program state and the monitor's
+//! state without its count, and a key reached again with a smaller count is explored again
+//! (`Explorer::visit`). A path whose cost is within the bound is a path of that product, and
+//! the product is searched exhaustively: every state reachable within the bound is reached,
+//! and every error reachable within it is found (see ARCHITECTURE.md, "Schedule bounding is
+//! the exhaustive search of a product").
 
 use super::{Ctx, Explorer, ENDED, FRESH};
 use crate::runtime::{Kind, State};

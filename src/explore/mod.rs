@@ -66,6 +66,10 @@ struct Explorer<'m, 'p> {
     /// Under a schedule bound, the program states ZING's count has seen (a state is stored
     /// once per bookkeeping, and counted once).
     zing_seen: ahash::AHashSet<u64>,
+    /// Under a schedule bound: per stored program state and monitor state (the key without
+    /// the count), the fewest preemptions or delays it was reached with (see
+    /// [`Explorer::visit`]).
+    least_used: ahash::AHashMap<crate::canon::Fingerprint, u32>,
     /// States inside atomic regions are not stored (`--reduction transactions`).
     atomic_interior: bool,
     /// A thread whose next step is private runs alone (`--reduction por`).
@@ -94,6 +98,9 @@ struct Explorer<'m, 'p> {
     /// expanded by one thread.
     interior_skipped: u64,
     expanded_alone: u64,
+    /// Under a schedule bound: stored states explored again, reached with fewer preemptions
+    /// or delays used.
+    reexplored: u64,
 }
 
 /// Transactional calls (seed 004 §7: summaries inside transactions): which procedures may run
@@ -234,6 +241,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
             },
             zing: None,
             zing_seen: Default::default(),
+            least_used: Default::default(),
             atomic_interior: false,
             por: false,
             switch_points: false,
@@ -245,6 +253,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
             more: None,
             interior_skipped: 0,
             expanded_alone: 0,
+            reexplored: 0,
         };
         // the context bound, schedule bounding and cooperative scheduling count every step of
         // every thread
@@ -305,6 +314,12 @@ impl<'m, 'p> Explorer<'m, 'p> {
             ex.result.stats.counters.push((
                 "states expanded by one thread (partial-order reduction)",
                 ex.expanded_alone,
+            ));
+        }
+        if opts.bounding.is_some() {
+            ex.result.stats.counters.push((
+                "states explored again with fewer preemptions or delays used",
+                ex.reexplored,
             ));
         }
         if let Some(b) = ex.visited.table_bytes() {
@@ -462,12 +477,37 @@ impl Explorer<'_, '_> {
             self.encoder.encode_masked(s, &self.dead, &mut self.buf);
             (ctx.last, ctx.hold)
         };
-        if self.opts.contexts.is_some() || self.opts.bounding.is_some() {
+        if self.opts.bounding.is_some() {
+            // schedule bounding: the program state and the monitor's state without its count
+            // are the key; the same key reached with fewer preemptions or delays used than
+            // before is explored again (it has more budget left: it covers the costlier
+            // arrival), one reached with as many or more is not
+            self.buf.extend_from_slice(&last.to_le_bytes());
+            if matches!(self.opts.bounding, Some(Bounding::Delays { .. })) {
+                ctx.order.key_bytes(&mut self.buf);
+            }
+            if self.visited.insert(&self.buf) {
+                let fp = crate::canon::fingerprint(&self.buf);
+                self.least_used.insert(fp, ctx.used);
+                return true;
+            }
+            let fp = crate::canon::fingerprint(&self.buf);
+            return match self.least_used.get_mut(&fp) {
+                Some(least) if *least <= ctx.used => false,
+                Some(least) => {
+                    *least = ctx.used;
+                    self.reexplored += 1;
+                    true
+                }
+                None => {
+                    self.least_used.insert(fp, ctx.used);
+                    true
+                }
+            };
+        }
+        if self.opts.contexts.is_some() {
             self.buf.extend_from_slice(&last.to_le_bytes());
             self.buf.extend_from_slice(&ctx.used.to_le_bytes());
-        }
-        if matches!(self.opts.bounding, Some(Bounding::Delays { .. })) {
-            ctx.order.key_bytes(&mut self.buf);
         }
         if self.opts.cooperative {
             self.buf.extend_from_slice(&hold.to_le_bytes());
