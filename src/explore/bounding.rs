@@ -25,7 +25,15 @@ pub enum Bounding {
     /// At most `bound` delays of the deterministic `scheduler`: at each step the scheduler
     /// names the thread to run; skipping it for the next runnable one in the scheduler's
     /// order costs one delay (each thread skipped costs one).
-    Delays { bound: u32, scheduler: Scheduler },
+    ///
+    /// With `choices` (`--delay-choices`), taking an alternative of a choice (`choose`, a
+    /// `select` with several enabled branches) other than the first costs one delay too, as
+    /// ZING's `-sched:` counts them.
+    Delays {
+        bound: u32,
+        scheduler: Scheduler,
+        choices: bool,
+    },
 }
 
 /// The deterministic schedulers of delay bounding (ZING's `sched/` schedulers).
@@ -51,9 +59,12 @@ impl Bounding {
     pub fn with_bound(self, k: u32) -> Bounding {
         match self {
             Bounding::Preemptions(_) => Bounding::Preemptions(k),
-            Bounding::Delays { scheduler, .. } => Bounding::Delays {
+            Bounding::Delays {
+                scheduler, choices, ..
+            } => Bounding::Delays {
                 bound: k,
                 scheduler,
+                choices,
             },
         }
     }
@@ -62,9 +73,14 @@ impl Bounding {
     pub fn describe(self) -> String {
         match self {
             Bounding::Preemptions(k) => format!("preemption bound (--preemptions {k})"),
-            Bounding::Delays { bound, scheduler } => format!(
-                "delay bound (--delays {bound} --scheduler {})",
-                scheduler.name()
+            Bounding::Delays {
+                bound,
+                scheduler,
+                choices,
+            } => format!(
+                "delay bound (--delays {bound} --scheduler {}{})",
+                scheduler.name(),
+                if choices { " --delay-choices" } else { "" }
             ),
         }
     }
@@ -221,7 +237,11 @@ impl Explorer<'_, '_> {
                     return None;
                 }
             }
-            Bounding::Delays { bound, scheduler } => {
+            Bounding::Delays {
+                bound,
+                scheduler,
+                choices,
+            } => {
                 let Some(order) = ctx.order.sync(parent, scheduler) else {
                     // (reported as a state limit: the search cannot go on soundly)
                     self.result.limit.get_or_insert(Limit::States);
@@ -244,6 +264,10 @@ impl Explorer<'_, '_> {
                     // inside an atomic region the owner alone moves, and it is ordered
                     unreachable!("a thread that moves is in its scheduler's order");
                 };
+                // (ZING's convention: an alternative of a choice after the first is a delay)
+                if choices && choice.outcome > 0 && self.m.alternatives(parent, t as usize) >= 2 {
+                    skipped += 1;
+                }
                 next.used = ctx.used + skipped;
                 if next.used > bound {
                     self.result.context_cut = true;

@@ -77,6 +77,10 @@ pub struct CheckArgs {
     /// in creation order). Default: run-to-completion.
     #[arg(long, value_enum, value_name = "S", requires = "delays")]
     pub scheduler: Option<crate::explore::Scheduler>,
+    /// With `--delays`: taking an alternative of a choice (`choose`, a `select` with several
+    /// enabled branches) other than the first costs one delay too, as ZING's `-sched:` counts.
+    #[arg(long, requires = "delays")]
+    pub delay_choices: bool,
     /// Bound the number of live threads (Boom's --threadbound): a thread creation is not
     /// enabled while N threads are alive; finding nothing is then a bounded pass (exit 8).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -453,6 +457,7 @@ fn check_options(a: &CheckArgs) -> CheckOptions {
                 scheduler: a
                     .scheduler
                     .unwrap_or(crate::explore::Scheduler::RunToCompletion),
+                choices: a.delay_choices,
             }),
             (None, None) => None,
         },
