@@ -17,8 +17,9 @@
 # Schedule bounding: --pb runs ZING with -pb (its iterative preemption bounding, to the end:
 # no -fBound) against zingrs without a bound, as both then claim every state; --sched S runs
 # ZING with -sched:S's DLL from ../shared/tools/zing/sched against zingrs --delays D
-# --scheduler S, where D is K + 1 with --fbound K (ZING's -fBound:K runs its iterations with
-# the delay cutoffs 1 .. K + 1) and 1000 without (every run). See docs/zing.md, "Preemption
+# --scheduler S --delay-choices, where D is K + 1 with --fbound K (ZING's -fBound:K runs its
+# iterations with the delay cutoffs 1 .. K + 1; a bounded answer, exit 8, then agrees with
+# ZING's pass when the counts are equal) and 1000 without (every run). See docs/zing.md, "Preemption
 # and delay bounding", for why ZING's bounded modes may disagree by design.
 #
 # Needs ZING (ZING=path, default ../shared/tools/zing/zing from the repository root, with Mono:
@@ -69,7 +70,7 @@ elif [ -n "$sched" ]; then
     zopts="-sched:$(dirname "$zing")/sched/$dll"
     delays=1000
     if [ -n "$fbound" ]; then zopts="$zopts -fBound:$fbound"; delays=$((fbound + 1)); fi
-    flag="$flag --delays $delays --scheduler $sched"
+    flag="$flag --delays $delays --scheduler $sched --delay-choices"
     suffix="$suffix-$sched${fbound:+-$fbound}"
 fi
 
@@ -98,8 +99,8 @@ one() {
         class=rejected
     elif [ "$zr" != "$rr" ]; then
         class=verdict
-    elif [ "$rr" = 8 ] && [ "$zr" = 0 ]; then
-        # zingrs's delay bound cut runs ZING's -fBound did not explore either: both passed
+    elif [ -n "$fbound" ] && [ "$rr" = 8 ] && [ "$zr" = 0 ] && [ "$zc" = "$rc" ]; then
+        # zingrs's delay bound cut the runs ZING's -fBound did not explore either
         class=agree
     elif [ "$zr" = 0 ] && [ "$zc" != "$rc" ]; then
         class=count
@@ -119,7 +120,7 @@ one() {
     rm -rf "$d"
 }
 export -f one
-export work zing zingrs timeout coop flag suffix size keep zopts
+export work zing zingrs timeout coop flag suffix size keep zopts fbound
 
 # results go to the kept file as they come, so an interrupted run still has them
 seq "$from" $((from + count - 1)) | xargs -P "$jobs" -I{} bash -c 'one {}' >"$keep/last-run$suffix.txt"
