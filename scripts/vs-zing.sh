@@ -97,11 +97,11 @@ one() {
         class=timeout
     elif [ "$zr" = 7 ]; then
         class=rejected
-    elif [ "$zr" != "$rr" ]; then
-        class=verdict
     elif [ -n "$fbound" ] && [ "$rr" = 8 ] && [ "$zr" = 0 ] && [ "$zc" = "$rc" ]; then
         # zingrs's delay bound cut the runs ZING's -fBound did not explore either
         class=agree
+    elif [ "$zr" != "$rr" ]; then
+        class=verdict
     elif [ "$zr" = 0 ] && [ "$zc" != "$rc" ]; then
         class=count
     else
