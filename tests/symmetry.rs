@@ -202,6 +202,12 @@ fn every_concurrent_regression_agrees_under_a_context_bound() {
                     "--contexts" | "--engine" => {
                         unbounded |= words.next() == Some("coverability");
                     }
+                    // a schedule bound does not combine with the context bound added here
+                    "--preemptions" | "--preemptions-from" | "--delays" | "--delays-from"
+                    | "--scheduler" => {
+                        words.next();
+                    }
+                    "--delay-choices" => {}
                     _ => options.push(w.to_string()),
                 }
             }

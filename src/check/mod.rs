@@ -126,9 +126,11 @@ pub struct Check<'p> {
     engine: Engine,
     opts: Options,
     semantics: Semantics,
-    /// The context bounds to try in turn (`--contexts-from`), or the one bound.
-    bounds: Vec<Option<u32>>,
+    /// The context bounds and schedule bounds to try in turn (`--contexts-from`,
+    /// `--preemptions-from`, `--delays-from`), or the one bound.
+    bounds: Vec<(Option<u32>, Option<crate::explore::Bounding>)>,
     contexts_from: Option<u32>,
+    bounding_from: Option<u32>,
     notes: Vec<String>,
     /// The properties checked (all, or those `--property` selects), for `--keep-going`'s
     /// table; empty without `--keep-going`.
@@ -160,6 +162,7 @@ impl<'p> Check<'p> {
                 ))
             }
         };
+        let schedule_bounds = schedule_bounds(o)?;
         let (mut opts, mut semantics) = options_and_semantics(o, program);
         let mut table = if o.keep_going || !o.properties.is_empty() {
             properties::listed(program, o)
@@ -224,6 +227,8 @@ impl<'p> Check<'p> {
             );
         }
         let engine = match o.engine {
+            // schedule bounding is the explicit search's (`schedule_bounds` refused the others)
+            _ if o.bounding.is_some() => Engine::Explicit,
             // the cycle search is the explicit engine's (`liveness_options` refused the others)
             _ if o.property().is_some() => Engine::Explicit,
             // ZING's layout ends with ZING's state count, which only the plain search of a
@@ -262,6 +267,10 @@ impl<'p> Check<'p> {
         } else {
             bounds
         };
+        let bounds = match schedule_bounds {
+            Some(b) => b.into_iter().map(|b| (None, Some(b))).collect(),
+            None => bounds.into_iter().map(|k| (k, None)).collect(),
+        };
         Ok(Check {
             program,
             engine,
@@ -269,6 +278,7 @@ impl<'p> Check<'p> {
             semantics,
             bounds,
             contexts_from: o.contexts_from,
+            bounding_from: o.bounding_from,
             notes,
             table,
             selected: o.properties.clone(),
@@ -344,19 +354,31 @@ impl<'p> Check<'p> {
             }
         };
         let mut out = None;
-        for (i, &k) in self.bounds.iter().enumerate() {
+        for (i, &(k, bounding)) in self.bounds.iter().enumerate() {
             let r = check(&Options {
                 contexts: k,
+                bounding: bounding.or(self.opts.bounding),
                 ..self.opts.clone()
             })?;
             if i + 1 == self.bounds.len() || r.exit_code != exit::BOUNDED {
-                out = Some((r, k));
+                out = Some((r, (k, bounding)));
                 break;
             }
         }
-        let Some((mut report, k)) = out else {
+        let Some((mut report, (k, bounding))) = out else {
             unreachable!("at least one bound is tried");
         };
+        if let (Some(b), Some(_)) = (bounding, self.bounding_from) {
+            // the first bound of the deepening that is not cut finds the error, if any
+            report.stats.counters.push(report::Counter {
+                name: match b {
+                    crate::explore::Bounding::Preemptions(_) => "preemptions",
+                    crate::explore::Bounding::Delays { .. } => "delays",
+                }
+                .into(),
+                value: b.bound().into(),
+            });
+        }
         if let (Some(k), Some(from)) = (k, self.contexts_from) {
             // a search that knows the fewest switches its error needs decided the smaller
             // bounds too; `--stats` names the bound of the run reported
@@ -376,6 +398,57 @@ impl<'p> Check<'p> {
             report.coverage = Some(coverage::report(program, ran, report.exhaustive));
         }
         Ok(report)
+    }
+}
+
+/// The schedule bounds to try in turn (`--preemptions-from`, `--delays-from`: FROM..=K), the
+/// one bound (`--preemptions K`, `--delays K`), or None without schedule bounding; an error
+/// for the options schedule bounding does not combine with.
+fn schedule_bounds(o: &CheckOptions) -> Result<Option<Vec<crate::explore::Bounding>>, CheckError> {
+    let err = |m: String| Err(CheckError::Options(m));
+    let Some(b) = o.bounding else {
+        if o.bounding_from.is_some() {
+            return err("--preemptions-from and --delays-from need --preemptions K or --delays K, the largest bound to try".into());
+        }
+        return Ok(None);
+    };
+    let flag = match b {
+        crate::explore::Bounding::Preemptions(_) => "--preemptions",
+        crate::explore::Bounding::Delays { .. } => "--delays",
+    };
+    match o.engine {
+        Engine::Auto | Engine::Explicit => {}
+        e => {
+            return err(format!(
+                "{flag} bounds the explicit engine's search, not the {} engine's (use --engine explicit)",
+                e.name()
+            ))
+        }
+    }
+    if o.contexts.is_some() {
+        return err(format!(
+            "{flag} does not combine with --contexts (both bound the interleavings: choose one)"
+        ));
+    }
+    if o.property().is_some() {
+        let what = if o.ltl.is_some() {
+            "--ltl"
+        } else {
+            "--liveness"
+        };
+        return err(format!("{flag} does not combine with {what} (a schedule bound cuts every cycle that needs one more preemption or delay)"));
+    }
+    if o.workers > 1 {
+        return err(format!("{flag} searches on one thread, not with --workers {} (a state is stored once per preemption or delay count, and ZING's count of distinct states would be kept apart by each worker)", o.workers));
+    }
+    if o.cooperative && matches!(b, crate::explore::Bounding::Preemptions(_)) {
+        return err("--preemptions does not combine with --cooperative (a process there runs until it yields, blocks or ends: no switch is a preemption)".into());
+    }
+    let k = b.bound();
+    match o.bounding_from {
+        None => Ok(Some(vec![b])),
+        Some(from) if from <= k => Ok(Some((from..=k).map(|i| b.with_bound(i)).collect())),
+        Some(_) => err(format!("{flag}-from must not exceed {flag}")),
     }
 }
 

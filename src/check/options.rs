@@ -64,6 +64,12 @@ pub struct CheckOptions {
     pub contexts: Option<u32>,
     /// `--contexts-from FROM`: try the context bounds FROM..=K in turn (needs `contexts`).
     pub contexts_from: Option<u32>,
+    /// `--preemptions K` or `--delays K --scheduler S`: the explicit engine's schedule
+    /// bounding ([`crate::explore::Bounding`]).
+    pub bounding: Option<crate::explore::Bounding>,
+    /// `--preemptions-from FROM` / `--delays-from FROM`: try the bounds FROM..=K in turn
+    /// (needs `bounding`).
+    pub bounding_from: Option<u32>,
     /// `--threads N`: at most N live threads (a pass is then bounded).
     pub threads: Option<u32>,
     /// `--search` (`--bfs`): the explicit engine's order; `None`: depth-first, or ZING's
@@ -118,6 +124,8 @@ impl Default for CheckOptions {
             fair: false,
             contexts: None,
             contexts_from: None,
+            bounding: None,
+            bounding_from: None,
             threads: None,
             search: None,
             cooperative: false,
@@ -179,6 +187,7 @@ pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Options, S
         targets: o.targets.clone(),
         keep_going: o.keep_going,
         contexts: o.contexts,
+        bounding: o.bounding,
         cooperative: o.cooperative,
         no_live_ranges: o.no_live_ranges,
         no_mod_ref: o.no_mod_ref,

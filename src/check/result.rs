@@ -63,6 +63,10 @@ pub(super) fn report_with<'p>(
                 Verdict::Bounded {
                     bound: format!("thread bound (--threads {n})"),
                 }
+            } else if let (true, Some(b)) = (result.context_cut, opts.bounding) {
+                Verdict::Bounded {
+                    bound: b.describe(),
+                }
             } else if result.context_cut {
                 Verdict::Bounded {
                     bound: format!(

@@ -12,6 +12,7 @@
 //! macro step that a reported path expands back into the callee's own steps.
 
 mod bfs;
+mod bounding;
 mod chunked;
 mod cycles;
 mod dfs;
@@ -27,6 +28,8 @@ use crate::search::{watchdog, Choice, Finding, Limit, Options, Path, SearchResul
 use chunked::Chunked;
 use reduce::{split_chain, Levels};
 use zingrs_lang::ir::{Layout, Stmt};
+
+pub use bounding::{Bounding, Scheduler, MAX_ORDERED};
 
 type Succs = Vec<(Choice, Outcome)>;
 
@@ -60,6 +63,13 @@ struct Explorer<'m, 'p> {
     tx: Transactions,
     /// ZING's state count, for Zing models searched without transactions.
     zing: Option<zing_count::ZingCount>,
+    /// Under a schedule bound, the program states ZING's count has seen (a state is stored
+    /// once per bookkeeping, and counted once).
+    zing_seen: ahash::AHashSet<u64>,
+    /// Under a schedule bound: per stored program state and monitor state (the key without
+    /// the count), the fewest preemptions or delays it was reached with (see
+    /// [`Explorer::visit`]).
+    least_used: ahash::AHashMap<crate::canon::Fingerprint, u32>,
     /// States inside atomic regions are not stored (`--reduction transactions`).
     atomic_interior: bool,
     /// A thread whose next step is private runs alone (`--reduction por`).
@@ -88,6 +98,9 @@ struct Explorer<'m, 'p> {
     /// expanded by one thread.
     interior_skipped: u64,
     expanded_alone: u64,
+    /// Under a schedule bound: stored states explored again, reached with fewer preemptions
+    /// or delays used.
+    reexplored: u64,
 }
 
 /// Transactional calls (seed 004 §7: summaries inside transactions): which procedures may run
@@ -184,7 +197,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
             visited,
             pool,
             parallel: Default::default(),
-            plain_keys: opts.contexts.is_none() && !opts.cooperative,
+            plain_keys: opts.contexts.is_none() && !opts.cooperative && opts.bounding.is_none(),
             encoder: Encoder::default(),
             hasher: SegmentHasher::default(),
             dead: Default::default(),
@@ -227,6 +240,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 ..Default::default()
             },
             zing: None,
+            zing_seen: Default::default(),
+            least_used: Default::default(),
             atomic_interior: false,
             por: false,
             switch_points: false,
@@ -238,9 +253,11 @@ impl<'m, 'p> Explorer<'m, 'p> {
             more: None,
             interior_skipped: 0,
             expanded_alone: 0,
+            reexplored: 0,
         };
-        // the context bound and cooperative scheduling count every step of every thread
-        let reducible = opts.contexts.is_none() && !opts.cooperative;
+        // the context bound, schedule bounding and cooperative scheduling count every step of
+        // every thread
+        let reducible = opts.contexts.is_none() && !opts.cooperative && opts.bounding.is_none();
         ex.atomic_interior = reducible && opts.reduction.transactions();
         ex.por = reducible && opts.reduction.por();
         // (not in cooperative mode: a thread is left there only right after a yield, and the
@@ -255,7 +272,10 @@ impl<'m, 'p> Explorer<'m, 'p> {
         }
         // the context bound's and cooperative scheduling's bookkeeping names threads by position:
         // `visit` marks those threads, so a permutation must map them onto each other
-        ex.symmetric = opts.symmetry && crate::canon::symmetric_threads(m.program);
+        // (not under delay bounding, whose scheduler's order names every thread)
+        ex.symmetric = opts.symmetry
+            && crate::canon::symmetric_threads(m.program)
+            && !matches!(opts.bounding, Some(Bounding::Delays { .. }));
         // both searches fingerprint successors from their parent's canon, where the deep scheme
         // pays off (its whole walk is O(depth) where the plain walk's stack digests are O(1))
         let deep_from = opts.deep_from.unwrap_or(crate::canon::DIGESTED_DEPTH);
@@ -296,6 +316,12 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 ex.expanded_alone,
             ));
         }
+        if opts.bounding.is_some() {
+            ex.result.stats.counters.push((
+                "states explored again with fewer preemptions or delays used",
+                ex.reexplored,
+            ));
+        }
         if let Some(b) = ex.visited.table_bytes() {
             ex.result
                 .stats
@@ -307,13 +333,15 @@ impl<'m, 'p> Explorer<'m, 'p> {
 }
 
 /// The context-switch bookkeeping of a search node: the thread that moved last and the
-/// switches used so far.
+/// switches used so far (under a schedule bound, the preemptions or delays used).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Ctx {
     last: u32,
     used: u32,
     /// Cooperative mode: the process that must go on (FRESH: any may run).
     hold: u32,
+    /// Delay bounding: the scheduler's order of the threads.
+    order: bounding::Order,
 }
 
 /// No thread has moved yet (or a Getafix phase change started new threads).
@@ -326,6 +354,7 @@ impl Ctx {
         last: FRESH,
         used: 0,
         hold: FRESH,
+        order: bounding::Order::EMPTY,
     };
 }
 
@@ -374,6 +403,12 @@ impl Explorer<'_, '_> {
     }
 
     fn count_zing(&mut self, s: &State, ctx: Ctx, initial: bool) {
+        if self.zing.is_some()
+            && self.opts.bounding.is_some()
+            && !self.zing_seen.insert(self.hasher.full(s))
+        {
+            return;
+        }
         if let Some(z) = &mut self.zing {
             let held = (ctx.hold as usize) < s.threads.len();
             z.add(self.m, s, initial, held.then_some(ctx.hold as usize));
@@ -427,7 +462,7 @@ impl Explorer<'_, '_> {
         let (last, hold) = if self.symmetric {
             let mut marks = [0u32; 2];
             let mut n = 0;
-            if self.opts.contexts.is_some() {
+            if self.opts.contexts.is_some() || self.opts.bounding.is_some() {
                 marks[n] = ctx.last;
                 n += 1;
             }
@@ -442,6 +477,34 @@ impl Explorer<'_, '_> {
             self.encoder.encode_masked(s, &self.dead, &mut self.buf);
             (ctx.last, ctx.hold)
         };
+        if self.opts.bounding.is_some() {
+            // schedule bounding: the program state and the monitor's state without its count
+            // are the key; the same key reached with fewer preemptions or delays used than
+            // before is explored again (it has more budget left: it covers the costlier
+            // arrival), one reached with as many or more is not
+            self.buf.extend_from_slice(&last.to_le_bytes());
+            if matches!(self.opts.bounding, Some(Bounding::Delays { .. })) {
+                ctx.order.key_bytes(&mut self.buf);
+            }
+            if self.visited.insert(&self.buf) {
+                let fp = crate::canon::fingerprint(&self.buf);
+                self.least_used.insert(fp, ctx.used);
+                return true;
+            }
+            let fp = crate::canon::fingerprint(&self.buf);
+            return match self.least_used.get_mut(&fp) {
+                Some(least) if *least <= ctx.used => false,
+                Some(least) => {
+                    *least = ctx.used;
+                    self.reexplored += 1;
+                    true
+                }
+                None => {
+                    self.least_used.insert(fp, ctx.used);
+                    true
+                }
+            };
+        }
         if self.opts.contexts.is_some() {
             self.buf.extend_from_slice(&last.to_le_bytes());
             self.buf.extend_from_slice(&ctx.used.to_le_bytes());
@@ -477,6 +540,9 @@ impl Explorer<'_, '_> {
             } else {
                 t
             };
+        }
+        if let Some(bounding) = self.opts.bounding {
+            return self.advance_bounded(bounding, parent, next, choice, kind);
         }
         let Some(bound) = self.opts.contexts else {
             return Some(next);

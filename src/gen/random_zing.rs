@@ -11,6 +11,11 @@
 //! extra `atomic` blocks. These choices are drawn from a second random stream, so a model
 //! without them is exactly the one the core generator produced before.
 //!
+//! About one model in four also jumps (a third stream, so the others stay as they were):
+//! `yield`, labels and forward `goto`s (skipping a statement, out of an `atomic` block onto a
+//! label on the next one, which ZING runs as one step), and a backward `goto` that repeats a
+//! block a bounded number of times, at the top level of a method body.
+//!
 //! The models are small (a handful of objects, short loops, at most a few elements per set,
 //! array or channel) so that the explicit engine finishes in milliseconds, and every engine that
 //! applies must give the same verdict (which may be an error: index out of range, null
@@ -80,6 +85,11 @@ struct Gen {
     loop_var: LoopVar,
     /// The set a `foreach` iterates over (no inserts into it in the body).
     iterated: &'static str,
+    /// Whether the model jumps (`yield`, labels, `goto`), and the stream those are drawn from.
+    jumps: bool,
+    jmp: Rng,
+    /// Labels used so far (each label is used once in the model).
+    labels: usize,
 }
 
 /// A random Zing model, deterministic in `seed`.
@@ -117,6 +127,9 @@ pub fn random_zing(seed: u64) -> String {
         in_atomic: false,
         loop_var: LoopVar::None,
         iterated: "",
+        jumps: Rng::new(seed ^ 0x6a75_6d70).chance(25),
+        jmp: Rng::new(seed ^ 0x676f_746f),
+        labels: 0,
     };
     g.model(seed);
     g.out
@@ -469,8 +482,54 @@ impl Gen {
         self.line(depth, "}");
     }
 
+    /// With [`Gen::jumps`], sometimes (at the top level of a method body): a `yield`, a
+    /// forward `goto` over a statement, a `goto` out of an `atomic` block onto a label on the
+    /// next one, or a block repeated by a backward `goto` while a local counter `j` is below 2.
+    /// Returns whether it wrote one.
+    fn jump(&mut self, depth: usize, budget: &mut usize) -> bool {
+        if !self.jumps || depth != 2 || self.in_atomic || !self.jmp.chance(30) {
+            return false;
+        }
+        *budget = budget.saturating_sub(1);
+        self.labels += 1;
+        let l = format!("L{}", self.labels);
+        match self.jmp.below(5) {
+            0 | 1 => self.line(depth, "yield;"),
+            2 => {
+                let c = self.bool_expr();
+                self.line(depth, &format!("if ({c}) {{ goto {l}; }}"));
+                self.stmt(depth, budget);
+                self.line(depth - 1, &format!("{l}: ;"));
+            }
+            3 => {
+                self.line(depth, "atomic {");
+                self.in_atomic = true;
+                self.simple_stmt(depth + 1);
+                let c = self.bool_expr();
+                self.line(depth + 1, &format!("if ({c}) {{ goto {l}; }}"));
+                self.simple_stmt(depth + 1);
+                self.in_atomic = false;
+                self.line(depth, "}");
+                self.line(depth - 1, &format!("{l}: atomic {{"));
+                self.simple_stmt(depth + 1);
+                self.line(depth, "}");
+            }
+            _ => {
+                // `j`: a local of every method that has statements, in a model that jumps
+                self.line(depth, "j = 0;");
+                self.line(depth - 1, &format!("{l}: j = j + 1;"));
+                self.simple_stmt(depth);
+                self.line(depth, &format!("if (j < 2) {{ goto {l}; }}"));
+            }
+        }
+        true
+    }
+
     /// One statement of a method body with locals `n`, `m` (non-null `Node`s) and `k`.
     fn stmt(&mut self, depth: usize, budget: &mut usize) {
+        if self.jump(depth, budget) {
+            return;
+        }
         if self.ext_on() && self.ext.chance(35) {
             *budget = budget.saturating_sub(1);
             self.ext_stmt(depth, budget);
@@ -566,6 +625,9 @@ impl Gen {
         // a recursive procedure bounded by its first argument
         self.line(1, "static void Step(int k, Node n) {");
         self.line(2, "Node m;");
+        if self.jumps {
+            self.line(2, "int j;");
+        }
         self.ext_locals(2);
         self.line(2, "m = n;");
         let mut budget = self.rng.range(3, 7);
@@ -590,6 +652,9 @@ impl Gen {
             self.line(2, "Node n;");
             self.line(2, "Node m;");
             self.line(2, "int k;");
+            if self.jumps {
+                self.line(2, "int j;");
+            }
             self.ext_locals(2);
             if self.lock {
                 self.line(2, "Lock ll;");
@@ -624,6 +689,9 @@ impl Gen {
         self.line(2, "Node n;");
         self.line(2, "Node m;");
         self.line(2, "int k;");
+        if self.jumps {
+            self.line(2, "int j;");
+        }
         self.ext_locals(2);
         if self.feat.iface {
             self.line(2, "bool c0;");
@@ -660,6 +728,17 @@ impl Gen {
 #[cfg(test)]
 mod tests {
     use super::random_zing;
+
+    #[test]
+    fn some_models_jump_and_the_others_are_unchanged() {
+        let texts: Vec<String> = (0..200).map(random_zing).collect();
+        for w in ["yield;", "goto L", ": ;", ": atomic {", ": j = j + 1;"] {
+            assert!(texts.iter().any(|t| t.contains(w)), "no model writes `{w}`");
+        }
+        // a model that does not jump declares no `j` (it is the one the generator wrote
+        // before jumps: seed 0 has none)
+        assert!(!texts[0].contains("int j;") && !texts[0].contains("goto"));
+    }
 
     #[test]
     fn models_are_deterministic_and_compile() {

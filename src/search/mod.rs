@@ -39,6 +39,9 @@ pub struct Options {
     pub keep_going: bool,
     /// Bound on the number of context switches along a path (`--contexts K`).
     pub contexts: Option<u32>,
+    /// The explicit engine's schedule bounding (`--preemptions K`, `--delays K`): a monitor
+    /// that counts preemptions or delays beside the program ([`crate::explore::Bounding`]).
+    pub bounding: Option<crate::explore::Bounding>,
     /// Zing's cooperative scheduling: a process runs until it yields, blocks or ends.
     pub cooperative: bool,
     /// BDD engine: do not quantify dead locals out (`--no-live-ranges`, to measure their effect).

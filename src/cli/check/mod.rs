@@ -52,6 +52,35 @@ pub struct CheckArgs {
     /// product search decides them all in one run at K).
     #[arg(long, value_name = "FROM")]
     pub contexts_from: Option<u32>,
+    /// Preemption bounding (explicit engine): at most K preemptions along a path, a
+    /// preemption being a switch away from a thread that could still move (a switch after a
+    /// thread ends, blocks or yields is free). Finding nothing is a bounded pass (exit 8)
+    /// unless no path was cut.
+    #[arg(long, value_name = "K", conflicts_with = "delays")]
+    pub preemptions: Option<u32>,
+    /// With `--preemptions K`: check with the bounds FROM, FROM + 1, ..., K in turn, stopping
+    /// at the first that reaches an error (the smallest number of preemptions it needs).
+    #[arg(long, value_name = "FROM", requires = "preemptions")]
+    pub preemptions_from: Option<u32>,
+    /// Delay bounding (explicit engine; Emmi, Qadeer, Rakamarić, POPL 2011): a deterministic
+    /// scheduler (`--scheduler`) picks the thread to run at each step; running another instead
+    /// delays each runnable thread the scheduler's order puts before it, one delay each; at
+    /// most K delays along a path.
+    #[arg(long, value_name = "K")]
+    pub delays: Option<u32>,
+    /// With `--delays K`: check with the bounds FROM, FROM + 1, ..., K in turn, stopping at the
+    /// first that reaches an error (the smallest number of delays it needs).
+    #[arg(long, value_name = "FROM", requires = "delays")]
+    pub delays_from: Option<u32>,
+    /// The deterministic scheduler of `--delays`: `run-to-completion` (the most recently
+    /// created thread first, each running until it ends or blocks) or `round-robin` (threads
+    /// in creation order). Default: run-to-completion.
+    #[arg(long, value_enum, value_name = "S", requires = "delays")]
+    pub scheduler: Option<crate::explore::Scheduler>,
+    /// With `--delays`: taking an alternative of a choice (`choose`, a `select` with several
+    /// enabled branches) other than the first costs one delay too, as ZING's `-sched:` counts.
+    #[arg(long, requires = "delays")]
+    pub delay_choices: bool,
     /// Bound the number of live threads (Boom's --threadbound): a thread creation is not
     /// enabled while N threads are alive; finding nothing is then a bounded pass (exit 8).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -265,6 +294,29 @@ pub fn run(a: &CheckArgs) -> i32 {
         Ok(r) => r,
         Err(e) => return usage_error(&e.to_string()),
     };
+    if let (Some(from), Some(flag)) = (
+        a.preemptions_from.or(a.delays_from),
+        [("preemptions", a.preemptions), ("delays", a.delays)]
+            .into_iter()
+            .find(|(_, k)| k.is_some())
+            .map(|(f, _)| f),
+    ) {
+        let reached = matches!(
+            report.exit_code,
+            exit::ASSERTION | exit::DEADLOCK | exit::RUNTIME_ERROR
+        );
+        let bound = report.stats.counters.iter().find(|c| c.name == flag);
+        if let Some(k) = bound.map(|c| c.value).filter(|_| reached && !a.quiet) {
+            if k == u64::from(from) {
+                eprintln!("note: reached with --{flag} {k}, the smallest bound tried");
+            } else {
+                eprintln!(
+                    "note: reached with --{flag} {k}, not with --{flag} {}",
+                    k - 1
+                );
+            }
+        }
+    }
     if let Some(from) = a.contexts_from {
         let reached = matches!(
             report.exit_code,
@@ -434,6 +486,18 @@ fn check_options(a: &CheckArgs) -> CheckOptions {
         fair: a.fairness == Some(Fairness::Weak),
         contexts: a.contexts,
         contexts_from: a.contexts_from,
+        bounding: match (a.preemptions, a.delays) {
+            (Some(k), _) => Some(crate::explore::Bounding::Preemptions(k)),
+            (None, Some(k)) => Some(crate::explore::Bounding::Delays {
+                bound: k,
+                scheduler: a
+                    .scheduler
+                    .unwrap_or(crate::explore::Scheduler::RunToCompletion),
+                choices: a.delay_choices,
+            }),
+            (None, None) => None,
+        },
+        bounding_from: a.preemptions_from.or(a.delays_from),
         threads: a.threads,
         search,
         cooperative: a.cooperative,
