@@ -24,11 +24,12 @@ fn zing_banner(v: &Verdict) -> (&'static str, Option<String>) {
             let depth = bound
                 .strip_prefix("stack-depth bound (--max-depth ")
                 .and_then(|r| r.strip_suffix(')'));
-            let line = match depth {
-                Some(d) => format!("DFS Stack Size Exceeded {d}"),
-                None => v.headline(),
-            };
-            ("Check Failed", Some(line))
+            match depth {
+                Some(d) => ("Check Failed", Some(format!("DFS Stack Size Exceeded {d}"))),
+                // a context, thread, preemption or delay bound: no error found within it,
+                // which is neither ZING's pass nor its failure
+                None => ("Search Bound Reached", Some(v.headline())),
+            }
         }
         // ZING stops at its time limit; zingrs says which limit
         Verdict::LimitReached { .. } => ("Search Limit Reached", Some(v.headline())),
@@ -234,6 +235,12 @@ mod tests {
             }),
             ("Check Failed", Some("DFS Stack Size Exceeded 50".into()))
         );
+        // another bound cut a search that found nothing: neither ZING's pass nor its failure
+        let bounded = banner(Verdict::Bounded {
+            bound: "preemption bound (--preemptions 0)".into(),
+        });
+        assert_eq!(bounded.0, "Search Bound Reached");
+        assert!(bounded.1.is_some_and(|l| l.contains("--preemptions 0")));
         assert_eq!(
             banner(Verdict::InternalError {
                 message: "oops".into()
