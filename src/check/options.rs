@@ -92,7 +92,7 @@ pub struct CheckOptions {
     /// `--context-tuples` (bdd engine).
     pub context_tuples: bool,
     /// `--keep-going`: report every distinct error, not only the first, and end with each
-    /// property's status ([`super::properties`]).
+    /// property's status ([`super::properties()`]).
     pub keep_going: bool,
     /// `--coverage`: report the statements a complete check never ran (partial-order
     /// reduction is then off).

@@ -2,8 +2,8 @@
 //! (`check --show-properties`, CBMC's convention): every assertion, every `--target` label,
 //! the deadlock check, and in Zing models the implicit checks of the runtime (null
 //! dereference, index, division, overflow, choose, exceptions, selects). `check --property ID`
-//! checks only the ones named ([`select`]); `--keep-going` ends with a table that says of each
-//! whether it was violated ([`statuses`]).
+//! checks only the ones named (`select`); `--keep-going` ends with a table that says of each
+//! whether it was violated (`statuses`).
 //!
 //! Ids are `PROC.KIND.N`: the N-th check of that kind in the procedure, in source order, so an
 //! edit elsewhere in the model does not change them. The deadlock and infinite-loop checks,

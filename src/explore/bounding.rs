@@ -97,7 +97,7 @@ impl Scheduler {
 }
 
 /// Most threads a delay-bounding scheduler orders at once (the order is kept in the search
-/// node, [`Order`]).
+/// node, `Order`).
 pub const MAX_ORDERED: usize = 14;
 
 /// A scheduler's order of the threads it may still run, first the one it picks (thread

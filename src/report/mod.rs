@@ -589,7 +589,7 @@ pub struct Unreached {
 }
 
 /// One property's status after a check (`--keep-going`'s table; see
-/// [`crate::check::properties`]).
+/// [`crate::check::properties()`]).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PropertyStatus {
     /// Its stable id (`check --show-properties`).
