@@ -43,6 +43,10 @@ struct Saved {
     path: Option<Path>,
     assertions: Option<bool>,
     cooperative: Option<bool>,
+    /// `check --property`'s ids: the same selection is made again (a thread waiting at an
+    /// assertion left out is blocked, as it was in the check).
+    #[serde(default)]
+    selected: Vec<String>,
 }
 
 /// What a saved verdict claims, as [`crate::report::Verdict`] serializes it: the kind that the path's last
@@ -189,6 +193,29 @@ pub fn run(a: &ReplayArgs) -> i32 {
         eprintln!("error: {shown} holds no counterexample path");
         return exit::INVALID;
     };
+    let selection = if saved.selected.is_empty() {
+        None
+    } else {
+        let opts = crate::check::CheckOptions {
+            assertions: saved.assertions.unwrap_or(true),
+            cooperative: saved.cooperative.unwrap_or(false),
+            targets: saved
+                .selected
+                .iter()
+                .filter_map(|id| id.strip_prefix("label.").map(String::from))
+                .filter(|l| program.has_label(l))
+                .collect(),
+            ..Default::default()
+        };
+        let all = crate::check::properties::listed(&program, &opts);
+        match crate::check::properties::select(&all, &saved.selected, &name) {
+            Ok(s) => Some(std::sync::Arc::new(s.selection)),
+            Err(e) => {
+                eprintln!("error: {shown}: {e}");
+                return exit::INVALID;
+            }
+        }
+    };
     let semantics = Semantics {
         check_assertions: saved.assertions.unwrap_or(true),
         // a path under `--threads` is a path of the unbounded program too
@@ -198,7 +225,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
         deadlock: true,
         // an LTL lasso was found with every global observed
         observe_globals: matches!(claim, Claim::Cycle(search::Liveness::Ltl, ..)),
-        selection: None,
+        selection,
         coverage: None,
     };
     let m = std::sync::Arc::new(Machine::new(&program, semantics));

@@ -47,7 +47,9 @@ enum Slot {
 /// whose check is left out ends its execution unreported. A runtime error belongs to the
 /// node its thread's step starts at (where the report places it). Either way the outcome
 /// stays in its place in the step's list, as [`Outcome::Pruned`]: a path found under a
-/// selection is a path of the program with every property checked, and replays as one.
+/// selection takes the same choices with every property checked (only its last state may
+/// show otherwise: a thread waiting at an assertion left out is blocked there, so `replay`
+/// selects again).
 #[derive(Clone, Debug, Default)]
 pub struct Selection {
     /// The assertions not checked, by node.

@@ -434,7 +434,8 @@ impl Machine<'_> {
                 let checked = self.semantics.check_assertions;
                 if checked && can_f {
                     // one left out by `check --property` acts as `assume`, its outcomes at
-                    // the same positions (a path replays with every assertion checked)
+                    // the same positions (a path takes the same choices with every assertion
+                    // checked)
                     out.push(if self.semantics.checks_assertion(frame.proc, frame.pc) {
                         Outcome::Violation(Violation::Assertion)
                     } else {
