@@ -598,11 +598,13 @@ fn coverability_and_bounded_explicit_agree_on_threads_created_in_a_loop() {
         failures.join("\n\n")
     );
     // the comparison says little unless coverability both proves and refutes, and the bounded
-    // searches find errors
+    // searches find errors. (Proofs: at least one program in 20. Which programs coverability
+    // decides within its 2 s varies with the machine's load: 15 and 14 proofs of seeds
+    // 0..150 on two runs of the same tree, 7 and 8 timeouts; one in 10 failed the CI once.)
     let n = |e: &str, c: i32| tally.get(&(e.to_string(), c)).copied().unwrap_or(0);
     if count >= 100 {
         assert!(
-            n("coverability", 0) * 10 >= count && n("coverability", 3) * 10 >= count,
+            n("coverability", 0) * 20 >= count && n("coverability", 3) * 10 >= count,
             "a lopsided mix of verdicts: {tally:?}"
         );
         assert!(n("explicit-threads-3", 3) * 10 >= count, "{tally:?}");
