@@ -178,6 +178,11 @@ pub(crate) fn listed(program: &Program, opts: &super::CheckOptions) -> Vec<Liste
         let p = p as ProcId;
         // per (kind, place): the nodes, in the order of their places in the source
         let mut found: BTreeMap<Place, Vec<(Pc, Option<RtError>)>> = BTreeMap::new();
+        let this = proc
+            .locals
+            .iter()
+            .position(|v| v.name == "this")
+            .map(|i| i as u32);
         for (pc, node) in proc.nodes.iter().enumerate() {
             let pc = pc as Pc;
             if matches!(node.stmt, Stmt::Assert { .. }) && opts.assertions && !getafix {
@@ -187,8 +192,7 @@ pub(crate) fn listed(program: &Program, opts: &super::CheckOptions) -> Vec<Liste
                     .push((pc, None));
             }
             if zing {
-                let this = proc.locals.iter().position(|v| v.name == "this");
-                for e in node_errors(&node.stmt, this.map(|i| i as u32)) {
+                for e in node_errors(&node.stmt, this) {
                     found
                         .entry((node.span.start, error_kind(e)))
                         .or_default()

@@ -703,10 +703,6 @@ impl Explorer<'_, '_> {
 
     /// [`Explorer::violation_key`] of a finding at the step start `at`.
     fn with_kind(at: (u32, u32), f: &Finding) -> (u8, u32, u32) {
-        let kind = match f {
-            Finding::Runtime { error, .. } => 16 + *error as u8,
-            _ => 0,
-        };
-        (kind, at.0, at.1)
+        f.violation_key(at)
     }
 }

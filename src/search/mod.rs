@@ -201,6 +201,17 @@ impl Finding {
         }
     }
 
+    /// The key under which `--keep-going` reports a violation found by a step that starts at
+    /// node `at` (proc, pc) once: the node and the finding's kind, so that an assertion and a
+    /// runtime error of one statement are two.
+    pub fn violation_key(&self, at: (u32, u32)) -> (u8, u32, u32) {
+        let kind = match self {
+            Finding::Runtime { error, .. } => 16 + *error as u8,
+            _ => 0,
+        };
+        (kind, at.0, at.1)
+    }
+
     /// The finding for a violating outcome at the end of `path`.
     pub fn of_violation(v: Violation, path: Path) -> Finding {
         match v {

@@ -57,10 +57,9 @@ impl Summarizer<'_, '_> {
                     // (`check --property`: an error left out ends the execution unreported)
                     if m.semantics.reports_error(f.proc, f.pc, e) {
                         let path = self.path_to(r, id, Some(choice));
-                        self.found(
-                            Finding::Runtime { error: e, path },
-                            (16 + e as u8, f.proc, f.pc),
-                        )?;
+                        let finding = Finding::Runtime { error: e, path };
+                        let key = finding.violation_key((f.proc, f.pc));
+                        self.found(finding, key)?;
                     }
                     return Ok(Frontier::of(Vec::new()));
                 }
@@ -100,12 +99,9 @@ impl Summarizer<'_, '_> {
                 Outcome::Moved { .. } => unreachable!("Machine::step builds every successor"),
                 Outcome::Violation(v) => {
                     let path = self.path_to(r, id, Some(choice));
-                    let kind = match v {
-                        crate::runtime::Violation::Runtime(e) => 16 + e as u8,
-                        crate::runtime::Violation::Assertion => 0,
-                    };
-                    if let Err(e) = self.found(Finding::of_violation(v, path), (kind, f.proc, f.pc))
-                    {
+                    let finding = Finding::of_violation(v, path);
+                    let key = finding.violation_key((f.proc, f.pc));
+                    if let Err(e) = self.found(finding, key) {
                         stop = Some(e);
                         break;
                     }
@@ -260,10 +256,9 @@ impl Summarizer<'_, '_> {
                 }
                 let mut path = self.path_to(r, id, None);
                 path.choices.extend(self.expand_summary(target, j as u32));
-                if let Err(e) = self.found(
-                    Finding::of_violation(v, path),
-                    (16 + error as u8, f.proc, f.pc),
-                ) {
+                let finding = Finding::of_violation(v, path);
+                let key = finding.violation_key((f.proc, f.pc));
+                if let Err(e) = self.found(finding, key) {
                     self.rec = rec;
                     return Err(e);
                 }
