@@ -200,6 +200,7 @@ fn a_bad_number_of_workers_is_a_usage_error() {
 /// one worker.
 #[test]
 fn handed_over_states_are_the_states_their_paths_reach() {
+    use zingrs::explore::ExplicitOptions;
     use zingrs::runtime::{Machine, Semantics};
     use zingrs::search::{Limits, Options, Reduction};
     use zingrs_lang::Lang;
@@ -253,21 +254,24 @@ fn handed_over_states_are_the_states_their_paths_reach() {
             (Reduction::None, true),
             (Reduction::All, true),
         ] {
-            let opts = |workers| Options {
+            let opts = Options {
                 limits: Limits {
                     max_depth: 200,
                     max_states: Some(5_000),
                     ..Limits::default()
                 },
+                keep_going: true,
+                ..Options::default()
+            };
+            let how = |workers| ExplicitOptions {
                 reduction,
                 workers,
                 check_fingerprints: true,
-                keep_going: true,
                 transactions: tx.then_some(zingrs::summary::summarize_transaction),
-                ..Options::default()
+                ..ExplicitOptions::default()
             };
-            let one = zingrs::explore::search(&m, &opts(1));
-            let four = zingrs::explore::search(&m, &opts(4));
+            let one = zingrs::explore::search(&m, &opts, &how(1));
+            let four = zingrs::explore::search(&m, &opts, &how(4));
             if one.limit.is_none() && four.limit.is_none() {
                 assert_eq!(
                     one.stats.states, four.stats.states,
