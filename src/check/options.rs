@@ -37,6 +37,10 @@ pub enum Search {
     Bfs,
     /// ZING's iterative depth-bounded order: level by level in ZING steps.
     Zing,
+    /// Random walks (ZING's `-randomsample`): repeated walks from the initial states, each at
+    /// most `--max-depth` steps, every step drawn uniformly among the enabled outcomes; stops
+    /// at the first error or at a limit (`--max-states` counts steps), never with a pass.
+    Random,
 }
 
 /// How one model is checked: the engine, the property, the bounds and limits, the
@@ -110,6 +114,10 @@ pub struct CheckOptions {
     pub trace: bool,
     /// Count what only statistics show (`false`: skip measurements nobody sees). Default: true.
     pub stats: bool,
+    /// `--seed S`: the explicit search's successor order is permuted and its fingerprints
+    /// salted by S; with [`Search::Random`], the walks' seed. `None`: the search's own order
+    /// (random walks: [`crate::search::swarm::DEFAULT_RANDOM_SEED`]).
+    pub seed: Option<u64>,
 }
 
 impl Default for CheckOptions {
@@ -143,6 +151,7 @@ impl Default for CheckOptions {
             zing_layout: false,
             trace: true,
             stats: true,
+            seed: None,
         }
     }
 }
@@ -172,7 +181,7 @@ impl CheckOptions {
 pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Options, Semantics) {
     let search = o.search_order();
     let opts = Options {
-        bfs: search != Search::Dfs,
+        bfs: matches!(search, Search::Bfs | Search::Zing),
         zing_order: search == Search::Zing,
         exact: o.exact,
         workers: o.workers.max(1),
@@ -206,8 +215,12 @@ pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Options, S
         reduction: o.reduction.unwrap_or(match search {
             Search::Dfs if !o.zing_layout => Reduction::All,
             Search::Dfs | Search::Zing => Reduction::Transactions,
-            Search::Bfs => Reduction::None,
+            Search::Bfs | Search::Random => Reduction::None,
         }),
+        swarm: search::swarm::Swarm {
+            seed: o.seed,
+            random: search == Search::Random,
+        },
         // threads created without bound in a boolean program: a depth-first search would create
         // threads forever before scheduling one
         deepen_threads: o.threads.is_none()

@@ -17,6 +17,7 @@ mod chunked;
 mod cycles;
 mod dfs;
 mod parallel;
+mod random;
 mod reduce;
 mod successors;
 mod zing_count;
@@ -165,6 +166,14 @@ fn reaches(program: &zingrs_lang::ir::Program, p: impl Fn(&Stmt) -> bool) -> Vec
 /// Searches the state space of `m`'s program (depth-first with several workers when
 /// [`Options::workers`] asks for them: `parallel.rs`).
 pub fn search(m: &Machine, opts: &Options) -> SearchResult {
+    crate::canon::salted(opts.swarm.salt(), || search_salted(m, opts))
+}
+
+/// [`search`] under its fingerprint salt.
+fn search_salted(m: &Machine, opts: &Options) -> SearchResult {
+    if opts.swarm.random {
+        return random::walks(m, opts);
+    }
     if let Some(property) = opts.liveness {
         return cycles::search(m, opts, property);
     }

@@ -12,6 +12,7 @@ pub mod effects;
 pub mod folded;
 pub mod lasso;
 mod replay;
+pub mod swarm;
 
 pub use crate::limits::{
     default_memory_limit, peak_bytes, resident_bytes, thread_cpu_time, watchdog, Clock, Limit,
@@ -91,6 +92,9 @@ pub struct Options {
     /// With a liveness property: only weakly fair runs count (`--fairness weak`: every
     /// process enabled from some point on keeps moving), found by `explore::fair`.
     pub fair: bool,
+    /// Swarm runs: `--seed` (successor order and fingerprint salt) and `--search random`
+    /// ([`swarm::Swarm`]; the default is the plain search).
+    pub swarm: swarm::Swarm,
 }
 
 /// The cycles `check --liveness` looks for: a violation is a lasso, a path to a state and a
