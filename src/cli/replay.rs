@@ -253,7 +253,7 @@ pub(crate) fn verify<'p>(
             ..Default::default()
         };
         let all = crate::check::properties::listed(program, &opts);
-        match crate::check::properties::select(&all, &saved.selected, &name) {
+        match crate::check::properties::select(&all, &saved.selected, name) {
             Ok(s) => Some(std::sync::Arc::new(s.selection)),
             Err(e) => return invalid(format!("{shown}: {e}")),
         }
