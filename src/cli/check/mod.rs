@@ -105,7 +105,8 @@ pub struct CheckArgs {
     /// Zing's non-preemptive scheduling.
     #[arg(long)]
     pub cooperative: bool,
-    /// Bound on the call-stack depth of any thread; deeper states are cut (exit 8).
+    /// Bound on the call-stack depth of any thread; deeper states are cut (exit 8). With
+    /// `--search random`, also the steps of each walk.
     #[arg(long, value_name = "N", default_value_t = search::DEFAULT_MAX_DEPTH,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_depth: u32,
