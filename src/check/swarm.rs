@@ -2,13 +2,14 @@
 //! the one place that refuses the options they mean nothing with (exit 7) and adjusts the
 //! search options for a random search.
 
+use super::Settings;
 use super::{CheckError, CheckOptions, Engine, Search};
-use crate::search::{swarm, Options};
+use crate::search::swarm;
 
 /// Checks the swarm options of `o` and adjusts `opts` for them; returns notes for the user.
 pub(super) fn swarm_options(
     o: &CheckOptions,
-    opts: &mut Options,
+    opts: &mut Settings,
 ) -> Result<Vec<String>, CheckError> {
     let random = o.search == Some(Search::Random);
     if o.seed.is_none() && !random {
@@ -91,8 +92,8 @@ pub(super) fn swarm_options(
     }
     // a walk is bounded by its length: no deepening on the number of threads is needed
     opts.deepen_threads = false;
-    if opts.limits.max_states.is_none() && opts.limits.timeout.is_none() {
-        opts.limits.max_states = Some(swarm::DEFAULT_RANDOM_STEPS);
+    if opts.search.limits.max_states.is_none() && opts.search.limits.timeout.is_none() {
+        opts.search.limits.max_states = Some(swarm::DEFAULT_RANDOM_STEPS);
     }
     if o.seed.is_none() {
         notes.push(format!(

@@ -84,7 +84,7 @@ impl Explorer<'_, '_> {
                 let mut succs: Vec<_> = succs.into_iter().zip(interior).collect();
                 // `--seed`: the level's order within a node's successors is permuted
                 if let Some(mut rng) = self
-                    .opts
+                    .how
                     .swarm
                     .order(&[u64::from(node), from.map_or(0, |r: Resume| r.skip)])
                 {

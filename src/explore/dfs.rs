@@ -178,7 +178,7 @@ impl Explorer<'_, '_> {
         let from = live.chunks.as_ref().and_then(|c| c.from);
         // under `--seed` the outcomes are permuted once listed, and the pending positions
         // (which are positions in the permuted list) are applied after that
-        let order = self.opts.swarm.order(&[
+        let order = self.how.swarm.order(&[
             depth as u64,
             u64::from(e.via.thread) << 32 | u64::from(e.via.outcome),
             canon.map_or(0, |c| c.fp),
@@ -256,11 +256,7 @@ impl Explorer<'_, '_> {
         if self.atomic_interior || self.por {
             // states inside a transaction are not stored: the search runs on through them (a
             // wide step is a choice, whatever a chunk of it holds)
-            let any_order = self
-                .opts
-                .swarm
-                .seed
-                .map(|_| Self::branching_any_order(outs));
+            let any_order = self.how.swarm.seed.map(|_| Self::branching_any_order(outs));
             let branching = Self::branching(outs).enumerate();
             for (((c, o), k), (i, b)) in outs.iter().zip(keys.iter_mut()).zip(branching) {
                 let b = any_order.as_ref().map_or(b, |v| v[i]);
@@ -324,7 +320,7 @@ impl Explorer<'_, '_> {
                     .filter(|_| segmented)
                     .and_then(|c| self.hasher.successor_move(parent, c, mv));
                 if let Some(m) = inc {
-                    if self.opts.check_fingerprints {
+                    if self.how.check_fingerprints {
                         let whole = self.hasher.full(&mv.clone().apply(parent));
                         assert_eq!(m.fp, whole, "fingerprint of a move");
                     }
@@ -346,7 +342,7 @@ impl Explorer<'_, '_> {
                     let touched = self.touched.as_ref().map(|t| &t.addrs[..]);
                     let inc = canon.and_then(|c| self.hasher.successor(parent, c, state, touched));
                     let fp = inc.unwrap_or_else(|| self.hasher.full(state));
-                    if self.opts.check_fingerprints && inc.is_some() {
+                    if self.how.check_fingerprints && inc.is_some() {
                         assert_eq!(fp, self.hasher.full(state), "incremental fingerprint");
                     }
                     Key {
@@ -397,7 +393,7 @@ impl Explorer<'_, '_> {
                         Some(&touched.addrs),
                     ) {
                         Some(canon) => {
-                            if self.opts.check_fingerprints {
+                            if self.how.check_fingerprints {
                                 let fp = self.hasher.full(&state);
                                 assert_eq!(canon.fp, fp, "restored fingerprint");
                             }

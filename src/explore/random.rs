@@ -15,8 +15,8 @@ use crate::search::swarm::{mix, Rng, DEFAULT_RANDOM_SEED};
 const MAX_INITIAL: usize = 4096;
 
 /// Runs the random walks of `opts` on `m`'s program.
-pub(super) fn walks(m: &Machine, opts: &Options) -> SearchResult {
-    let mut rng = Rng::new(mix(opts.swarm.seed.unwrap_or(DEFAULT_RANDOM_SEED)));
+pub(super) fn walks(m: &Machine, opts: &Options, how: &ExplicitOptions) -> SearchResult {
+    let mut rng = Rng::new(mix(how.swarm.seed.unwrap_or(DEFAULT_RANDOM_SEED)));
     let mut watch = Watch::new(&opts.limits);
     let targets = crate::search::targets_at(m.program, &opts.targets);
     let target = |s: &State| {

@@ -113,7 +113,7 @@ impl Explorer<'_, '_> {
     /// order one per process step (none inside an atomic region; a chained region is one)
     /// plus one for a choice among two or more alternatives.
     pub(super) fn cost(&self, s: &State, choice: Choice) -> u64 {
-        if !self.opts.zing_order {
+        if !self.how.zing_order {
             return 1 + split_chain(choice).1 as u64;
         }
         let tid = choice.thread as usize;

@@ -7,7 +7,7 @@
 //! golden-ratio increment and a mixing finalizer), so that a seed means the same order on
 //! every platform and in every version of the dependencies.
 
-/// The swarm settings of one search ([`super::Options::swarm`]). The default is today's
+/// The swarm settings of one search ([`crate::explore::ExplicitOptions::swarm`]). The default is today's
 /// search: no permutation, no salt, no random walks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Swarm {
