@@ -59,7 +59,7 @@ fn pos(t: usize, depth: u32, slot: usize) -> Option<u64> {
 /// A part's seed: its kind above every position.
 #[inline]
 fn seed(kind: u64, pos: u64) -> u64 {
-    (kind << 61) | pos
+    ((kind << 61) | pos) ^ super::salt()
 }
 
 #[inline]

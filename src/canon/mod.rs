@@ -618,10 +618,42 @@ pub fn fingerprint(bytes: &[u8]) -> Fingerprint {
     xxh3_128(bytes)
 }
 
-/// The 64-bit fingerprint that the explicit search's visited set stores.
+/// The 64-bit fingerprint that the explicit search's visited set stores (salted: see
+/// [`salted`]).
 #[inline]
 pub fn fingerprint64(bytes: &[u8]) -> u64 {
-    xxh3_64(bytes)
+    match salt() {
+        0 => xxh3_64(bytes),
+        s => xxhash_rust::xxh3::xxh3_64_with_seed(bytes, s),
+    }
+}
+
+thread_local! {
+    /// The fingerprint salt of the search running on this thread ([`salted`]).
+    static SALT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The fingerprint salt of the search running on this thread: 0 (today's fingerprints)
+/// unless a search runs under `check --seed`.
+#[inline(always)]
+pub(crate) fn salt() -> u64 {
+    SALT.with(|s| s.get())
+}
+
+/// Runs `f` with the explicit search's 64-bit fingerprints salted by `salt` on this thread
+/// (`check --seed`): every part's hash seed, and the hash of whole canonical bytes, take it
+/// in, so two runs with different salts collide (hash compaction's omissions) on different
+/// pairs of states, as SPIN's swarm varies its hash functions. Salt 0 is the unsalted hash.
+/// Each thread of a search must run under the same salt (the parallel search's workers do).
+pub fn salted<R>(salt: u64, f: impl FnOnce() -> R) -> R {
+    struct Restore(u64);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SALT.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(SALT.with(|s| s.replace(salt)));
+    f()
 }
 
 /// An upper bound on the probability that hash compaction in the explicit search's visited set

@@ -37,7 +37,7 @@ fn seed(kind: u64, i: usize) -> u64 {
     let mut z = ((kind << 60) ^ i as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    z ^ (z >> 31) ^ super::salt()
 }
 const GLOBALS: u64 = 1;
 const THREAD: u64 = 2;

@@ -19,6 +19,7 @@ mod options;
 mod parse;
 pub mod properties;
 mod result;
+mod swarm;
 
 pub use engines::{applicable_engines, portfolio, run_engine, run_engine_on, Replays};
 pub use options::{options_and_semantics, CheckOptions, Engine, Search, Settings};
@@ -226,7 +227,12 @@ impl<'p> Check<'p> {
                 liveness_options(o, program, property, &mut opts).map_err(CheckError::Options)?,
             );
         }
+        notes.extend(swarm::swarm_options(o, &mut opts)?);
         let engine = match o.engine {
+            // swarm runs order the explicit search (`swarm_options` refused the others)
+            Engine::Auto if o.seed.is_some() || o.search == Some(Search::Random) => {
+                Engine::Explicit
+            }
             // schedule bounding is the explicit search's (`schedule_bounds` refused the others)
             _ if o.bounding.is_some() => Engine::Explicit,
             // the cycle search is the explicit engine's (`liveness_options` refused the others)
@@ -301,7 +307,10 @@ impl<'p> Check<'p> {
                 self.semantics.thread_bound.is_some(),
                 self.opts.search.contexts.is_some(),
             ),
-            header_note(self.engine, self.program),
+            match self.opts.explicit.swarm.random {
+                true => Some("random walks (--search random)"),
+                false => header_note(self.engine, self.program),
+            },
         )
     }
 
@@ -401,6 +410,12 @@ impl<'p> Check<'p> {
                 properties::statuses(&self.table, &report, program, report.exhaustive);
         }
         report.selected = self.selected.clone();
+        let swarm = self.opts.explicit.swarm;
+        report.random_walks = swarm.random;
+        report.seed = match swarm.random {
+            true => Some(swarm.seed.unwrap_or(search::swarm::DEFAULT_RANDOM_SEED)),
+            false => swarm.seed,
+        };
         if let Some(ran) = &self.semantics.coverage {
             report.coverage = Some(coverage::report(program, ran, report.exhaustive));
         }

@@ -39,6 +39,10 @@ pub enum Search {
     Bfs,
     /// ZING's iterative depth-bounded order: level by level in ZING steps.
     Zing,
+    /// Random walks (ZING's `-randomsample`): repeated walks from the initial states, each at
+    /// most `--max-depth` steps, every step drawn uniformly among the enabled outcomes; stops
+    /// at the first error or at a limit (`--max-states` counts steps), never with a pass.
+    Random,
 }
 
 /// How one model is checked: the engine, the property, the bounds and limits, the
@@ -112,6 +116,10 @@ pub struct CheckOptions {
     pub trace: bool,
     /// Count what only statistics show (`false`: skip measurements nobody sees). Default: true.
     pub stats: bool,
+    /// `--seed S`: the explicit search's successor order is permuted and its fingerprints
+    /// salted by S; with [`Search::Random`], the walks' seed. `None`: the search's own order
+    /// (random walks: [`crate::search::swarm::DEFAULT_RANDOM_SEED`]).
+    pub seed: Option<u64>,
 }
 
 impl Default for CheckOptions {
@@ -145,6 +153,7 @@ impl Default for CheckOptions {
             zing_layout: false,
             trace: true,
             stats: true,
+            seed: None,
         }
     }
 }
@@ -206,7 +215,7 @@ pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Settings, 
         limits: o.limits.clone(),
     };
     let explicit = ExplicitOptions {
-        bfs: search != Search::Dfs,
+        bfs: matches!(search, Search::Bfs | Search::Zing),
         zing_order: search == Search::Zing,
         exact: o.exact,
         workers: o.workers.max(1),
@@ -223,8 +232,12 @@ pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Settings, 
         reduction: o.reduction.unwrap_or(match search {
             Search::Dfs if !o.zing_layout => Reduction::All,
             Search::Dfs | Search::Zing => Reduction::Transactions,
-            Search::Bfs => Reduction::None,
+            Search::Bfs | Search::Random => Reduction::None,
         }),
+        swarm: crate::search::swarm::Swarm {
+            seed: o.seed,
+            random: search == Search::Random,
+        },
     };
     let symbolic = SymbolicOptions {
         live_variables: !o.no_live_ranges,

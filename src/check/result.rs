@@ -117,7 +117,8 @@ pub(super) fn report_with<'p>(
         seconds: s.elapsed.as_secs_f64(),
         peak_memory_bytes: search::peak_bytes(),
         speedup: speedup(&s.workers, s.elapsed),
-        omission_probability: explicit.then(|| {
+        // random walks store nothing: no state can be omitted by a fingerprint collision
+        omission_probability: (explicit && !settings.explicit.swarm.random).then(|| {
             if settings.explicit.exact {
                 0.0
             } else {

@@ -4,6 +4,7 @@
 mod bench;
 mod cfg;
 mod check;
+mod collect;
 mod gen;
 pub mod regress;
 mod replay;
@@ -52,6 +53,11 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// Run models against their expected verdicts (headers, test.desc, manifests).
     Regress(regress::RegressArgs),
+    /// One verdict from the saved reports of many runs of one model (a swarm): violated if
+    /// some run's counterexample replays, passed if some run searched the whole state space,
+    /// else inconclusive.
+    #[command(after_help = EXIT_CODES)]
+    Collect(collect::CollectArgs),
     /// Print a generated model (random-bp SEED, random-zing SEED, bebop-t N, zing-clone N, ...).
     Gen(gen::GenArgs),
     /// Time a benchmark family over several sizes and engines (table, slopes, speed-ups, plot).
@@ -64,7 +70,7 @@ pub enum Command {
     /// Print zingrs's man page (roff), e.g. `zingrs manpage > zingrs.1`, or a subcommand's
     /// with every option, e.g. `zingrs manpage check > zingrs-check.1`.
     Manpage {
-        /// The subcommand (check, cfg, replay, regress, gen, bench, completions).
+        /// The subcommand (check, cfg, replay, regress, collect, gen, bench, completions).
         subcommand: Option<String>,
     },
 }
@@ -89,6 +95,7 @@ pub fn main() -> i32 {
         Command::Cfg(a) => cfg::run(&a),
         Command::Replay(a) => replay::run(&a),
         Command::Regress(a) => regress::run(&a),
+        Command::Collect(a) => collect::run(&a),
         Command::Gen(a) => gen::run(&a),
         Command::Bench(a) => bench::run(&a),
         Command::Completions { shell } => {

@@ -134,64 +134,109 @@ pub fn run(a: &ReplayArgs) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let shown = a.trace.display();
-    let saved: Saved = match std::fs::File::open(&a.trace) {
+    let name = a.model.display().to_string();
+    let v = match verify(&program, &name, &a.trace) {
+        Ok(v) => v,
+        Err((code, message)) => {
+            eprintln!("error: {message}");
+            return code;
+        }
+    };
+    let steps = v.trace.len();
+    let trace = (a.detail != TraceDetail::None).then_some(v.trace);
+    let head = format!(
+        "Replaying {} steps of {} on {name}: the path ends in the reported verdict, {} ({steps} steps)\n",
+        v.choices,
+        a.trace.display(),
+        v.compared,
+    );
+    let mut r = Report::new(&name, "replay", v.verdict, trace);
+    r.source_hash = v.source_hash;
+    let code = r.exit_code;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let printed = std::io::Write::write_all(&mut out, head.as_bytes()).and_then(|()| {
+        report::render_to(&mut out, &r, Format::Text, a.detail, false, false, false)
+    });
+    if let Err(e) = printed {
+        return super::stdout_failed(&e, &r.verdict);
+    }
+    code
+}
+
+/// A saved report's counterexample, replayed and found to be what the report says
+/// ([`verify`]).
+pub(crate) struct Verified<'p> {
+    /// The verdict the path ends in (the report's, as written).
+    pub verdict: report::Verdict,
+    /// The path's trace, built again.
+    pub trace: Trace<'p>,
+    /// The path's number of choices.
+    pub choices: usize,
+    /// Whether the saved trace was compared, in words.
+    pub compared: &'static str,
+    /// The model's [`report::source_hash`].
+    pub source_hash: String,
+}
+
+/// Reads the report saved in `file` (by `check -o FILE` or `--format json`) and checks that
+/// it is a counterexample of `program` (known to the user as `name`) that re-executes to
+/// exactly the reported verdict and trace. `Err`: the exit code and the message — 7 for a
+/// report that is not one of this model's counterexamples, 5 for one that does not replay
+/// to its verdict, 9 for a replay a limit stopped. `zingrs replay` and `zingrs collect` both
+/// judge reports by it.
+pub(crate) fn verify<'p>(
+    program: &'p zingrs_lang::ir::Program,
+    name: &str,
+    file: &std::path::Path,
+) -> Result<Verified<'p>, (i32, String)> {
+    let invalid = |m: String| Err((exit::INVALID, m));
+    let shown = file.display();
+    let saved: Saved = match std::fs::File::open(file) {
         Ok(f) => match serde_json::from_reader(std::io::BufReader::with_capacity(1 << 16, f)) {
             Ok(s) => s,
-            Err(e) => {
-                eprintln!("error: {shown} is not a zingrs JSON report: {e}");
-                return exit::INVALID;
-            }
+            Err(e) => return invalid(format!("{shown} is not a zingrs JSON report: {e}")),
         },
-        Err(e) => {
-            eprintln!("error: cannot read {shown}: {e}");
-            return exit::INVALID;
-        }
+        Err(e) => return invalid(format!("cannot read {shown}: {e}")),
     };
     if !saved
         .schema
         .is_some_and(|s| (report::OLDEST_REPLAYABLE..=report::SCHEMA).contains(&s))
     {
-        eprintln!(
-            "error: {shown} has report schema {}, this zingrs reads schemas {} to {}",
+        return invalid(format!(
+            "{shown} has report schema {}, this zingrs reads schemas {} to {}",
             saved.schema.map_or("(none)".into(), |s| s.to_string()),
             report::OLDEST_REPLAYABLE,
             report::SCHEMA
-        );
-        return exit::INVALID;
+        ));
     }
-    let name = a.model.display().to_string();
     let hash = report::source_hash(&program.source.text);
-    let same_name =
-        name == "-" || saved.model == "-" || file_name(&saved.model) == file_name(&name);
+    let same_name = name == "-" || saved.model == "-" || file_name(&saved.model) == file_name(name);
     if !same_name || saved.source_hash.as_deref() != Some(hash.as_str()) {
-        eprintln!(
-            "error: {shown} is a report of {} (source {}), not of {name} (source {hash})",
+        return invalid(format!(
+            "{shown} is a report of {} (source {}), not of {name} (source {hash})",
             saved.model,
             saved.source_hash.as_deref().unwrap_or("unknown"),
-        );
-        return exit::INVALID;
+        ));
     }
     let claim = match serde_json::from_value::<SavedVerdict>(saved.verdict.clone()) {
-        Ok(v) => match v.claim(&program) {
+        Ok(v) => match v.claim(program) {
             Ok(c) => c,
-            Err(e) => {
-                eprintln!("error: {shown} is not a report of this model: {e}");
-                return exit::INVALID;
-            }
+            Err(e) => return invalid(format!("{shown} is not a report of this model: {e}")),
         },
         Err(e) => {
-            eprintln!("error: {shown} is not a zingrs JSON report: its verdict: {e}");
-            return exit::INVALID;
+            return invalid(format!(
+                "{shown} is not a zingrs JSON report: its verdict: {e}"
+            ))
         }
     };
     let Some(claim) = claim else {
-        eprintln!("error: {shown} reports no error, so it holds no counterexample to replay");
-        return exit::INVALID;
+        return invalid(format!(
+            "{shown} reports no error, so it holds no counterexample to replay"
+        ));
     };
     let Some(path) = saved.path else {
-        eprintln!("error: {shown} holds no counterexample path");
-        return exit::INVALID;
+        return invalid(format!("{shown} holds no counterexample path"));
     };
     let selection = if saved.selected.is_empty() {
         None
@@ -207,13 +252,10 @@ pub fn run(a: &ReplayArgs) -> i32 {
                 .collect(),
             ..Default::default()
         };
-        let all = crate::check::properties::listed(&program, &opts);
-        match crate::check::properties::select(&all, &saved.selected, &name) {
+        let all = crate::check::properties::listed(program, &opts);
+        match crate::check::properties::select(&all, &saved.selected, name) {
             Ok(s) => Some(std::sync::Arc::new(s.selection)),
-            Err(e) => {
-                eprintln!("error: {shown}: {e}");
-                return exit::INVALID;
-            }
+            Err(e) => return invalid(format!("{shown}: {e}")),
         }
     };
     let semantics = Semantics {
@@ -228,10 +270,12 @@ pub fn run(a: &ReplayArgs) -> i32 {
         selection,
         coverage: None,
     };
-    let m = std::sync::Arc::new(Machine::new(&program, semantics));
+    let m = std::sync::Arc::new(Machine::new(program, semantics));
     let wrong = |e: String| {
-        eprintln!("error: the report's counterexample is wrong for {name}: {e}");
-        exit::INTERNAL
+        Err((
+            exit::INTERNAL,
+            format!("the report's counterexample is wrong for {name}: {e}"),
+        ))
     };
     // one state is kept: the trace replays the path again as it is compared and printed
     let replayed = match search::replay_keeping(&m, &path, false) {
@@ -261,41 +305,32 @@ pub fn run(a: &ReplayArgs) -> i32 {
     }
     let trace = report::build_trace(&m, &path, &replayed, end);
     let schema = saved.schema.unwrap_or(report::SCHEMA);
-    let compared = compare_trace(&a.trace, &trace, schema);
+    let compared = compare_trace(file, &trace, schema);
     if let Some(limit) = trace.cut_by() {
         // the walk stopped at Ctrl-C or a limit: the comparison is not finished
-        eprintln!(
-            "error: replay stopped ({}) before the saved trace was compared",
-            match limit {
-                crate::search::Limit::Interrupted => "interrupted".to_string(),
-                l => format!("{} reached", l.describe()),
-            }
-        );
-        return exit::LIMIT;
+        return Err((
+            exit::LIMIT,
+            format!(
+                "replay stopped ({}) before the saved trace was compared",
+                match limit {
+                    crate::search::Limit::Interrupted => "interrupted".to_string(),
+                    l => format!("{} reached", l.describe()),
+                }
+            ),
+        ));
     }
     let compared = match compared {
         Ok(true) => "gives the reported trace",
         Ok(false) => "the report has no trace to compare (`--trace none`)",
         Err(e) => return wrong(e),
     };
-    let steps = trace.len();
-    let trace = (a.detail != TraceDetail::None).then_some(trace);
-    let head = format!(
-        "Replaying {} steps of {shown} on {name}: the path ends in the reported verdict, {compared} ({steps} steps)\n",
-        path.choices.len(),
-    );
-    let mut r = Report::new(&name, "replay", verdict, trace);
-    r.source_hash = hash;
-    let code = r.exit_code;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let printed = std::io::Write::write_all(&mut out, head.as_bytes()).and_then(|()| {
-        report::render_to(&mut out, &r, Format::Text, a.detail, false, false, false)
-    });
-    if let Err(e) = printed {
-        return super::stdout_failed(&e, &r.verdict);
-    }
-    code
+    Ok(Verified {
+        verdict,
+        trace,
+        choices: path.choices.len(),
+        compared,
+        source_hash: hash,
+    })
 }
 
 /// Compares the `trace` of the saved report `file` with `trace`, the one its path gives:

@@ -81,7 +81,16 @@ impl Explorer<'_, '_> {
                     .zip(Self::branching(&succs))
                     .map(|((c, o), b)| self.interior(&s, c.thread, o, b || wide))
                     .collect();
-                for ((choice, outcome), interior) in succs.into_iter().zip(interior) {
+                let mut succs: Vec<_> = succs.into_iter().zip(interior).collect();
+                // `--seed`: the level's order within a node's successors is permuted
+                if let Some(mut rng) = self
+                    .how
+                    .swarm
+                    .order(&[u64::from(node), from.map_or(0, |r: Resume| r.skip)])
+                {
+                    rng.shuffle(&mut succs);
+                }
+                for ((choice, outcome), interior) in succs {
                     match outcome {
                         Outcome::Pruned => {}
                         Outcome::Moved { .. } => unreachable!("successors() builds every state"),

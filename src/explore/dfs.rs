@@ -176,8 +176,17 @@ impl Explorer<'_, '_> {
         let keys = &mut live.keys;
         let canon = live.canon.as_ref();
         let from = live.chunks.as_ref().and_then(|c| c.from);
+        // under `--seed` the outcomes are permuted once listed, and the pending positions
+        // (which are positions in the permuted list) are applied after that
+        let order = self.how.swarm.order(&[
+            depth as u64,
+            u64::from(e.via.thread) << 32 | u64::from(e.via.outcome),
+            canon.map_or(0, |c| c.fp),
+            from.map_or(0, |r| r.skip),
+        ]);
+        let early = if order.is_none() { keep.as_ref() } else { None };
         self.step_threads(state, live.ctx, outs, from, |ex, outs, first| {
-            if let Some(keep) = &keep {
+            if let Some(keep) = early {
                 for (i, (_, o)) in outs.iter_mut().enumerate().skip(first) {
                     if !keep.has(i) {
                         *o = Outcome::Pruned;
@@ -186,6 +195,18 @@ impl Explorer<'_, '_> {
             }
             ex.fingerprints(state, canon, &mut outs[first..], keys);
         });
+        if let Some(mut rng) = order {
+            let perm = rng.permutation(outs.len());
+            permute(outs, &perm);
+            permute(keys, &perm);
+            if let Some(keep) = &keep {
+                for (i, (_, o)) in outs.iter_mut().enumerate() {
+                    if !keep.has(i) {
+                        *o = Outcome::Pruned;
+                    }
+                }
+            }
+        }
         match (self.more.take(), &mut live.chunks) {
             (None, None) => {}
             (more, Some(c)) => c.more = more,
@@ -235,7 +256,10 @@ impl Explorer<'_, '_> {
         if self.atomic_interior || self.por {
             // states inside a transaction are not stored: the search runs on through them (a
             // wide step is a choice, whatever a chunk of it holds)
-            for (((c, o), k), b) in outs.iter().zip(keys.iter_mut()).zip(Self::branching(outs)) {
+            let any_order = self.how.swarm.seed.map(|_| Self::branching_any_order(outs));
+            let branching = Self::branching(outs).enumerate();
+            for (((c, o), k), (i, b)) in outs.iter().zip(keys.iter_mut()).zip(branching) {
+                let b = any_order.as_ref().map_or(b, |v| v[i]);
                 if self.interior(state, c.thread, o, b || wide) {
                     k.interior = true;
                     self.interior_skipped += 1;
@@ -722,6 +746,17 @@ impl Explorer<'_, '_> {
         }
         false
     }
+}
+
+/// Reorders `v` so that its new `i`-th element is its old `perm[i]`-th (`perm` a
+/// permutation of its positions).
+pub(super) fn permute<T>(v: &mut Vec<T>, perm: &[u32]) {
+    debug_assert_eq!(v.len(), perm.len());
+    let mut old: Vec<Option<T>> = v.drain(..).map(Some).collect();
+    v.extend(
+        perm.iter()
+            .map(|&i| old[i as usize].take().expect("a permutation")),
+    );
 }
 
 /// Which outcome positions of a rebuilt path node are still pending.

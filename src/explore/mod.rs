@@ -18,6 +18,7 @@ mod cycles;
 mod dfs;
 mod options;
 mod parallel;
+mod random;
 mod reduce;
 mod successors;
 mod zing_count;
@@ -168,8 +169,17 @@ fn reaches(program: &zingrs_lang::ir::Program, p: impl Fn(&Stmt) -> bool) -> Vec
 
 /// Searches the state space of `m`'s program for what `opts` asks, the way `how` says
 /// (depth-first with several workers when [`ExplicitOptions::workers`] asks for them:
-/// `parallel.rs`).
+/// `parallel.rs`; random walks with [`ExplicitOptions::swarm`]'s `random`), under the
+/// fingerprint salt of its seed.
 pub fn search(m: &Machine, opts: &Options, how: &ExplicitOptions) -> SearchResult {
+    crate::canon::salted(how.swarm.salt(), || search_salted(m, opts, how))
+}
+
+/// [`search`] under its fingerprint salt.
+fn search_salted(m: &Machine, opts: &Options, how: &ExplicitOptions) -> SearchResult {
+    if how.swarm.random {
+        return random::walks(m, opts, how);
+    }
     if let Some(property) = opts.liveness {
         return cycles::search(m, opts, how, property);
     }

@@ -42,4 +42,7 @@ pub struct ExplicitOptions {
     /// (`canon::deep`; default [`crate::canon::DIGESTED_DEPTH`]; 1: every state with a
     /// frame, so that tests compare that scheme on every model). The DFS only.
     pub deep_from: Option<u32>,
+    /// Swarm runs: `--seed` (successor order and fingerprint salt) and `--search random`
+    /// ([`crate::search::swarm::Swarm`]; the default is the plain search).
+    pub swarm: crate::search::swarm::Swarm,
 }

@@ -190,23 +190,26 @@ pub(super) fn search(m: &Machine, opts: &Options, how: &ExplicitOptions) -> Sear
                         // a worker that panics stops the others (which would otherwise wait
                         // for it in the pool forever); the panic goes on to the caller
                         let stop = pool.clone();
+                        let salt = how.swarm.salt();
                         let run = std::panic::AssertUnwindSafe(move || {
-                            let mut ex = Explorer::new(m, opts, how, visited, Some(pool));
-                            if w > 0 {
-                                // one progress line, the first worker's
-                                ex.watch = crate::search::Watch::new(&crate::search::Limits {
-                                    progress: false,
-                                    ..opts.limits.clone()
-                                });
-                            }
-                            let cpu = crate::limits::thread_cpu_time();
-                            ex.dfs();
-                            let mut counts = ex.parallel;
-                            counts.states = ex.visited.own() as u64;
-                            counts.cpu = cpu
-                                .zip(crate::limits::thread_cpu_time())
-                                .map(|(a, b)| b - a);
-                            (ex.finish(), counts)
+                            crate::canon::salted(salt, || {
+                                let mut ex = Explorer::new(m, opts, how, visited, Some(pool));
+                                if w > 0 {
+                                    // one progress line, the first worker's
+                                    ex.watch = crate::search::Watch::new(&crate::search::Limits {
+                                        progress: false,
+                                        ..opts.limits.clone()
+                                    });
+                                }
+                                let cpu = crate::limits::thread_cpu_time();
+                                ex.dfs();
+                                let mut counts = ex.parallel;
+                                counts.states = ex.visited.own() as u64;
+                                counts.cpu = cpu
+                                    .zip(crate::limits::thread_cpu_time())
+                                    .map(|(a, b)| b - a);
+                                (ex.finish(), counts)
+                            })
                         });
                         std::panic::catch_unwind(run).unwrap_or_else(|e| {
                             stop.stop();

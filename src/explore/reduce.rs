@@ -94,6 +94,21 @@ impl Explorer<'_, '_> {
             })
     }
 
+    /// [`Explorer::branching`] for outcomes in any order (`--seed` permutes a node's outcomes,
+    /// so one thread's need not be adjacent).
+    pub(super) fn branching_any_order(outs: &Succs) -> Vec<bool> {
+        let goes_on = |o: &Outcome| matches!(o, Outcome::Next { .. } | Outcome::Moved { .. });
+        let mut per_thread: ahash::AHashMap<u32, u32> = Default::default();
+        for (c, o) in outs {
+            if goes_on(o) {
+                *per_thread.entry(c.thread).or_default() += 1;
+            }
+        }
+        outs.iter()
+            .map(|(c, _)| per_thread.get(&c.thread).is_some_and(|&n| n >= 2))
+            .collect()
+    }
+
     /// What `choice` from `s` adds to a breadth-first search's level: its steps, or in ZING's
     /// order one per process step (none inside an atomic region; a chained region is one)
     /// plus one for a choice among two or more alternatives.

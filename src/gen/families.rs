@@ -71,6 +71,7 @@ impl Family {
             "fib-bp" => super::concurrent::fib_bp(n),
             // one size: as many stoppers as adders (`zingrs gen bluetooth-bp A S` gives both)
             "bluetooth-bp" => super::concurrent::bluetooth_bp(n, n),
+            "deep-bug" => deep_bug(n),
             other => unreachable!("unknown family {other}"),
         }
     }
@@ -174,6 +175,12 @@ pub const FAMILIES: &[Family] = &[
         scalable: true,
         target: Some("SLIC_ERROR"),
     },
+    Family {
+        name: "deep-bug",
+        is_bp: false,
+        scalable: true,
+        target: None,
+    },
 ];
 
 /// The family called `name`, if there is one.
@@ -188,6 +195,61 @@ pub fn family_names() -> String {
         .map(|f| f.name)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// How far each process of [`deep_bug`] counts.
+pub const DEEP_BUG_COUNT: u32 = 10;
+
+/// `deep-bug N`: a planted bug deep in a large state space, for swarm runs (docs/scale.md).
+/// N processes (at least 2) each count their own shared counter from 0 to
+/// [`DEEP_BUG_COUNT`], one atomic step per increment, and the step that makes every counter
+/// equal to half of it fails an assertion. The state space holds every combination of
+/// counts (11^N, times each process's place in its loop), and the only error sits in its
+/// middle, N * 5 increments deep: the depth-first
+/// search's fixed order (lowest process first) runs the first process to its end before
+/// anything else and so reaches the balanced combination only after the combinations where
+/// the first process is ahead (about half the space), while a random interleaving keeps the
+/// counters close together and passes through it often (if every increment were drawn
+/// uniformly among the processes, a walk would meet it with probability
+/// (5N)! / (5!^N N^(5N)): 1 in 94 at N = 4, 1 in 2,500 at N = 6, 1 in 13,000 at N = 7).
+/// Every search that completes finds it.
+pub fn deep_bug(n: u64) -> String {
+    let n = n.clamp(2, 64) as usize;
+    let k = DEEP_BUG_COUNT;
+    let half = k / 2;
+    let mut s = format!(
+        "// deep-bug {n}: {n} processes each count to {k}; the step that makes every count {half} fails\n\
+         // (the only error, {n} x {half} increments deep among 11^{n} combinations of counts;\n\
+         // `zingrs gen deep-bug N`, docs/scale.md)\n\
+         class DeepBug {{\n"
+    );
+    for i in 0..n {
+        let _ = writeln!(s, "    static int c{i};");
+    }
+    let balanced = (0..n)
+        .map(|i| format!("c{i} == {half}"))
+        .collect::<Vec<_>>()
+        .join(" && ");
+    for i in 0..n {
+        let _ = write!(
+            s,
+            "
+    activate static void P{i}() {{
+        while (c{i} < {k}) {{
+            atomic {{
+                c{i} = c{i} + 1;
+                assert(!({balanced}));
+            }}
+        }}
+    }}
+"
+        );
+    }
+    s.push_str(
+        "};
+",
+    );
+    s
 }
 
 /// Seed 001, Figure 4: the template T(N). One unconstrained global `g`; `main` calls `level1`

@@ -711,6 +711,15 @@ pub struct Report<'m> {
     /// reported every distinct error it met: a property it did not find violated is not.
     #[serde(skip)]
     pub exhaustive: bool,
+    /// `check --seed S` (or a random search's default seed): the run's seed, so that the run
+    /// can be made again; written only with one. Paths name outcomes by their place in the
+    /// step's own order, so `zingrs replay` needs no seed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// `check --search random`: the run took random walks (it proves nothing when it finds
+    /// nothing); written only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub random_walks: bool,
 }
 
 impl<'m> Report<'m> {
@@ -735,6 +744,8 @@ impl<'m> Report<'m> {
             cooperative: false,
             fewest_switches: None,
             exhaustive: false,
+            seed: None,
+            random_walks: false,
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod effects;
 pub mod folded;
 pub mod lasso;
 mod replay;
+pub mod swarm;
 
 pub use crate::limits::{
     default_memory_limit, peak_bytes, resident_bytes, thread_cpu_time, watchdog, Clock, Limit,

@@ -90,14 +90,23 @@ pub struct CheckArgs {
     pub bfs: bool,
     /// The search order of the explicit engine: `dfs` (depth-first), `bfs` (breadth-first:
     /// shortest counterexamples), `zing` (ZING's: level by level in ZING steps, processes and
-    /// choices in ascending order, so the first error reported is ZING's). Default: `dfs`, or
-    /// `zing` with `--format zing`.
+    /// choices in ascending order, so the first error reported is ZING's), `random` (random
+    /// walks of at most --max-depth steps, as ZING's -randomsample, until an error or a limit:
+    /// --max-states counts steps, default 10,000,000; never a pass). Default: `dfs`, or `zing`
+    /// with `--format zing`.
     #[arg(long, value_enum, value_name = "ORDER")]
     pub search: Option<Search>,
+    /// Swarm runs: permute the order in which the explicit search (dfs, bfs) tries each
+    /// node's successors, and salt its fingerprints, by seed S (the same S and model give
+    /// the same run; the states stored do not depend on S); with `--search random`, the
+    /// walks' seed (default 24301).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
     /// Zing's non-preemptive scheduling.
     #[arg(long)]
     pub cooperative: bool,
-    /// Bound on the call-stack depth of any thread; deeper states are cut (exit 8).
+    /// Bound on the call-stack depth of any thread; deeper states are cut (exit 8). With
+    /// `--search random`, also the steps of each walk.
     #[arg(long, value_name = "N", default_value_t = search::DEFAULT_MAX_DEPTH,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_depth: u32,
@@ -525,6 +534,7 @@ fn check_options(a: &CheckArgs) -> CheckOptions {
         trace: !(a.output.is_none()
             && (a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json))),
         stats: a.stats || a.format == Format::Json || a.output.is_some(),
+        seed: a.seed,
     }
 }
 

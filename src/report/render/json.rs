@@ -77,6 +77,8 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
         // not written: the `contexts` counter the CLI adds names the bound reported
         fewest_switches: _,
         exhaustive: _,
+        seed,
+        random_walks,
     } = r;
     let buf = &mut Vec::with_capacity(1 << 12);
     w.write_all(b"{")?;
@@ -112,6 +114,14 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
     if *cooperative {
         field(w, 1, "cooperative", false, |w| {
             value(w, cooperative, 1, buf)
+        })?;
+    }
+    if let Some(seed) = seed {
+        field(w, 1, "seed", false, |w| value(w, seed, 1, buf))?;
+    }
+    if *random_walks {
+        field(w, 1, "random_walks", false, |w| {
+            value(w, random_walks, 1, buf)
         })?;
     }
     w.write_all(b"\n}\n")
