@@ -173,6 +173,11 @@ pub fn run_engine_on(
     opts: &Options,
 ) -> Result<(search::SearchResult, Replays), String> {
     let program = m.program;
+    if opts.liveness == Some(search::Liveness::Ltl) && engine == Engine::Bdd {
+        return crate::symbolic::pdltl::search(m, opts)
+            .map(|r| (r, Vec::new()))
+            .map_err(|e| e.reason);
+    }
     if opts.liveness.is_some() && engine != Engine::Explicit {
         return Err(format!(
             "--liveness is checked by the explicit engine only, not by the {} engine",

@@ -230,7 +230,9 @@ impl<'p> Check<'p> {
             // schedule bounding is the explicit search's (`schedule_bounds` refused the others)
             _ if o.bounding.is_some() => Engine::Explicit,
             // the cycle search is the explicit engine's (`liveness_options` refused the others)
-            _ if o.property().is_some() => Engine::Explicit,
+            _ if o.property().is_some() && !(o.engine == Engine::Bdd && o.ltl.is_some()) => {
+                Engine::Explicit
+            }
             // ZING's layout ends with ZING's state count, which only the plain search of a
             // Zing model keeps
             Engine::Auto if o.zing_layout && program.keep_completed => Engine::Explicit,
@@ -470,6 +472,16 @@ fn liveness_options(
     };
     match o.engine {
         Engine::Auto | Engine::Explicit | Engine::All => {}
+        // pushdown LTL: the repeating heads of the bdd engine (`symbolic::pdltl`)
+        Engine::Bdd if o.ltl.is_some() => {
+            if o.fair {
+                return Err("--fairness weak does not combine with --engine bdd (a sequential program has one process: use --engine explicit for fairness among threads)".into());
+            }
+            if program.is_concurrent() || o.threads.is_some() {
+                return Err("the bdd engine checks --ltl on sequential boolean programs only (use --engine explicit)".into());
+            }
+            return Ok(notes);
+        }
         e => {
             return Err(format!(
                 "{flag} is checked by the explicit engine only, not by the {} engine (use --engine explicit)",

@@ -18,6 +18,7 @@ pub mod bdd;
 pub mod contexts;
 pub mod model;
 pub mod order;
+pub mod pdltl;
 pub mod reach;
 mod trace;
 
