@@ -1,8 +1,8 @@
 //! The counterexample of a pushdown LTL violation, built on the interpreter with the
 //! repeating heads as the guide: a breadth-first search of the product (interpreter states,
 //! automaton state) from the initial states to a repeating head (the stem), then, again and
-//! again, from the head reached to the next repeating head entered by an accepting automaton
-//! state, never returning from the frame the search started in, until a head (top frame,
+//! again, from the head reached to the next repeating head with an accepting automaton state
+//! on the way (perhaps inside a call that returned), never returning from the frame the search started in, until a head (top frame,
 //! globals, automaton state) comes back. The steps between its two visits are the cycle: they
 //! run on top of the frames below the head without touching them, so repeating them forever
 //! is a run, whatever new frames they leave between (a pushdown lasso). The repeating heads
@@ -33,6 +33,8 @@ const STUTTER: Choice = Choice {
 struct Node {
     state: State,
     q: u32,
+    /// An accepting automaton state was entered since the search's start.
+    acc: bool,
     parent: usize,
     via: Choice,
 }
@@ -119,22 +121,23 @@ impl Search<'_, '_, '_> {
         &mut self,
         starts: Vec<(State, u32)>,
         floor: u32,
-        goal: &dyn Fn(&Self, &State, u32) -> bool,
+        goal: &dyn Fn(&Self, &State, u32, bool) -> bool,
     ) -> Result<Option<(usize, Vec<Choice>, State, u32)>, NoLasso> {
-        let mut seen: ahash::AHashSet<(u128, u32)> = Default::default();
+        let mut seen: ahash::AHashSet<(u128, u32, bool)> = Default::default();
         let mut nodes: Vec<Node> = Vec::new();
         let mut queue = VecDeque::new();
         let mut buf = Vec::new();
-        let mut key = |s: &State, q: u32| {
+        let mut key = |s: &State, q: u32, acc: bool| {
             buf.clear();
             crate::canon::encode(s, &mut buf);
-            (xxhash_rust::xxh3::xxh3_128(&buf), q)
+            (xxhash_rust::xxh3::xxh3_128(&buf), q, acc)
         };
         for (state, q) in starts {
-            seen.insert(key(&state, q));
+            seen.insert(key(&state, q, false));
             nodes.push(Node {
                 state,
                 q,
+                acc: false,
                 parent: usize::MAX,
                 via: STUTTER,
             });
@@ -156,7 +159,8 @@ impl Search<'_, '_, '_> {
                 if d < floor && d > 0 {
                     continue;
                 }
-                if goal(self, &state, q) {
+                let acc = nodes[i].acc || self.ltl.accepting(q);
+                if goal(self, &state, q, acc) {
                     let mut choices = vec![via];
                     let mut at = i;
                     while nodes[at].parent != usize::MAX {
@@ -166,10 +170,11 @@ impl Search<'_, '_, '_> {
                     choices.reverse();
                     return Ok(Some((at, choices, state, q)));
                 }
-                if seen.insert(key(&state, q)) {
+                if seen.insert(key(&state, q, acc)) {
                     nodes.push(Node {
                         state,
                         q,
+                        acc,
                         parent: i,
                         via,
                     });
@@ -214,7 +219,9 @@ pub(crate) fn lasso(
             (inits.swap_remove(i), Vec::new(), s0, q0)
         }
         None => {
-            let found = s.bfs(starts, 0, &|s: &Search, st: &State, q: u32| s.in_z(st, q))?;
+            let found = s.bfs(starts, 0, &|s: &Search, st: &State, q: u32, _| {
+                s.in_z(st, q)
+            })?;
             let Some((at, stem, st, q)) = found else {
                 return Err(NoLasso::Bug(
                     "no repeating head is reachable on the interpreter".into(),
@@ -230,7 +237,8 @@ pub(crate) fn lasso(
             return Err(NoLasso::Bug("no head repeats".into()));
         }
         let floor = depth(&cur);
-        let goal = |s: &Search, st: &State, r: u32| s.ltl.accepting(r) && s.in_z(st, r);
+        // an accepting state on the way (inside a call that returned, perhaps), then a head
+        let goal = |s: &Search, st: &State, r: u32, acc: bool| acc && s.in_z(st, r);
         let Some((_, seg, st, r)) = s.bfs(vec![(cur.clone(), q)], floor, &goal)? else {
             return Err(NoLasso::Bug(
                 "a repeating head has no accepting continuation on the interpreter".into(),
