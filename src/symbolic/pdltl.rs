@@ -235,6 +235,8 @@ pub(crate) struct Pd<'m, 'p> {
     edges: Vec<Vec<Edge>>,
     site_of: Vec<u32>,
     sites: Vec<Site>,
+    /// The call sites of each procedure.
+    sites_of: Vec<Vec<u32>>,
     exits: Vec<F>,
     pub(crate) reached: Vec<F>,
     delta: Vec<F>,
@@ -303,6 +305,7 @@ impl<'m, 'p> Pd<'m, 'p> {
             edges: (0..nv_total).map(|_| Vec::new()).collect(),
             site_of: vec![u32::MAX; nv_total],
             sites: Vec::new(),
+            sites_of: vec![Vec::new(); p.procs.len()],
             exits: vec![f.clone(); p.procs.len()],
             reached: vec![f.clone(); nv_total],
             delta: vec![f.clone(); nv_total],
@@ -609,6 +612,7 @@ impl<'m, 'p> Pd<'m, 'p> {
                     } => {
                         let site = self.site(v, succs[0], *callee, args, results);
                         self.site_of[v as usize] = self.sites.len() as u32;
+                        self.sites_of[*callee as usize].push(self.sites.len() as u32);
                         self.sites.push(site);
                         continue;
                     }
@@ -948,11 +952,8 @@ impl<'m, 'p> Pd<'m, 'p> {
             return;
         }
         self.exits[q as usize] = b.or(&self.exits[q as usize], &new);
-        let sites: Vec<usize> = (0..self.sites.len())
-            .filter(|&i| self.sites[i].callee == q)
-            .collect();
-        for i in sites {
-            self.apply_exit(i, &new);
+        for i in self.sites_of[q as usize].clone() {
+            self.apply_exit(i as usize, &new);
         }
     }
 
