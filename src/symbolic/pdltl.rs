@@ -136,7 +136,6 @@ pub fn search(m: &Machine, opts: &search::Options) -> Result<SearchResult, searc
             return Ok(result);
         }
     };
-    let decided = start.elapsed();
     let violated = z.iter().any(|f| !e.b.is_false(f));
     if violated {
         match witness::lasso(&e, &z, &ltl, opts) {
@@ -176,10 +175,6 @@ pub fn search(m: &Machine, opts: &search::Options) -> Result<SearchResult, searc
         .stats
         .counters
         .push(("repeating_heads", super::sat_u64(heads)));
-    result
-        .stats
-        .counters
-        .push(("decided_ms", decided.as_millis() as u64));
     Ok(result)
 }
 
