@@ -653,9 +653,20 @@ fn pushdown_ltl_on_the_bdd_engine_lassos_replay_and_forgeries_are_rejected() {
         "{}",
         err(&o)
     );
-    // what the bdd engine's LTL does not take: exit 7
+    // r recurses for ever: a non-terminating run, which only a growing stack shows
+    let (o, good) = saved(
+        &rec,
+        &["--engine", "bdd", "--liveness", "terminates"],
+        &file,
+    );
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    assert_eq!(good["verdict"]["property"], "terminates");
+    let o = replay(&rec, &good, &file);
+    assert_eq!(code(&o), Some(6), "{}", err(&o));
+    // what the bdd engine's liveness does not take: exit 7
     for args in [
-        &["--engine", "bdd", "--liveness", "terminates"][..],
+        &["--engine", "bdd", "--liveness", "progress"][..],
+        &["--engine", "bdd", "--liveness", "accept"],
         &["--engine", "bdd", "--ltl", "F g", "--fairness", "weak"],
     ] {
         let mut all = vec!["check", rec.as_str(), "-q"];
@@ -674,14 +685,22 @@ fn pushdown_ltl_on_the_bdd_engine_lassos_replay_and_forgeries_are_rejected() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// LTL on random sequential boolean programs: wherever the explicit engine (bounded by the
-/// stack depth) decides, the bdd engine's pushdown LTL says the same (assertions off, so that
+/// LTL and `--liveness terminates` on random sequential boolean programs: wherever the
+/// explicit engine (bounded by the stack depth) decides, the bdd engine says the same (assertions off, so that
 /// neither stops at a safety error first; programs with `enforce` are refused by the bdd
 /// engine and skipped). Every violation the bdd engine reports has passed its lasso check.
 #[test]
 fn pushdown_ltl_agrees_with_the_explicit_engine_on_random_programs() {
     let dir = scratch("pdltl-random");
-    let formulas = ["G F g0", "F G !g0", "G (g0 -> X !g0)", "g0 U !g0", "F @HIT"];
+    // (an empty formula: `--liveness terminates`)
+    let formulas = [
+        "G F g0",
+        "F G !g0",
+        "G (g0 -> X !g0)",
+        "g0 U !g0",
+        "F @HIT",
+        "",
+    ];
     let (mut compared, mut violated, mut held) = (0, 0, 0);
     for seed in 0..45u64 {
         let text = zingrs::gen::random_bp(seed, 8);
@@ -694,6 +713,11 @@ fn pushdown_ltl_agrees_with_the_explicit_engine_on_random_programs() {
                 continue;
             }
             let run = |engine: &str| {
+                let property = if f.is_empty() {
+                    ["--liveness", "terminates"]
+                } else {
+                    ["--ltl", f]
+                };
                 let o = zingrs(&[
                     "check",
                     &m,
@@ -705,8 +729,8 @@ fn pushdown_ltl_agrees_with_the_explicit_engine_on_random_programs() {
                     "30",
                     "--max-states",
                     "50000",
-                    "--ltl",
-                    f,
+                    property[0],
+                    property[1],
                 ]);
                 (code(&o), err(&o))
             };

@@ -173,7 +173,11 @@ pub fn run_engine_on(
     opts: &Options,
 ) -> Result<(search::SearchResult, Replays), String> {
     let program = m.program;
-    if opts.liveness == Some(search::Liveness::Ltl) && engine == Engine::Bdd {
+    if matches!(
+        opts.liveness,
+        Some(search::Liveness::Ltl | search::Liveness::Terminates)
+    ) && engine == Engine::Bdd
+    {
         return crate::symbolic::pdltl::search(m, opts)
             .map(|r| (r, Vec::new()))
             .map_err(|e| e.reason);

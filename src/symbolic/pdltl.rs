@@ -82,18 +82,34 @@ pub fn applies(program: &Program, ltl: &Ltl) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks the formula of `opts.ltl` on `m`'s program (see the module's documentation).
-/// Safety comes first, as in the explicit cycle search: an assertion that can fail is
-/// reported as such.
+/// Checks the formula of `opts.ltl` on `m`'s program (see the module's documentation), or,
+/// with `opts.liveness` [`search::Liveness::Terminates`], whether some run goes on for ever
+/// (the same search with the automaton of every run and no stutter: a run that ends is no
+/// violation). Safety comes first, as in the explicit cycle search: an assertion that can
+/// fail is reported as such.
 pub fn search(m: &Machine, opts: &search::Options) -> Result<SearchResult, search::NotApplicable> {
     let not = |reason: String| search::NotApplicable {
         engine: "bdd",
         reason,
     };
-    let ltl = opts
-        .ltl
-        .clone()
-        .ok_or_else(|| not("--ltl needs a formula".into()))?;
+    let property = opts.liveness.unwrap_or(search::Liveness::Ltl);
+    let ltl = match property {
+        search::Liveness::Ltl => opts
+            .ltl
+            .clone()
+            .ok_or_else(|| not("--ltl needs a formula".into()))?,
+        // `false` is violated by every run: its negation's automaton accepts them all
+        search::Liveness::Terminates => {
+            std::sync::Arc::new(Ltl::compile("false", m.program).map_err(|e| not(e.message))?)
+        }
+        other => {
+            return Err(not(format!(
+                "the bdd engine checks --ltl and --liveness terminates, not --liveness {}",
+                other.cycle_name()
+            )))
+        }
+    };
+    let stutter = property == search::Liveness::Ltl;
     applies(m.program, &ltl).map_err(not)?;
     let start = Instant::now();
     // safety first: the assertions (and targets) with the plain engine
@@ -120,7 +136,7 @@ pub fn search(m: &Machine, opts: &search::Options) -> Result<SearchResult, searc
         nodes.next_power_of_two().clamp(1 << 14, 1 << 22),
     );
     let _gc = manager.manager_guard();
-    let mut e = Pd::new(m, manager, &ltl, k);
+    let mut e = Pd::new(m, manager, &ltl, k, stutter);
     let mut result = SearchResult::default();
     let limit = e.reach(opts);
     if limit.is_some() {
@@ -140,10 +156,10 @@ pub fn search(m: &Machine, opts: &search::Options) -> Result<SearchResult, searc
     if violated {
         match witness::lasso(&e, &z, &ltl, opts) {
             Ok((path, cycle_start)) => result.findings.push(search::Finding::Cycle {
-                property: search::Liveness::Ltl,
+                property,
                 path,
                 cycle_start,
-                ltl: Some(ltl.clone()),
+                ltl: stutter.then(|| ltl.clone()),
                 fair: false,
             }),
             Err(witness::NoLasso::Limit(l)) => result.limit = Some(l),
@@ -153,13 +169,13 @@ pub fn search(m: &Machine, opts: &search::Options) -> Result<SearchResult, searc
                     "internal error: the bdd engine could not build a lasso for a violation it found: {why}"
                 );
                 result.findings.push(search::Finding::Cycle {
-                    property: search::Liveness::Ltl,
+                    property,
                     path: search::Path {
                         init: Vec::new(),
                         choices: Vec::new(),
                     },
                     cycle_start: 0,
-                    ltl: Some(ltl.clone()),
+                    ltl: stutter.then(|| ltl.clone()),
                     fair: false,
                 });
             }
@@ -218,6 +234,9 @@ pub(crate) struct Pd<'m, 'p> {
     pub(crate) k: u32,
     pub(crate) l: u32,
     ltl: &'m Ltl,
+    /// A state without a step repeats (LTL's stutter extension; not for `terminates`, where
+    /// a run that ends is no violation).
+    pub(crate) stutter: bool,
     /// The expression atoms over the current and the next copies of the globals (`None`
     /// for a location).
     atom_c: Vec<Option<F>>,
@@ -250,7 +269,7 @@ pub(crate) struct Pd<'m, 'p> {
 }
 
 impl<'m, 'p> Pd<'m, 'p> {
-    fn new(m: &'m Machine<'p>, b: bdd::Oxidd, ltl: &'m Ltl, k: u32) -> Pd<'m, 'p> {
+    fn new(m: &'m Machine<'p>, b: bdd::Oxidd, ltl: &'m Ltl, k: u32, stutter: bool) -> Pd<'m, 'p> {
         let p = m.program;
         let g = p.globals.len() as u32;
         let l = super::reach::max_frame(p);
@@ -291,6 +310,7 @@ impl<'m, 'p> Pd<'m, 'p> {
             k,
             l,
             ltl,
+            stutter,
             atom_c: Vec::new(),
             atom_n: Vec::new(),
             atom_e: Vec::new(),
@@ -629,7 +649,7 @@ impl<'m, 'p> Pd<'m, 'p> {
                     en = self.b.or(&en, &self.b.exists(r, &cube_prog_n));
                 }
                 let stuck = self.b.not(&en);
-                if !self.b.is_false(&stuck) {
+                if self.stutter && !self.b.is_false(&stuck) {
                     let id = self.same(self.prog_slots());
                     prog.push((v, self.b.and(&stuck, &id)));
                 }
@@ -644,7 +664,9 @@ impl<'m, 'p> Pd<'m, 'p> {
         let id = self.same(self.prog_slots());
         let st = self.step_into(self.done);
         let rel = self.b.and(&id, &st);
-        self.edges[self.done as usize].push(Edge { to: self.done, rel });
+        if self.stutter {
+            self.edges[self.done as usize].push(Edge { to: self.done, rel });
+        }
     }
 
     fn site(

@@ -103,7 +103,7 @@ impl Search<'_, '_, '_> {
                 _ => moves = true,
             }
         }
-        if !moves {
+        if !moves && self.e.stutter {
             let letter = self.ltl.letter(m, s);
             for r in self.ltl.next(q, letter) {
                 next.push((STUTTER, s.clone(), r));
