@@ -52,7 +52,11 @@ fn searches(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("counter", k), &p, |b, p| {
             b.iter(|| {
                 let m = Machine::new(p, Semantics::default());
-                black_box(search(&m, &Options::default()).stats.states)
+                black_box(
+                    search(&m, &Options::default(), &Default::default())
+                        .stats
+                        .states,
+                )
             })
         });
     }
@@ -80,7 +84,11 @@ fn searches(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new(family, n), &p, |b, p| {
             b.iter(|| {
                 let m = Machine::new(p, Semantics::default());
-                black_box(search(&m, &Options::default()).stats.states)
+                black_box(
+                    search(&m, &Options::default(), &Default::default())
+                        .stats
+                        .states,
+                )
             })
         });
     }

@@ -5,7 +5,7 @@
 //! random boolean programs and Zing models.
 
 use std::path::Path;
-use zingrs::explore::search;
+use zingrs::explore::{search, ExplicitOptions};
 use zingrs::gen::{random_bp, random_zing};
 use zingrs::runtime::{Machine, Semantics};
 use zingrs::search::{Limits, Options, Reduction};
@@ -62,26 +62,28 @@ fn counts_sym(
         max_states: Some(20_000),
         ..Limits::default()
     };
-    let checked = Options {
-        limits: limits.clone(),
+    let opts = Options {
+        limits,
+        ..Options::default()
+    };
+    let checked = ExplicitOptions {
         check_fingerprints: true,
         deep_from,
         reduction,
         symmetry,
         bfs,
-        ..Options::default()
+        ..ExplicitOptions::default()
     };
-    let exact = Options {
-        limits,
+    let exact = ExplicitOptions {
         exact: true,
         reduction,
         symmetry,
         bfs,
-        ..Options::default()
+        ..ExplicitOptions::default()
     };
     Some((
-        search(&m, &checked).stats.states,
-        search(&m, &exact).stats.states,
+        search(&m, &opts, &checked).stats.states,
+        search(&m, &opts, &exact).stats.states,
     ))
 }
 

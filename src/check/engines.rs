@@ -4,6 +4,7 @@
 //! `--engine all`, which runs every engine that applies and compares their verdicts.
 
 use super::result::{limit_reached_during, report_with};
+use super::Settings;
 use super::{CheckError, Engine};
 use crate::explore;
 use crate::report::{self, exit, Report, Verdict};
@@ -155,7 +156,7 @@ pub fn run_engine(
     engine: Engine,
     program: &Program,
     semantics: Semantics,
-    opts: &Options,
+    opts: &Settings,
 ) -> Result<search::SearchResult, String> {
     run_engine_on(engine, &Machine::new(program, semantics), opts).map(|r| r.0)
 }
@@ -170,19 +171,19 @@ pub type Replays = Vec<Option<search::Replayed>>;
 pub fn run_engine_on(
     engine: Engine,
     m: &Machine,
-    opts: &Options,
+    opts: &Settings,
 ) -> Result<(search::SearchResult, Replays), String> {
     let program = m.program;
     if matches!(
-        opts.liveness,
+        opts.search.liveness,
         Some(search::Liveness::Ltl | search::Liveness::Terminates)
     ) && engine == Engine::Bdd
     {
-        return crate::symbolic::pdltl::search(m, opts)
+        return crate::symbolic::pdltl::search(m, &opts.search)
             .map(|r| (r, Vec::new()))
             .map_err(|e| e.reason);
     }
-    if opts.liveness.is_some() && engine != Engine::Explicit {
+    if opts.search.liveness.is_some() && engine != Engine::Explicit {
         return Err(format!(
             "--liveness is checked by the explicit engine only, not by the {} engine",
             engine.name()
@@ -194,44 +195,41 @@ pub fn run_engine_on(
         {
             Ok((deepen_threads(engine, m, opts)?, Vec::new()))
         }
-        Engine::Explicit => Ok((explore::search(m, opts), Vec::new())),
+        Engine::Explicit => Ok((explore::search(m, &opts.search, &opts.explicit), Vec::new())),
         Engine::Summary => {
             if crate::summary::applies(m) {
-                let result = crate::summary::search(m, opts).map_err(|e| e.to_string())?;
+                let result = crate::summary::search(m, &opts.search).map_err(|e| e.to_string())?;
                 Ok((result, Vec::new()))
             } else {
                 // threads (or blocking): calls that run as one transaction are summarized, every
                 // other step is explored plainly
-                let opts = Options {
+                let how = crate::explore::ExplicitOptions {
                     transactions: Some(crate::summary::summarize_transaction),
-                    ..opts.clone()
+                    ..opts.explicit.clone()
                 };
-                Ok((explore::search(m, &opts), Vec::new()))
+                Ok((explore::search(m, &opts.search, &how), Vec::new()))
             }
         }
         Engine::Bdd => {
-            let sym = crate::symbolic::SymbolicOptions {
-                live_variables: !opts.no_live_ranges,
-                mod_ref: !opts.no_mod_ref,
-                tuples: opts.context_tuples,
-                measure: !opts.unseen_stats,
-            };
+            let sym = &opts.symbolic;
             if program.is_concurrent() {
-                let Some(k) = opts.contexts else {
+                let Some(k) = opts.search.contexts else {
                     return Err(
                         "the bdd engine checks a concurrent program up to a bound on \
                                 context switches: give --contexts K"
                             .into(),
                     );
                 };
-                return crate::symbolic::contexts::search(m, opts, &sym, k).map(|(mut r, p)| {
-                    r.deadlocks_unchecked = m.deadlocks_possible();
-                    (r, p)
-                });
+                return crate::symbolic::contexts::search(m, &opts.search, sym, k).map(
+                    |(mut r, p)| {
+                        r.deadlocks_unchecked = m.deadlocks_possible();
+                        (r, p)
+                    },
+                );
             }
-            crate::symbolic::search(m, opts, &sym).map_err(|e| e.reason)
+            crate::symbolic::search(m, &opts.search, sym).map_err(|e| e.reason)
         }
-        Engine::Coverability => crate::coverability::search(m, opts)
+        Engine::Coverability => crate::coverability::search(m, &opts.search)
             .map(|mut r| {
                 r.deadlocks_unchecked = m.deadlocks_possible();
                 (r, Vec::new())
@@ -253,7 +251,7 @@ pub fn run_engine_on(
 pub(super) fn deepen_threads(
     engine: Engine,
     m: &Machine,
-    opts: &Options,
+    opts: &Settings,
 ) -> Result<search::SearchResult, String> {
     let start = std::time::Instant::now();
     let mut k = m.program.activations.len() as u32 + 1;
@@ -266,18 +264,16 @@ pub(super) fn deepen_threads(
                 ..m.semantics.clone()
             },
         );
-        let round = Options {
+        let limits = &opts.search.limits;
+        let round = Settings {
             deepen_threads: false,
-            limits: Limits {
-                timeout: opts
-                    .limits
-                    .timeout
-                    .map(|t| t.saturating_sub(start.elapsed())),
-                max_states: opts
-                    .limits
-                    .max_states
-                    .map(|n| n.saturating_sub(stored).max(1)),
-                ..opts.limits.clone()
+            search: Options {
+                limits: Limits {
+                    timeout: limits.timeout.map(|t| t.saturating_sub(start.elapsed())),
+                    max_states: limits.max_states.map(|n| n.saturating_sub(stored).max(1)),
+                    ..limits.clone()
+                },
+                ..opts.search.clone()
             },
             ..opts.clone()
         };
@@ -309,7 +305,7 @@ pub(super) fn check_all<'p>(
     m: &Arc<Machine<'p>>,
     m_unbounded: &Arc<Machine<'p>>,
     name: &str,
-    opts: &Options,
+    opts: &Settings,
 ) -> Result<Report<'p>, CheckError> {
     let program = m.program;
     let semantics = m.semantics.clone();
@@ -318,7 +314,7 @@ pub(super) fn check_all<'p>(
     for e in applicable_engines(
         program,
         semantics.thread_bound.is_some(),
-        opts.contexts.is_some(),
+        opts.search.contexts.is_some(),
     ) {
         let m = match e {
             Engine::Coverability => m_unbounded,
@@ -326,7 +322,7 @@ pub(super) fn check_all<'p>(
         };
         let start = std::time::Instant::now();
         // this engine's memory limit, armed on this thread for its run only
-        let guard = search::watchdog::guard(opts.limits.memory);
+        let guard = search::watchdog::guard(opts.search.limits.memory);
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             run_engine(e, program, m.semantics.clone(), opts)
         }));
@@ -446,7 +442,7 @@ pub const PORTFOLIO_STATES: u64 = 100_000;
 pub(super) fn run_portfolio<'p>(
     m: &Arc<Machine<'p>>,
     name: &str,
-    opts: &Options,
+    opts: &Settings,
     members: &[Engine],
 ) -> Result<Report<'p>, CheckError> {
     use crate::limits::Cancel;
@@ -463,18 +459,22 @@ pub(super) fn run_portfolio<'p>(
     std::thread::scope(|scope| {
         for (i, &e) in members.iter().enumerate() {
             let tx = tx.clone();
-            let max_states = match opts.limits.max_states {
-                _ if proves(e) => opts.limits.max_states,
+            let limits = &opts.search.limits;
+            let max_states = match limits.max_states {
+                _ if proves(e) => limits.max_states,
                 Some(n) => Some(n.min(PORTFOLIO_STATES)),
                 None => Some(PORTFOLIO_STATES),
             };
-            let opts = Options {
-                limits: Limits {
-                    cancel: Some(cancels[i].clone()),
-                    // one progress line: the first member's
-                    progress: opts.limits.progress && i == 0,
-                    max_states,
-                    ..opts.limits.clone()
+            let opts = Settings {
+                search: Options {
+                    limits: Limits {
+                        cancel: Some(cancels[i].clone()),
+                        // one progress line: the first member's
+                        progress: limits.progress && i == 0,
+                        max_states,
+                        ..limits.clone()
+                    },
+                    ..opts.search.clone()
                 },
                 ..opts.clone()
             };

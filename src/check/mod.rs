@@ -21,7 +21,7 @@ pub mod properties;
 mod result;
 
 pub use engines::{applicable_engines, portfolio, run_engine, run_engine_on, Replays};
-pub use options::{options_and_semantics, CheckOptions, Engine, Search};
+pub use options::{options_and_semantics, CheckOptions, Engine, Search, Settings};
 pub use parse::{parse_bytes, parse_file, parse_str, ParseError, Parsed};
 pub use properties::properties;
 pub use result::report_of;
@@ -124,7 +124,7 @@ pub fn check<'p>(program: &'p Program, opts: &CheckOptions) -> Result<Report<'p>
 pub struct Check<'p> {
     program: &'p Program,
     engine: Engine,
-    opts: Options,
+    opts: Settings,
     semantics: Semantics,
     /// The context bounds and schedule bounds to try in turn (`--contexts-from`,
     /// `--preemptions-from`, `--delays-from`), or the one bound.
@@ -176,7 +176,7 @@ impl<'p> Check<'p> {
                 ));
             }
             let s = properties::select(&table, &o.properties, &program.source.name)?;
-            opts.targets = s.targets;
+            opts.search.targets = s.targets;
             semantics.deadlock = s.deadlock;
             semantics.selection = Some(Arc::new(s.selection));
             table.retain(|p| o.properties.contains(&p.info.id));
@@ -189,17 +189,17 @@ impl<'p> Check<'p> {
             semantics.coverage = Some(Arc::new(crate::runtime::Coverage::new(program)));
             // a persistent set runs one thread ahead of the others: a statement that only
             // another order reaches would look unreached
-            let without_por = match opts.reduction {
+            let without_por = match opts.explicit.reduction {
                 search::Reduction::All => search::Reduction::Transactions,
                 search::Reduction::Por => search::Reduction::None,
                 r => r,
             };
-            if without_por != opts.reduction && o.reduction.is_some() {
+            if without_por != opts.explicit.reduction && o.reduction.is_some() {
                 notes.push("partial-order reduction is off under --coverage (it leaves orders unexplored, whose statements would look unreached)".to_string());
             }
-            opts.reduction = without_por;
+            opts.explicit.reduction = without_por;
         }
-        if let (Some(f), None) = (&o.ltl, &opts.ltl) {
+        if let (Some(f), None) = (&o.ltl, &opts.search.ltl) {
             // the formula did not compile: why
             if let Err(e) = crate::ltl::Ltl::compile(f, program) {
                 return Err(CheckError::Ltl {
@@ -266,7 +266,7 @@ impl<'p> Check<'p> {
         }
         let bounds = if engine == Engine::Bdd
             && o.contexts_from.is_some()
-            && crate::symbolic::contexts::completes_contexts_in_order(program, &opts)
+            && crate::symbolic::contexts::completes_contexts_in_order(program, opts.symbolic.tuples)
         {
             vec![o.contexts]
         } else {
@@ -304,7 +304,7 @@ impl<'p> Check<'p> {
                 self.engine,
                 self.program,
                 self.semantics.thread_bound.is_some(),
-                self.opts.contexts.is_some(),
+                self.opts.search.contexts.is_some(),
             ),
             header_note(self.engine, self.program),
         )
@@ -315,8 +315,8 @@ impl<'p> Check<'p> {
         &self.notes
     }
 
-    /// The search options the engines run with.
-    pub fn search_options(&self) -> &Options {
+    /// The settings the engines run with.
+    pub fn settings(&self) -> &Settings {
         &self.opts
     }
 
@@ -342,11 +342,12 @@ impl<'p> Check<'p> {
         } else {
             m.clone()
         };
-        let check = |opts: &Options| -> Result<Report<'p>, CheckError> {
+        let check = |opts: &Settings| -> Result<Report<'p>, CheckError> {
             match engine {
                 Engine::All => check_all(&m, &m_unbounded, name, opts),
                 Engine::Auto => {
-                    let bounded = self.semantics.thread_bound.is_some() || opts.contexts.is_some();
+                    let bounded =
+                        self.semantics.thread_bound.is_some() || opts.search.contexts.is_some();
                     run_portfolio(&m, name, opts, &portfolio(program, bounded))
                 }
                 e => match run_engine_on(e, &m, opts) {
@@ -360,9 +361,15 @@ impl<'p> Check<'p> {
         };
         let mut out = None;
         for (i, &(k, bounding)) in self.bounds.iter().enumerate() {
-            let r = check(&Options {
-                contexts: k,
-                bounding: bounding.or(self.opts.bounding),
+            let r = check(&Settings {
+                search: Options {
+                    contexts: k,
+                    ..self.opts.search.clone()
+                },
+                explicit: crate::explore::ExplicitOptions {
+                    bounding: bounding.or(self.opts.explicit.bounding),
+                    ..self.opts.explicit.clone()
+                },
                 ..self.opts.clone()
             })?;
             if i + 1 == self.bounds.len() || r.exit_code != exit::BOUNDED {
@@ -465,8 +472,10 @@ fn liveness_options(
     o: &CheckOptions,
     program: &Program,
     property: search::Liveness,
-    opts: &mut Options,
+    opts: &mut Settings,
 ) -> Result<Vec<String>, String> {
+    let deepen_threads = opts.deepen_threads;
+    let opts = &mut opts.explicit;
     let mut notes = Vec::new();
     let flag = if o.ltl.is_some() {
         "--ltl"
@@ -504,7 +513,7 @@ fn liveness_options(
     if o.contexts.is_some() {
         return Err(format!("{flag} does not combine with --contexts (a context bound cuts every cycle that switches threads without end)"));
     }
-    if o.ltl.is_some() && (o.threads.is_some() || opts.deepen_threads) {
+    if o.ltl.is_some() && (o.threads.is_some() || deepen_threads) {
         // a state whose only step creates a thread past the bound would look like the end
         // of a run, which LTL takes as its last state repeated forever
         return Err(

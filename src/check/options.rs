@@ -1,8 +1,10 @@
 //! What a check is asked to do: [`CheckOptions`], and the settings the engines read from it
 //! ([`options_and_semantics`]: the one place that turns the user's choices into them).
 
+use crate::explore::ExplicitOptions;
 use crate::runtime::Semantics;
 use crate::search::{self, Limits, Options, Reduction};
+use crate::symbolic::SymbolicOptions;
 use zingrs_lang::ir::{Layout, Program};
 
 /// The engines (`zingrs check --engine`).
@@ -166,16 +168,28 @@ impl CheckOptions {
     }
 }
 
-/// The search options and the semantics of a check of `program` under `o` (the one place
+/// What the engines are given for one check ([`options_and_semantics`] makes it from
+/// [`CheckOptions`]): the options every engine reads, and each engine's own.
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    /// What to look for, the bounds and the limits (every engine).
+    pub search: Options,
+    /// How the explicit engine searches (also the summary engine's search over threads).
+    pub explicit: ExplicitOptions,
+    /// How the BDD engine builds its relations.
+    pub symbolic: SymbolicOptions,
+    /// The program creates threads without bound and no `--threads` bounds it: the explicit
+    /// and summary engines search under the live-thread bounds 2, 3, ... in turn
+    /// (`engines::deepen_threads`).
+    pub deepen_threads: bool,
+}
+
+/// The engines' settings and the semantics of a check of `program` under `o` (the one place
 /// that turns options into settings; `zingrs regress` adjusts its copy). The adjustments of
 /// `--liveness` come later, in [`super::Check::new`].
-pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Options, Semantics) {
+pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Settings, Semantics) {
     let search = o.search_order();
-    let opts = Options {
-        bfs: search != Search::Dfs,
-        zing_order: search == Search::Zing,
-        exact: o.exact,
-        workers: o.workers.max(1),
+    let common = Options {
         liveness: o.property(),
         // (a formula that does not compile is refused by `Check::new`, which says why)
         ltl: o
@@ -187,13 +201,16 @@ pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Options, S
         targets: o.targets.clone(),
         keep_going: o.keep_going,
         contexts: o.contexts,
-        bounding: o.bounding,
         cooperative: o.cooperative,
-        no_live_ranges: o.no_live_ranges,
-        no_mod_ref: o.no_mod_ref,
-        context_tuples: o.context_tuples,
         verdict_only: !o.trace,
-        unseen_stats: !o.stats,
+        limits: o.limits.clone(),
+    };
+    let explicit = ExplicitOptions {
+        bfs: search != Search::Dfs,
+        zing_order: search == Search::Zing,
+        exact: o.exact,
+        workers: o.workers.max(1),
+        bounding: o.bounding,
         transactions: None,
         check_fingerprints: false,
         deep_from: None,
@@ -208,13 +225,23 @@ pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Options, S
             Search::Dfs | Search::Zing => Reduction::Transactions,
             Search::Bfs => Reduction::None,
         }),
+    };
+    let symbolic = SymbolicOptions {
+        live_variables: !o.no_live_ranges,
+        mod_ref: !o.no_mod_ref,
+        tuples: o.context_tuples,
+        measure: o.stats,
+    };
+    let opts = Settings {
+        search: common,
+        explicit,
+        symbolic,
         // threads created without bound in a boolean program: a depth-first search would create
         // threads forever before scheduling one
         deepen_threads: o.threads.is_none()
             && !o.cooperative
             && !program.keep_completed
             && zingrs_lang::spawn::unbounded_creation(program),
-        limits: o.limits.clone(),
     };
     // in the Getafix layout assertions are filters (bp-language.md §5.13)
     let getafix = matches!(program.layout, Layout::Getafix { .. });

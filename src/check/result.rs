@@ -1,7 +1,7 @@
 //! A search's result turned into the report: every finding replayed and verified, the verdict
 //! of a search without one, the statistics.
 
-use super::Engine;
+use super::{Engine, Settings};
 use crate::report::{self, Report, Verdict};
 use crate::runtime::Machine;
 use crate::search;
@@ -23,7 +23,7 @@ pub fn report_of<'p>(
     name: &str,
     engine: &str,
     result: &search::SearchResult,
-    opts: &Options,
+    opts: &Settings,
 ) -> Report<'p> {
     report_with(m, name, engine, result, Vec::new(), opts)
 }
@@ -36,8 +36,9 @@ pub(super) fn report_with<'p>(
     engine: &str,
     result: &search::SearchResult,
     replays: super::Replays,
-    opts: &Options,
+    settings: &Settings,
 ) -> Report<'p> {
+    let opts = &settings.search;
     let mut replays = replays.into_iter();
     let mut path = None;
     let mut found = result
@@ -63,7 +64,7 @@ pub(super) fn report_with<'p>(
                 Verdict::Bounded {
                     bound: format!("thread bound (--threads {n})"),
                 }
-            } else if let (true, Some(b)) = (result.context_cut, opts.bounding) {
+            } else if let (true, Some(b)) = (result.context_cut, settings.explicit.bounding) {
                 Verdict::Bounded {
                     bound: b.describe(),
                 }
@@ -117,7 +118,7 @@ pub(super) fn report_with<'p>(
         peak_memory_bytes: search::peak_bytes(),
         speedup: speedup(&s.workers, s.elapsed),
         omission_probability: explicit.then(|| {
-            if opts.exact {
+            if settings.explicit.exact {
                 0.0
             } else {
                 crate::canon::omission_bound(s.states)

@@ -15,7 +15,7 @@ use crate::runtime::{Kind, State};
 use crate::search::{Choice, Limit};
 use zingrs_lang::ir::Stmt;
 
-/// Which schedules the explicit search explores (`search::Options::bounding`).
+/// Which schedules the explicit search explores (`ExplicitOptions::bounding`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bounding {
     /// At most this many preemptions: switches away from a thread that could still move (a

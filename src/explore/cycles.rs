@@ -210,19 +210,24 @@ struct Cycles {
 struct Stop;
 
 /// Searches for a cycle violating `property` (see the module's documentation), on one thread,
-/// depth-first, without reductions or symmetry whatever `opts` asks (`cli::check` says so).
-pub(super) fn search(m: &Machine, opts: &Options, property: Liveness) -> SearchResult {
+/// depth-first, without reductions or symmetry whatever `how` asks (`cli::check` says so).
+pub(super) fn search(
+    m: &Machine,
+    opts: &Options,
+    how: &ExplicitOptions,
+    property: Liveness,
+) -> SearchResult {
     // whatever the caller asked for: none of these is sound for cycles as the search runs them
-    let opts = &Options {
+    let how = &ExplicitOptions {
         reduction: crate::search::Reduction::None,
         symmetry: false,
         transactions: None,
         workers: 1,
         bfs: false,
         zing_order: false,
-        ..opts.clone()
+        ..how.clone()
     };
-    let mut ex = Explorer::new(m, opts, Visited::new(opts.exact), None);
+    let mut ex = Explorer::new(m, opts, how, Visited::new(how.exact), None);
     // a node lists all its outcomes (a lasso's choices are outcome positions of whole steps)
     ex.chunk = usize::MAX;
     let mut c = Cycles {
@@ -234,7 +239,7 @@ pub(super) fn search(m: &Machine, opts: &Options, property: Liveness) -> SearchR
         outer: Default::default(),
         inner: Default::default(),
         on_stack: Default::default(),
-        exact: opts.exact,
+        exact: how.exact,
         enabled: 0,
     };
     let _ = c.run(&mut ex);

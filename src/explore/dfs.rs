@@ -296,7 +296,7 @@ impl Explorer<'_, '_> {
                     .filter(|_| segmented)
                     .and_then(|c| self.hasher.successor_move(parent, c, mv));
                 if let Some(m) = inc {
-                    if self.opts.check_fingerprints {
+                    if self.how.check_fingerprints {
                         let whole = self.hasher.full(&mv.clone().apply(parent));
                         assert_eq!(m.fp, whole, "fingerprint of a move");
                     }
@@ -318,7 +318,7 @@ impl Explorer<'_, '_> {
                     let touched = self.touched.as_ref().map(|t| &t.addrs[..]);
                     let inc = canon.and_then(|c| self.hasher.successor(parent, c, state, touched));
                     let fp = inc.unwrap_or_else(|| self.hasher.full(state));
-                    if self.opts.check_fingerprints && inc.is_some() {
+                    if self.how.check_fingerprints && inc.is_some() {
                         assert_eq!(fp, self.hasher.full(state), "incremental fingerprint");
                     }
                     Key {
@@ -369,7 +369,7 @@ impl Explorer<'_, '_> {
                         Some(&touched.addrs),
                     ) {
                         Some(canon) => {
-                            if self.opts.check_fingerprints {
+                            if self.how.check_fingerprints {
                                 let fp = self.hasher.full(&state);
                                 assert_eq!(canon.fp, fp, "restored fingerprint");
                             }

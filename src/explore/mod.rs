@@ -7,7 +7,7 @@
 //! returned as a [`Path`]: the initial valuation and, per step, the thread and the index of the
 //! outcome taken, which [`crate::search::replay`] re-executes before anything is reported.
 //!
-//! With [`Options::transactions`] (the summary engine on concurrent models) a call that runs
+//! With [`ExplicitOptions::transactions`] (the summary engine on concurrent models) a call that runs
 //! as one transaction is not stepped into: its [`Transaction`] summary is applied, as one
 //! macro step that a reported path expands back into the callee's own steps.
 
@@ -16,6 +16,7 @@ mod bounding;
 mod chunked;
 mod cycles;
 mod dfs;
+mod options;
 mod parallel;
 mod reduce;
 mod successors;
@@ -30,12 +31,15 @@ use reduce::{split_chain, Levels};
 use zingrs_lang::ir::{Layout, Stmt};
 
 pub use bounding::{Bounding, Scheduler, MAX_ORDERED};
+pub use options::ExplicitOptions;
 
 type Succs = Vec<(Choice, Outcome)>;
 
 struct Explorer<'m, 'p> {
     m: &'m Machine<'p>,
     opts: &'m Options,
+    /// This engine's own options: how it searches.
+    how: &'m ExplicitOptions,
     /// For each procedure and pc, the index in `opts.targets` of a target label there.
     target_at: Vec<Vec<Option<u32>>>,
     visited: Visited,
@@ -50,7 +54,7 @@ struct Explorer<'m, 'p> {
     hasher: SegmentHasher,
     /// Top-frame locals the stored states leave out (`--reduction por`: dead variables).
     dead: std::rc::Rc<DeadLocals>,
-    /// States are stored up to the order of their threads (`Options::symmetry`, where it
+    /// States are stored up to the order of their threads (`ExplicitOptions::symmetry`, where it
     /// applies: interchangeable threads; the bookkeeping's named threads are marked).
     symmetric: bool,
     /// The heap objects the last [`Explorer::steps_of`] wrote (None: not known).
@@ -162,17 +166,18 @@ fn reaches(program: &zingrs_lang::ir::Program, p: impl Fn(&Stmt) -> bool) -> Vec
     has
 }
 
-/// Searches the state space of `m`'s program (depth-first with several workers when
-/// [`Options::workers`] asks for them: `parallel.rs`).
-pub fn search(m: &Machine, opts: &Options) -> SearchResult {
+/// Searches the state space of `m`'s program for what `opts` asks, the way `how` says
+/// (depth-first with several workers when [`ExplicitOptions::workers`] asks for them:
+/// `parallel.rs`).
+pub fn search(m: &Machine, opts: &Options, how: &ExplicitOptions) -> SearchResult {
     if let Some(property) = opts.liveness {
-        return cycles::search(m, opts, property);
+        return cycles::search(m, opts, how, property);
     }
-    if opts.workers > 1 && !opts.bfs {
-        return parallel::search(m, opts);
+    if how.workers > 1 && !how.bfs {
+        return parallel::search(m, opts, how);
     }
-    let mut ex = Explorer::new(m, opts, Visited::new(opts.exact), None);
-    if opts.bfs {
+    let mut ex = Explorer::new(m, opts, how, Visited::new(how.exact), None);
+    if how.bfs {
         ex.bfs();
     } else {
         ex.dfs();
@@ -186,6 +191,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
     fn new(
         m: &'m Machine<'p>,
         opts: &'m Options,
+        how: &'m ExplicitOptions,
         visited: Visited,
         pool: Option<std::sync::Arc<parallel::Pool>>,
     ) -> Explorer<'m, 'p> {
@@ -193,11 +199,12 @@ impl<'m, 'p> Explorer<'m, 'p> {
         let mut ex = Explorer {
             m,
             opts,
+            how,
             target_at,
             visited,
             pool,
             parallel: Default::default(),
-            plain_keys: opts.contexts.is_none() && !opts.cooperative && opts.bounding.is_none(),
+            plain_keys: opts.contexts.is_none() && !opts.cooperative && how.bounding.is_none(),
             encoder: Encoder::default(),
             hasher: SegmentHasher::default(),
             dead: Default::default(),
@@ -212,7 +219,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 // the Getafix lock is released by plain assignments, which a summary would hide
                 // (nor are collections and exceptions, whose effects summaries do not record)
                 // (nor broadcasts, which write other threads' locals that a summary does not carry)
-                enabled: opts.transactions.is_some()
+                enabled: how.transactions.is_some()
                     && matches!(m.program.layout, Layout::Standard)
                     && !m.program.beyond_summaries()
                     && !m.program.has_passive(),
@@ -257,12 +264,12 @@ impl<'m, 'p> Explorer<'m, 'p> {
         };
         // the context bound, schedule bounding and cooperative scheduling count every step of
         // every thread
-        let reducible = opts.contexts.is_none() && !opts.cooperative && opts.bounding.is_none();
-        ex.atomic_interior = reducible && opts.reduction.transactions();
-        ex.por = reducible && opts.reduction.por();
+        let reducible = opts.contexts.is_none() && !opts.cooperative && how.bounding.is_none();
+        ex.atomic_interior = reducible && how.reduction.transactions();
+        ex.por = reducible && how.reduction.por();
         // (not in cooperative mode: a thread is left there only right after a yield, and the
         // point a switch would move back to may lie before it)
-        ex.switch_points = opts.contexts.is_some() && !opts.cooperative && opts.reduction.por();
+        ex.switch_points = opts.contexts.is_some() && !opts.cooperative && how.reduction.por();
         ex.movers = ex.por;
         if ex.por || ex.switch_points {
             // states that differ only in dead locals are one state (under a context bound too:
@@ -273,12 +280,12 @@ impl<'m, 'p> Explorer<'m, 'p> {
         // the context bound's and cooperative scheduling's bookkeeping names threads by position:
         // `visit` marks those threads, so a permutation must map them onto each other
         // (not under delay bounding, whose scheduler's order names every thread)
-        ex.symmetric = opts.symmetry
+        ex.symmetric = how.symmetry
             && crate::canon::symmetric_threads(m.program)
-            && !matches!(opts.bounding, Some(Bounding::Delays { .. }));
+            && !matches!(how.bounding, Some(Bounding::Delays { .. }));
         // both searches fingerprint successors from their parent's canon, where the deep scheme
         // pays off (its whole walk is O(depth) where the plain walk's stack digests are O(1))
-        let deep_from = opts.deep_from.unwrap_or(crate::canon::DIGESTED_DEPTH);
+        let deep_from = how.deep_from.unwrap_or(crate::canon::DIGESTED_DEPTH);
         ex.hasher = std::mem::take(&mut ex.hasher)
             .symmetric(ex.symmetric)
             .deep_from(deep_from);
@@ -293,11 +300,11 @@ impl<'m, 'p> Explorer<'m, 'p> {
     /// The result, with the search's counters.
     fn finish(mut self) -> SearchResult {
         let ex = &mut self;
-        let opts = ex.opts;
+        let how = ex.how;
         ex.result.stats.states = ex.visited.len() as u64;
         ex.result.stats.zing_states = ex.zing.as_ref().map(|z| z.states);
         ex.result.stats.elapsed = ex.watch.elapsed();
-        if opts.transactions.is_some() {
+        if how.transactions.is_some() {
             ex.result.stats.counters = vec![
                 ("transactions summarized", ex.tx.summarized),
                 ("transaction summaries reused", ex.tx.reused),
@@ -316,7 +323,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 ex.expanded_alone,
             ));
         }
-        if opts.bounding.is_some() {
+        if how.bounding.is_some() {
             ex.result.stats.counters.push((
                 "states explored again with fewer preemptions or delays used",
                 ex.reexplored,
@@ -404,7 +411,7 @@ impl Explorer<'_, '_> {
 
     fn count_zing(&mut self, s: &State, ctx: Ctx, initial: bool) {
         if self.zing.is_some()
-            && self.opts.bounding.is_some()
+            && self.how.bounding.is_some()
             && !self.zing_seen.insert(self.hasher.full(s))
         {
             return;
@@ -430,7 +437,7 @@ impl Explorer<'_, '_> {
     fn child_canon(&mut self, parent: &State, canon: &Canon, child: &State) -> Canon {
         match self.hasher.successor_canon(parent, canon, child, None) {
             Some(c) => {
-                if self.opts.check_fingerprints {
+                if self.how.check_fingerprints {
                     let fp = self.hasher.full(child);
                     assert_eq!(c.fp, fp, "incremental fingerprint");
                 }
@@ -462,7 +469,7 @@ impl Explorer<'_, '_> {
         let (last, hold) = if self.symmetric {
             let mut marks = [0u32; 2];
             let mut n = 0;
-            if self.opts.contexts.is_some() || self.opts.bounding.is_some() {
+            if self.opts.contexts.is_some() || self.how.bounding.is_some() {
                 marks[n] = ctx.last;
                 n += 1;
             }
@@ -477,13 +484,13 @@ impl Explorer<'_, '_> {
             self.encoder.encode_masked(s, &self.dead, &mut self.buf);
             (ctx.last, ctx.hold)
         };
-        if self.opts.bounding.is_some() {
+        if self.how.bounding.is_some() {
             // schedule bounding: the program state and the monitor's state without its count
             // are the key; the same key reached with fewer preemptions or delays used than
             // before is explored again (it has more budget left: it covers the costlier
             // arrival), one reached with as many or more is not
             self.buf.extend_from_slice(&last.to_le_bytes());
-            if matches!(self.opts.bounding, Some(Bounding::Delays { .. })) {
+            if matches!(self.how.bounding, Some(Bounding::Delays { .. })) {
                 ctx.order.key_bytes(&mut self.buf);
             }
             if self.visited.insert(&self.buf) {
@@ -541,7 +548,7 @@ impl Explorer<'_, '_> {
                 t
             };
         }
-        if let Some(bounding) = self.opts.bounding {
+        if let Some(bounding) = self.how.bounding {
             return self.advance_bounded(bounding, parent, next, choice, kind);
         }
         let Some(bound) = self.opts.contexts else {

@@ -18,7 +18,7 @@
 //! `--keep-going`) or limit stops every worker; the finding's path is a path like any other
 //! and is replayed as a single worker's would be.
 
-use super::{Ctx, Explorer};
+use super::{Ctx, ExplicitOptions, Explorer};
 use crate::canon::{SharedVisited, Visited};
 use crate::runtime::{Machine, Portable, Value};
 use crate::search::{Choice, Options, SearchResult, WorkerStats};
@@ -172,10 +172,10 @@ impl Explorer<'_, '_> {
     }
 }
 
-/// The depth-first search of `m`'s program on `opts.workers` workers.
-pub(super) fn search(m: &Machine, opts: &Options) -> SearchResult {
-    let workers = opts.workers;
-    let shared = Arc::new(SharedVisited::new(opts.exact, workers));
+/// The depth-first search of `m`'s program on `how.workers` workers.
+pub(super) fn search(m: &Machine, opts: &Options, how: &ExplicitOptions) -> SearchResult {
+    let workers = how.workers;
+    let shared = Arc::new(SharedVisited::new(how.exact, workers));
     let pool = Arc::new(Pool::new(workers));
     let start = Instant::now();
     let results: Vec<(SearchResult, WorkerCounts)> = std::thread::scope(|sc| {
@@ -191,7 +191,7 @@ pub(super) fn search(m: &Machine, opts: &Options) -> SearchResult {
                         // for it in the pool forever); the panic goes on to the caller
                         let stop = pool.clone();
                         let run = std::panic::AssertUnwindSafe(move || {
-                            let mut ex = Explorer::new(m, opts, visited, Some(pool));
+                            let mut ex = Explorer::new(m, opts, how, visited, Some(pool));
                             if w > 0 {
                                 // one progress line, the first worker's
                                 ex.watch = crate::search::Watch::new(&crate::search::Limits {

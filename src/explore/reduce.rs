@@ -98,7 +98,7 @@ impl Explorer<'_, '_> {
     /// order one per process step (none inside an atomic region; a chained region is one)
     /// plus one for a choice among two or more alternatives.
     pub(super) fn cost(&self, s: &State, choice: Choice) -> u64 {
-        if !self.opts.zing_order {
+        if !self.how.zing_order {
             return 1 + split_chain(choice).1 as u64;
         }
         let tid = choice.thread as usize;
@@ -140,8 +140,8 @@ impl Explorer<'_, '_> {
     /// re-exploring it when another path meets it, so it is never a state reached by a choice
     /// (`branching`: two or more successors), and every cycle of states passes a stored one:
     /// - with `transactions`, a state strictly inside an atomic region, unless its owner is at
-    ///   a loop head (so a loop inside the region ends) or at a choice (ZING's count, which
-    ///   counts choice states, stays as without the reduction);
+    ///   a loop head of a boolean program (so a loop inside the region ends) or at a choice
+    ///   (ZING's count, which counts choice states, stays as without the reduction);
     /// - with `por`, a state whose thread `tid` moved within itself (no thread started or
     ///   ended) to a step that it may take alone: the transaction goes on with it (a thread's
     ///   cycle of such steps holds a node where it may not, at which the state is stored).
@@ -157,7 +157,12 @@ impl Explorer<'_, '_> {
                 self.m.program.node(proc, pc).stmt,
                 Stmt::Choose { .. } | Stmt::ChooseElem { .. } | Stmt::Select { .. }
             );
-            self.atomic_interior && !may_choose && !self.m.loop_head(proc, pc)
+            // (a Zing model counts the steps of an atomic region in the state,
+            // `Thread::atomic_steps`, so a loop inside one ends by ZING's infinite-loop error
+            // without a stored loop head: its states all differ)
+            self.atomic_interior
+                && !may_choose
+                && (self.m.program.keep_completed || !self.m.loop_head(proc, pc))
         } else {
             self.por && self.m.may_run_alone_at(proc, pc, depth)
         }

@@ -258,7 +258,7 @@ impl Explorer<'_, '_> {
                 }
             }
         }
-        let summarize = self.opts.transactions?;
+        let summarize = self.how.transactions?;
         match summarize(self.m, self.opts, visible.clone()) {
             Ok(t) => {
                 self.tx.summarized += 1;

@@ -379,7 +379,7 @@ mod tests {
             .expect("the model compiles")
             .program;
         let m = std::sync::Arc::new(Machine::new(&p, Semantics::default()));
-        let result = crate::explore::search(&m, &Options::default());
+        let result = crate::explore::search(&m, &Options::default(), &Default::default());
         let f: &Finding = result.findings.first().expect("the assertion fails");
         let replayed = replay_keeping(&m, f.path(), false).expect("the path replays");
         assert_eq!(replayed.states.len(), 1, "one state kept");

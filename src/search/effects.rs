@@ -284,7 +284,8 @@ pub struct Transaction {
 }
 
 /// Summarizes the call whose callee frame is the top of a visible state (one thread); `Err`
-/// when a limit stopped the search. The summary engine provides it ([`Options::transactions`]),
+/// when a limit stopped the search. The summary engine provides it
+/// ([`crate::explore::ExplicitOptions::transactions`]),
 /// so the explicit search applies transactions without importing that engine.
 pub type Summarize = fn(&Machine, &Options, State) -> Result<Transaction, Limit>;
 

@@ -23,15 +23,12 @@ use crate::runtime::{RtError, Value, Violation};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// What to search for and how.
+/// What every engine is asked: what to look for (assertions are the semantics'; the target
+/// labels, the liveness property), the bounds and limits, and what the caller will read of
+/// the answer. How an engine searches is its own: [`crate::explore::ExplicitOptions`],
+/// [`crate::symbolic::SymbolicOptions`].
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    pub bfs: bool,
-    /// With `bfs`: ZING's order (zing-language.md §6.6), level by level in ZING steps (a
-    /// process step, a whole atomic region being one, and a choice among two or more
-    /// alternatives each cost one), processes and choices in ascending order.
-    pub zing_order: bool,
-    pub exact: bool,
     /// Labels whose reaching is an error (`--target`).
     pub targets: Vec<String>,
     pub limits: Limits,
@@ -39,49 +36,11 @@ pub struct Options {
     pub keep_going: bool,
     /// Bound on the number of context switches along a path (`--contexts K`).
     pub contexts: Option<u32>,
-    /// The explicit engine's schedule bounding (`--preemptions K`, `--delays K`): a monitor
-    /// that counts preemptions or delays beside the program ([`crate::explore::Bounding`]).
-    pub bounding: Option<crate::explore::Bounding>,
     /// Zing's cooperative scheduling: a process runs until it yields, blocks or ends.
     pub cooperative: bool,
-    /// BDD engine: do not quantify dead locals out (`--no-live-ranges`, to measure their effect).
-    pub no_live_ranges: bool,
-    /// BDD engine: keep every global in every procedure (`--no-mod-ref`).
-    pub no_mod_ref: bool,
-    /// BDD engine under `--contexts`: seed 002 §5's tuples only (`--context-tuples`).
-    pub context_tuples: bool,
     /// Only the verdict will be shown: counterexamples are still replayed, but not turned into
     /// source-level traces (which costs more than the search on long traces).
     pub verdict_only: bool,
-    /// No one will see the statistics (no `--stats`, no JSON, no saved report): the engines
-    /// skip the counts that cost time to make.
-    pub unseen_stats: bool,
-    /// Summarize calls that run as one transaction, with this summarizer (the summary engine
-    /// on concurrent models: it runs the explicit search with its own summarizer).
-    pub transactions: Option<effects::Summarize>,
-    /// For tests: fingerprint every successor by the whole walk too, and rebuild every
-    /// state handed between workers by re-executing its path; panic on a difference.
-    pub check_fingerprints: bool,
-    /// For tests: the stack depth from which the explicit search fingerprints states by the
-    /// deep scheme (`canon::deep`; default [`crate::canon::DIGESTED_DEPTH`]; 1: every state
-    /// with a frame, so that tests compare that scheme on every model). The DFS only.
-    pub deep_from: Option<u32>,
-    /// The reductions applied (`--reduction`; in cooperative mode none, and under a context
-    /// bound only `por`'s switch points, since their bookkeeping counts every step).
-    pub reduction: Reduction,
-    /// Symmetry reduction (`--symmetry`): for boolean programs, states whose thread lists are
-    /// permutations of each other are one state (see [`crate::canon::symmetric_threads`]);
-    /// under a context bound or cooperative scheduling the permutation must also map the
-    /// thread that ran last (or holds the processor) onto its counterpart. The search keeps
-    /// concrete states, so paths replay as they are.
-    pub symmetry: bool,
-    /// For a program that can create threads without bound and no `--threads`: the explicit
-    /// engines search under the live-thread bounds 2, 3, ... in turn, up to the first bound
-    /// that finds an error or cuts no creation (see `cli::check`).
-    pub deepen_threads: bool,
-    /// The explicit depth-first search's workers (`--workers`; 0 and 1: one, the single
-    /// threaded search in its own order).
-    pub workers: usize,
     /// A liveness property instead of safety alone (`--liveness`): the explicit engine looks
     /// for a reachable cycle of that kind ([`Finding::Cycle`]), and reports the safety errors
     /// it meets on the way as usual.

@@ -284,8 +284,8 @@ fn bits_for(n: u64) -> u32 {
 /// `--context-tuples`): that search completes each context before the next,
 /// so one run at the largest bound also finds the smallest that reaches an error
 /// ([`SearchResult::fewest_switches`]).
-pub fn completes_contexts_in_order(program: &Program, opts: &search::Options) -> bool {
-    !opts.context_tuples && shape(program).is_ok_and(|s| product::applies(&s))
+pub fn completes_contexts_in_order(program: &Program, tuples: bool) -> bool {
+    !tuples && shape(program).is_ok_and(|s| product::applies(&s))
 }
 
 /// The context-bounded search with bound `k`.

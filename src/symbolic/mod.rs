@@ -16,6 +16,7 @@
 
 pub mod bdd;
 pub mod contexts;
+pub mod mod_ref;
 pub mod model;
 pub mod order;
 pub mod pdltl;

@@ -2,11 +2,11 @@
 //! ([`crate::check`]), and the I/O around it (the header, the report printed and saved, exit
 //! codes, the watchdog).
 
-use crate::check::{Check, CheckOptions};
+use crate::check::{Check, CheckOptions, Settings};
 use crate::report::{self, exit, Format, Report, TraceDetail, Verdict};
 use crate::runtime::Semantics;
 use crate::search;
-use crate::search::{Limits, Options};
+use crate::search::Limits;
 use std::path::PathBuf;
 use std::time::Duration;
 use zingrs_lang::ir::{Layout, Program};
@@ -528,9 +528,9 @@ fn check_options(a: &CheckArgs) -> CheckOptions {
     }
 }
 
-/// The search options and the semantics that `zingrs check` uses for these arguments
+/// The engines' settings and the semantics that `zingrs check` uses for these arguments
 /// ([`crate::check::options_and_semantics`]; `zingrs regress` adjusts its copy).
-pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Options, Semantics) {
+pub fn options_and_semantics(a: &CheckArgs, program: &Program) -> (Settings, Semantics) {
     crate::check::options_and_semantics(&check_options(a), program)
 }
 

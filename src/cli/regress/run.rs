@@ -4,11 +4,12 @@
 
 use super::cases::header;
 use super::RegressEngine;
+use crate::check::Settings;
 use crate::cli::check::{report_of, run_engine, CheckArgs, Engine};
 use crate::report::Verdict;
 use crate::report::{exit, Report};
 use crate::runtime::{Machine, Semantics};
-use crate::search::{watchdog, Limit, Options, Reduction};
+use crate::search::{watchdog, Limit, Reduction};
 use clap::Parser;
 use serde::Serialize;
 use std::time::{Duration, Instant};
@@ -240,31 +241,33 @@ fn options_of(
     program: &Program,
     a: &CheckArgs,
     budget: Duration,
-) -> (Options, Semantics) {
-    let (mut opts, semantics) = crate::cli::check::options_and_semantics(a, program);
-    opts.bfs |= c.bfs;
-    opts.exact |= c.exact;
+) -> (Settings, Semantics) {
+    let (mut settings, semantics) = crate::cli::check::options_and_semantics(a, program);
+    let how = &mut settings.explicit;
+    how.bfs |= c.bfs;
+    how.exact |= c.exact;
     if let Some(r) = c.reduction {
-        opts.reduction = r;
+        how.reduction = r;
     }
     if let Some(on) = c.symmetry {
-        opts.symmetry = on;
+        how.symmetry = on;
     }
-    opts.context_tuples |= c.tuples;
-    opts.workers = c.workers;
+    how.workers = c.workers;
+    settings.symbolic.tuples |= c.tuples;
     let mut semantics = semantics;
     if let Some(n) = c.threads {
         // as `--threads N` would: the bound replaces the deepening on it
         semantics.thread_bound = Some(n);
-        opts.deepen_threads = false;
+        settings.deepen_threads = false;
     }
+    let opts = &mut settings.search;
     opts.keep_going = false;
     opts.limits.timeout = Some(a.timeout.map_or(budget, |t| budget.min(t)));
     // models run side by side: each is timed by the CPU time its own thread uses
     opts.limits.cpu_time = true;
     // no progress lines: many checks run at once and the table is the output
     opts.limits.progress = false;
-    (opts, semantics)
+    (settings, semantics)
 }
 
 /// Runs one configuration; `Err` says why the engine does not apply.
@@ -275,13 +278,14 @@ pub(super) fn run_config(
     budget: Duration,
 ) -> Result<Run, String> {
     let (opts, semantics) = options_of(c, program, a, budget);
-    if c.tuples && (opts.contexts.is_none() || !crate::symbolic::contexts::product_applies(program))
+    if c.tuples
+        && (opts.search.contexts.is_none() || !crate::symbolic::contexts::product_applies(program))
     {
         return Err("the bdd engine's own search here (no product states to compare)".into());
     }
     let start = Instant::now();
     // this run's memory limit, armed on this thread only: other models run beside it
-    let guard = watchdog::guard(opts.limits.memory);
+    let guard = watchdog::guard(opts.search.limits.memory);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         run_engine(c.engine, program, semantics.clone(), &opts).map(|result| {
             let m = std::sync::Arc::new(Machine::new(program, semantics));

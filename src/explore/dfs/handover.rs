@@ -244,7 +244,7 @@ impl Explorer<'_, '_> {
     ) -> (Vec<Value>, Vec<Choice>, Entry) {
         self.parallel.taken += 1;
         let s = task.state.state();
-        if self.opts.check_fingerprints {
+        if self.how.check_fingerprints {
             // the self-check: the copy is the state the path reaches (up to its garbage and
             // the names of its objects: a successor built by a move drops garbage a step
             // re-executed keeps, as the search's own restored nodes do)

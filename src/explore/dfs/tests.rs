@@ -10,11 +10,15 @@ fn program(text: &str) -> zingrs_lang::ir::Program {
 
 /// The default (depth-first) search and the breadth-first one.
 fn dfs_and_bfs(m: &Machine) -> (SearchResult, SearchResult) {
-    let bfs = Options {
+    let bfs = ExplicitOptions {
         bfs: true,
         ..Default::default()
     };
-    (search(m, &Options::default()), search(m, &bfs))
+    let opts = Options::default();
+    (
+        search(m, &opts, &ExplicitOptions::default()),
+        search(m, &opts, &bfs),
+    )
 }
 
 /// Paths far deeper than the window of live path nodes: depth-first search rebuilds the
@@ -32,23 +36,26 @@ fn deep_searches_rebuild_dropped_states_exactly() {
     // computed ahead
     let exact = search(
         &m,
-        &Options {
+        &Options::default(),
+        &ExplicitOptions {
             exact: true,
             ..Default::default()
         },
     );
     assert!(exact.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64);
     assert_eq!(exact.stats.states, bfs.stats.states);
-    let bounded = |bfs| Options {
-        bfs,
+    let bounded = Options {
         contexts: Some(3),
         ..Default::default()
     };
-    let dfs = search(&m, &bounded(false));
-    let bfs = search(&m, &bounded(true));
-    assert_eq!(dfs.stats.states, bfs.stats.states);
-    let cooperative = |bfs| Options {
+    let bfs_if = |bfs| ExplicitOptions {
         bfs,
+        ..Default::default()
+    };
+    let dfs = search(&m, &bounded, &bfs_if(false));
+    let bfs = search(&m, &bounded, &bfs_if(true));
+    assert_eq!(dfs.stats.states, bfs.stats.states);
+    let cooperative = Options {
         cooperative: true,
         ..Default::default()
     };
@@ -66,8 +73,8 @@ fn deep_searches_rebuild_dropped_states_exactly() {
             };",
     );
     let m = Machine::new(&p, Semantics::default());
-    let dfs = search(&m, &cooperative(false));
-    let bfs = search(&m, &cooperative(true));
+    let dfs = search(&m, &cooperative, &bfs_if(false));
+    let bfs = search(&m, &cooperative, &bfs_if(true));
     assert!(
         dfs.stats.max_path > (WINDOW + 4 * CHECKPOINT) as u64,
         "{}",
@@ -141,6 +148,7 @@ fn a_deep_deadlock_path_replays() {
             keep_going: true,
             ..Default::default()
         },
+        &ExplicitOptions::default(),
     );
     let Some(Finding::Deadlock { path }) = r.findings.first() else {
         panic!("philosophers deadlock: {:?}", r.findings);

@@ -209,6 +209,9 @@ impl Machine<'_> {
                 && !matches!(self.program.node(frame.proc, frame.pc).stmt, Stmt::Yield)
                 && self.alternatives(s, tid) < 2;
             Self::count_atomic_steps(s, tid, runs_on, &mut out[first..]);
+            if self.semantics.cooperative {
+                self.forget_spent_counts(s, tid, &mut out[first..]);
+            }
         }
         if self.has_glue {
             self.continue_glued(s, tid, frame.proc, frame.pc, first, rec, out);

@@ -47,6 +47,51 @@ impl Machine<'_> {
         }
     }
 
+    /// Cooperative scheduling: a successor whose next step starts the count afresh (a `yield`,
+    /// or a choice among two or more alternatives, outside an atomic region) does not keep the
+    /// count it arrived with. Nothing reads it there, and two arrivals that differ only in it
+    /// are one state, as in ZING, whose states carry no count (`gen random-zing 3536`
+    /// counted one state more than ZING in cooperative mode: a choice reached once through a
+    /// branch that chose and once through one that did not).
+    pub(super) fn forget_spent_counts(&self, s: &State, tid: usize, outs: &mut [Outcome]) {
+        let Some(proc) = s.threads[tid].stack.top().map(|f| f.proc) else {
+            return;
+        };
+        for o in outs {
+            let (at, pc) = match o {
+                Outcome::Moved { mv, .. } if !mv.atomic && mv.atomic_steps > 0 => (proc, mv.pc),
+                Outcome::Next { state, .. } => match state.threads.get(tid) {
+                    Some(t) if !t.atomic && t.atomic_steps > 0 => match t.stack.top() {
+                        Some(f) => (f.proc, f.pc),
+                        None => continue,
+                    },
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let fresh = match &self.program.node(at, pc).stmt {
+                Stmt::Yield => true,
+                Stmt::Choose { lo, hi, .. } => hi - lo >= 1,
+                Stmt::ChooseElem { .. } | Stmt::Select { .. } => {
+                    o.materialize(s);
+                    match o {
+                        Outcome::Next { state, .. } => self.alternatives(state, tid) >= 2,
+                        _ => false,
+                    }
+                }
+                _ => false,
+            };
+            if !fresh {
+                continue;
+            }
+            match o {
+                Outcome::Moved { mv, .. } => mv.atomic_steps = 0,
+                Outcome::Next { state, .. } => state.thread_mut(tid).atomic_steps = 0,
+                _ => {}
+            }
+        }
+    }
+
     /// Getafix layout: `init` reached `endinit`; it gives way to one thread per `thread…`
     /// procedure (and `main`), each with arbitrary locals.
     pub(super) fn start_getafix_threads<R: Recorder>(

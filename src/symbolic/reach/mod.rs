@@ -7,7 +7,8 @@
 //! (`symbolic::trace`) walks back along (the rings of seed 001 §3.2).
 
 use super::bdd::Bdds;
-use super::model::{self, Bits, Encoder, GlobalSet, Layout};
+use super::mod_ref::{self, GlobalSet};
+use super::model::{self, Bits, Encoder, Layout};
 use super::SymbolicOptions;
 use crate::runtime::Machine;
 use crate::search;
@@ -128,7 +129,7 @@ impl<'m, 'p, B: Bdds> Engine<'m, 'p, B> {
         let nslots = g + max_frame(p);
         let main = p.activations[0];
         let touched = if sym.mod_ref {
-            model::touched_globals(p)
+            mod_ref::touched_globals(p)
         } else {
             vec![GlobalSet::All(g); p.procs.len()]
         };
