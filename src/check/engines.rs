@@ -174,6 +174,15 @@ pub fn run_engine_on(
     opts: &Settings,
 ) -> Result<(search::SearchResult, Replays), String> {
     let program = m.program;
+    if matches!(
+        opts.search.liveness,
+        Some(search::Liveness::Ltl | search::Liveness::Terminates)
+    ) && engine == Engine::Bdd
+    {
+        return crate::symbolic::pdltl::search(m, &opts.search)
+            .map(|r| (r, Vec::new()))
+            .map_err(|e| e.reason);
+    }
     if opts.search.liveness.is_some() && engine != Engine::Explicit {
         return Err(format!(
             "--liveness is checked by the explicit engine only, not by the {} engine",

@@ -236,7 +236,12 @@ impl<'p> Check<'p> {
             // schedule bounding is the explicit search's (`schedule_bounds` refused the others)
             _ if o.bounding.is_some() => Engine::Explicit,
             // the cycle search is the explicit engine's (`liveness_options` refused the others)
-            _ if o.property().is_some() => Engine::Explicit,
+            _ if o.property().is_some()
+                && !(o.engine == Engine::Bdd
+                    && (o.ltl.is_some() || o.property() == Some(search::Liveness::Terminates))) =>
+            {
+                Engine::Explicit
+            }
             // ZING's layout ends with ZING's state count, which only the plain search of a
             // Zing model keeps
             Engine::Auto if o.zing_layout && program.keep_completed => Engine::Explicit,
@@ -494,6 +499,25 @@ fn liveness_options(
     };
     match o.engine {
         Engine::Auto | Engine::Explicit | Engine::All => {}
+        // pushdown LTL: the repeating heads of the bdd engine (`symbolic::pdltl`)
+        Engine::Bdd if o.ltl.is_some() || property == search::Liveness::Terminates => {
+            if o.fair {
+                return Err("--fairness weak does not combine with --engine bdd (a sequential program has one process: use --engine explicit for fairness among threads)".into());
+            }
+            if program.is_concurrent() || o.threads.is_some() {
+                return Err(format!("the bdd engine checks {flag} on sequential boolean programs only (use --engine explicit)"));
+            }
+            return Ok(notes);
+        }
+        Engine::Bdd => {
+            return Err(format!(
+                "--liveness {} is checked by the explicit engine only (use --engine explicit); the bdd engine checks --ltl and --liveness terminates",
+                match property {
+                    search::Liveness::Accept => "accept",
+                    _ => "progress",
+                }
+            ))
+        }
         e => {
             return Err(format!(
                 "{flag} is checked by the explicit engine only, not by the {} engine (use --engine explicit)",

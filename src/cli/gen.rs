@@ -11,7 +11,8 @@
 //! `philosophers-ordered N`, `threads-local N`, `owners N`, `lockers N` (N identical
 //! processes), `fib-bp N`, `bluetooth-bp A S` (A adders, S
 //! stoppers; one number: as many of each); and `philosophers-promela N`, the same
-//! philosophers for SPIN.
+//! philosophers for SPIN; `recursive-liveness N`, a ring of N recursive procedures for the
+//! bdd engine's pushdown LTL.
 
 use crate::report::exit;
 
@@ -24,7 +25,9 @@ pub struct GenArgs {
     /// `bp-call-chain`, `philosophers`, `philosophers-ordered`, `threads-local`,
     /// `owners`, `lockers`, `fib-bp`, `bluetooth-bp`, `philosophers-promela` (philosophers-ordered in Promela,
     /// for SPIN), or `philosophers-eating` (each philosopher raises a flag of its own while
-    /// it eats, for liveness) and its Promela twin `philosophers-eating-promela`.
+    /// it eats, for liveness) and its Promela twin `philosophers-eating-promela`, or
+    /// `recursive-liveness` (a ring of recursive procedures whose LTL violation needs a growing
+    /// stack, for `--engine bdd --ltl`).
     pub family: String,
     /// The seed (random families) or the size N (benchmark families; `zing-alloc` and
     /// `zing-patterns` are single models and take none).
@@ -63,6 +66,7 @@ pub fn run(a: &GenArgs) -> i32 {
         "random-getafix" => super::emit(crate::gen::concurrent::random_getafix(n, a.size)),
         "philosophers-promela" => super::emit(crate::gen::families::philosophers_promela(n)),
         "philosophers-eating" => super::emit(crate::gen::families::philosophers_eating(n)),
+        "recursive-liveness" => super::emit(crate::gen::families::recursive_liveness(n)),
         "philosophers-eating-promela" => {
             super::emit(crate::gen::families::philosophers_eating_promela(n))
         }
@@ -75,7 +79,7 @@ pub fn run(a: &GenArgs) -> i32 {
             Some(f) => super::emit(f.generate(n)),
             None => {
                 eprintln!(
-                    "error: unknown family `{other}` (known: random-bp, random-zing, random-spawn-bp, random-getafix, {})",
+                    "error: unknown family `{other}` (known: random-bp, random-zing, random-spawn-bp, random-getafix, recursive-liveness, {})",
                     crate::gen::families::family_names()
                 );
                 exit::INVALID
@@ -114,6 +118,10 @@ fn too_large(family: &str, n: u64, a: &GenArgs) -> Option<String> {
         ),
         "philosophers-eating-promela" => (
             Box::new(|k| len(crate::gen::families::philosophers_eating_promela(k))),
+            n,
+        ),
+        "recursive-liveness" => (
+            Box::new(|k| len(crate::gen::families::recursive_liveness(k))),
             n,
         ),
         "bluetooth-bp" => (

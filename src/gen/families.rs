@@ -752,6 +752,34 @@ pub fn philosophers_eating_promela(n: u64) -> String {
     s
 }
 
+/// `recursive-liveness N`, the pushdown LTL family of the bdd engine (`check --engine bdd
+/// --ltl`): procedures `p0..p{N-1}` call each other in a ring, each choosing whether to go
+/// on. A call raises `req` and clears `ack` on entry and answers (`ack`) only as it returns,
+/// so `--ltl 'G (req -> F ack)'` fails, and only on the run that goes round the ring forever:
+/// its lasso's cycle leaves N new frames on the stack each time round, which no depth bound
+/// lets the explicit engine close. Each procedure also flips a bit of its own and a shared
+/// one, so that its frames differ from each other.
+pub fn recursive_liveness(n: u64) -> String {
+    let n = n.max(1);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "// recursive-liveness {n}: {n} procedures call each other in a ring; `G (req -> F ack)`\n\
+         // fails only on the run that recurses forever (its stack grows by {n} frames a round)\n\
+         decl req, ack, t;\n"
+    );
+    for i in 0..n {
+        let j = (i + 1) % n;
+        let _ = writeln!(
+            s,
+            "void p{i}() begin\n  decl l, a;\n  req, ack := T, F;\n  a := t;\n  l := *;\n  \
+             if (l) then\n    p{j}();\n  fi\n  t := !a;\n  req, ack := F, T;\nend\n"
+        );
+    }
+    s.push_str("void main() begin\n  L: p0();\n  goto L;\nend\n");
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -353,7 +353,9 @@ impl Buchi {
                 }
             }
         }
-        petgraph::algo::tarjan_scc(&g).iter().any(|scc| {
+        // (Kosaraju's walk keeps its own stack: Tarjan's recursion overflowed the thread's
+        // stack on a lasso of 80,000 steps, a pushdown lasso of recursive-liveness 16000)
+        petgraph::algo::kosaraju_scc(&g).iter().any(|scc| {
             let cyclic = scc.len() > 1 || g.contains_edge(scc[0], scc[0]);
             cyclic
                 && scc.iter().any(|&v| {

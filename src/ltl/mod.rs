@@ -115,6 +115,12 @@ impl Ltl {
         })
     }
 
+    /// The compiled atomic propositions, numbered as the automaton's labels number them (the
+    /// BDD engine encodes them itself).
+    pub fn atoms(&self) -> &[atoms::Atom] {
+        &self.atoms
+    }
+
     /// The atoms' values in `s`, one bit each (an expression that fails to evaluate, such as
     /// a null dereference, is false).
     pub fn letter(&self, m: &Machine, s: &State) -> u64 {

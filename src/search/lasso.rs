@@ -140,11 +140,60 @@ fn lasso_states(
     crate::canon::encode(&states[cycle_start], &mut a);
     crate::canon::encode(&states[n], &mut b);
     if a != b {
-        return Err(format!(
-            "its cycle does not close: the state after its last step is not the state it starts at (after the first {cycle_start} steps)"
-        ));
+        pushdown_closes(m, &states, cycle_start).map_err(|why| {
+            format!(
+                "its cycle does not close: the state after its last step is not the state it starts at (after the first {cycle_start} steps), {why}"
+            )
+        })?;
     }
     Ok(states)
+}
+
+/// Checks the cycle `states[cycle_start..]` of a sequential boolean program as a *pushdown
+/// lasso* (the BDD engine's pushdown LTL): its last state has the globals and the top frame
+/// (procedure, pc, locals) of its first, the cycle never returns from the frame it starts in
+/// (no state of it is shallower), and the frames below that one are the same at its end, so
+/// new frames may sit between them and the top. Its steps touch only the top part of the
+/// stack and see the same globals and top frame again, so they can be taken again and again:
+/// an infinite run, whose propositions (over globals and top frames) repeat with the cycle.
+/// `Err` says why the cycle is not one.
+fn pushdown_closes(m: &Machine, states: &[State], cycle_start: usize) -> Result<(), String> {
+    let (first, last) = (&states[cycle_start], &states[states.len() - 1]);
+    if m.program.lang != zingrs_lang::Lang::Bp
+        || m.program.is_concurrent()
+        || first.threads.len() != 1
+        || last.threads.len() != 1
+    {
+        return Err(
+            "and only a sequential boolean program's cycle may close on its top frame alone".into(),
+        );
+    }
+    if first.globals != last.globals {
+        return Err("nor has it the same globals".into());
+    }
+    let (a, b) = (&first.threads[0].stack, &last.threads[0].stack);
+    if a.top().is_none() || a.top() != b.top() {
+        return Err("nor has it the same top frame (procedure, pc and locals)".into());
+    }
+    let d = a.depth();
+    if let Some(i) = states[cycle_start..]
+        .iter()
+        .position(|s| s.threads.first().is_none_or(|t| t.stack.depth() < d))
+    {
+        return Err(format!(
+            "nor is it a pushdown cycle: step {} returns from the frame the cycle starts in",
+            cycle_start + i
+        ));
+    }
+    let below_a: Vec<&crate::runtime::Frame> = a.iter().skip(1).collect();
+    let below_b: Vec<&crate::runtime::Frame> = b.iter().collect();
+    let below_b = &below_b[below_b.len() - below_a.len()..];
+    if below_a.iter().zip(below_b).any(|(x, y)| x != y) {
+        return Err(
+            "nor is it a pushdown cycle: the frames below the one it starts in changed".into(),
+        );
+    }
+    Ok(())
 }
 
 /// Whether no thread can take a step in `s` (every one finished or blocked).

@@ -19,6 +19,7 @@ pub mod contexts;
 pub mod mod_ref;
 pub mod model;
 pub mod order;
+pub mod pdltl;
 pub mod reach;
 mod trace;
 
