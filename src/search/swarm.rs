@@ -1,7 +1,7 @@
 //! Swarm runs (SPIN's swarm verification, ZING's `-randomsample`): what makes one run of a
 //! swarm differ from another. `check --seed S` permutes the order in which the explicit
 //! search tries a node's successors and salts its fingerprints; `check --search random`
-//! takes random walks instead of a search ([`crate::explore::random_walks`]).
+//! takes random walks instead of a search (`explore::random`).
 //!
 //! The permutations come from a small generator of our own (splitmix64: one 64-bit state, a
 //! golden-ratio increment and a mixing finalizer), so that a seed means the same order on
