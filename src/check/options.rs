@@ -110,6 +110,9 @@ pub struct CheckOptions {
     pub trace: bool,
     /// Count what only statistics show (`false`: skip measurements nobody sees). Default: true.
     pub stats: bool,
+    /// `--processes N --process I [--hostfile F]`: the distributed breadth-first search, this
+    /// process's place in it (explicit engine, breadth-first).
+    pub distributed: Option<crate::explore::Cluster>,
 }
 
 impl Default for CheckOptions {
@@ -143,6 +146,7 @@ impl Default for CheckOptions {
             zing_layout: false,
             trace: true,
             stats: true,
+            distributed: None,
         }
     }
 }
@@ -159,6 +163,8 @@ impl CheckOptions {
     /// The search order these options ask for.
     pub fn search_order(&self) -> Search {
         match self.search {
+            // the distributed search is breadth-first (`Check::new` refuses another order)
+            None if self.distributed.is_some() => Search::Bfs,
             Some(s) => s,
             None if self.zing_layout => Search::Zing,
             None => Search::Dfs,
@@ -184,6 +190,7 @@ pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Options, S
             .and_then(|f| crate::ltl::Ltl::compile(f, program).ok())
             .map(std::sync::Arc::new),
         fair: o.fair,
+        distributed: o.distributed.clone(),
         targets: o.targets.clone(),
         keep_going: o.keep_going,
         contexts: o.contexts,

@@ -16,6 +16,7 @@ mod bounding;
 mod chunked;
 mod cycles;
 mod dfs;
+pub mod distributed;
 mod parallel;
 mod reduce;
 mod successors;
@@ -30,6 +31,7 @@ use reduce::{split_chain, Levels};
 use zingrs_lang::ir::{Layout, Stmt};
 
 pub use bounding::{Bounding, Scheduler, MAX_ORDERED};
+pub use distributed::Cluster;
 
 type Succs = Vec<(Choice, Outcome)>;
 
@@ -167,6 +169,13 @@ fn reaches(program: &zingrs_lang::ir::Program, p: impl Fn(&Stmt) -> bool) -> Vec
 pub fn search(m: &Machine, opts: &Options) -> SearchResult {
     if let Some(property) = opts.liveness {
         return cycles::search(m, opts, property);
+    }
+    if let Some(cluster) = &opts.distributed {
+        return distributed::search(m, opts, cluster).unwrap_or_else(|e| {
+            // no verdict can come of a cluster that did not form: inconclusive, as a limit
+            eprintln!("error: {e}");
+            std::process::exit(crate::report::exit::LIMIT)
+        });
     }
     if opts.workers > 1 && !opts.bfs {
         return parallel::search(m, opts);

@@ -91,6 +91,9 @@ pub struct Options {
     /// With a liveness property: only weakly fair runs count (`--fairness weak`: every
     /// process enabled from some point on keeps moving), found by `explore::fair`.
     pub fair: bool,
+    /// The distributed breadth-first search (`--processes N`): this process's place among
+    /// the processes that search together ([`crate::explore::distributed`]).
+    pub distributed: Option<crate::explore::Cluster>,
 }
 
 /// The cycles `check --liveness` looks for: a violation is a lasso, a path to a state and a
