@@ -127,10 +127,10 @@ impl Portable {
     pub fn decode(bytes: &[u8]) -> Option<State> {
         let mut r = wire::Reader { bytes, at: 0 };
         let globals: Rc<[Value]> = Rc::from(r.values()?);
-        let n = r.len()?;
+        let n = r.length()?;
         let mut threads = Vec::with_capacity(n);
         for _ in 0..n {
-            let depth = r.len()?;
+            let depth = r.length()?;
             let mut stack = Stack::default();
             for _ in 0..depth {
                 let proc = ProcId::try_from(r.uint()?).ok()?;
@@ -148,7 +148,7 @@ impl Portable {
                 atomic_steps,
             }));
         }
-        let n = r.len()?;
+        let n = r.length()?;
         let mut heap = Heap::default();
         let mut last: Addr = 0;
         for _ in 0..n {
@@ -242,7 +242,7 @@ pub mod wire {
         }
 
         /// A length, no larger than the bytes left could hold (one byte an item at least).
-        pub fn len(&mut self) -> Option<usize> {
+        pub fn length(&mut self) -> Option<usize> {
             let n = usize::try_from(self.uint()?).ok()?;
             (n <= self.bytes.len() - self.at).then_some(n)
         }
@@ -263,7 +263,7 @@ pub mod wire {
         }
 
         pub fn values(&mut self) -> Option<Vec<Value>> {
-            let n = self.len()?;
+            let n = self.length()?;
             (0..n).map(|_| self.value()).collect()
         }
     }

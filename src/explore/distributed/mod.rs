@@ -32,7 +32,9 @@ pub use net::{Cluster, BATCH, CONNECT_TIMEOUT, DEFAULT_PORT};
 
 use super::{Ctx, Explorer};
 use crate::canon::{Canon, Visited};
-use crate::runtime::{Kind as StepKind, Machine, Outcome, Portable, RtError, State, Value, Violation};
+use crate::runtime::{
+    Kind as StepKind, Machine, Outcome, Portable, RtError, State, Value, Violation,
+};
 use crate::search::{watchdog, Choice, Finding, Limit, Options, Path, SearchResult};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
@@ -121,20 +123,26 @@ struct Status {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 enum Msg {
     /// A successor for its owner: its fingerprint and level, where it came from, and the
-    /// state's bytes (none: stored, not expanded).
+    /// state's bytes.
     Arrive {
         fp: u64,
         level: u64,
         from: NodeRef,
         from_fp: u64,
         choice: Choice,
-        state: Option<Vec<u8>>,
+        state: Vec<u8>,
     },
     Status(u32, Box<Status>),
     /// A path walked back to `node` of the receiver: the choices from there on, last first.
-    Walk { node: u32, choices: Vec<Choice> },
+    Walk {
+        node: u32,
+        choices: Vec<Choice>,
+    },
     /// The whole path: the initial valuation (encoded) and the choices, last first.
-    Path { init: Vec<u8>, choices: Vec<Choice> },
+    Path {
+        init: Vec<u8>,
+        choices: Vec<Choice>,
+    },
 }
 
 fn limit_code(l: Option<Limit>) -> u8 {
@@ -166,9 +174,12 @@ struct Pending {
     body: Body,
 }
 
+/// What a waiting state is: one to expand (with its canon if known), or an error state,
+/// whose finding is made from the parent record it settles with.
 enum Body {
     Local(State, Canon),
-    Wire(Vec<u8>),
+    Wire(State),
+    Error(Found),
 }
 
 /// A state queued for expansion.
@@ -346,7 +357,10 @@ fn merge(
         ("workers", o.counts.len() as u64),
         ("rounds", o.rounds),
         ("states sent to another worker", total.sent),
-        ("bytes sent per state sent", total.sent_bytes.checked_div(total.sent).unwrap_or(0)),
+        (
+            "bytes sent per state sent",
+            total.sent_bytes.checked_div(total.sent).unwrap_or(0),
+        ),
     ]);
     let _ = opts;
     r
@@ -474,7 +488,11 @@ impl Searcher<'_, '_, '_> {
     /// The single search's expansion of one state (`bfs.rs`), its stored successors sent to
     /// their owners.
     fn expand(&mut self, q: Queued, level: u64) {
-        let Queued { state: s, node, canon } = q;
+        let Queued {
+            state: s,
+            node,
+            canon,
+        } = q;
         let ctx = Ctx::START;
         let mut from = None;
         let mut wide = false;
@@ -524,20 +542,20 @@ impl Searcher<'_, '_, '_> {
                         }
                         let child = self.ex.child_canon(&s, &canon, &state);
                         let len = level + self.ex.cost(&s, choice);
-                        let (err, expand) = self.check_arrival(&state);
                         let from_ref = self.here(node);
-                        if let Some(kind) = err {
-                            self.offer(Candidate {
-                                len,
-                                from_fp: canon.fp,
-                                last: Some(choice),
-                                kind,
-                                at: from_ref,
-                            });
-                        }
                         if interior {
                             // inside a transaction: not stored; this worker runs on with it
                             self.ex.interior_skipped += 1;
+                            let (err, expand) = self.check_arrival(&state);
+                            if let Some(kind) = err {
+                                self.offer(Candidate {
+                                    len,
+                                    from_fp: canon.fp,
+                                    last: Some(choice),
+                                    kind,
+                                    at: from_ref,
+                                });
+                            }
                             if expand {
                                 let n = self.nodes.len() as u32;
                                 self.nodes.push(Link::Child(from_ref, choice));
@@ -555,16 +573,13 @@ impl Searcher<'_, '_, '_> {
                         self.sent_min = Some(self.sent_min.map_or(len, |m| m.min(len)));
                         let owner = self.owner(child.fp);
                         if owner == self.me {
-                            let body = expand.then_some(Body::Local(state, child.clone()));
-                            self.arrive(child.fp, len, from_ref, canon.fp, choice, body);
+                            let fp = child.fp;
+                            self.arrive(fp, len, from_ref, canon.fp, choice, Err((state, child)));
                         } else {
-                            let bytes = expand.then(|| {
-                                let mut b = Vec::with_capacity(64);
-                                Portable::encode(&state, &mut b);
-                                b
-                            });
+                            let mut bytes = Vec::with_capacity(128);
+                            Portable::encode(&state, &mut bytes);
                             self.sent += 1;
-                            self.sent_bytes += 8 + bytes.as_ref().map_or(0, |b| b.len() as u64);
+                            self.sent_bytes += bytes.len() as u64;
                             self.out.push((
                                 owner,
                                 Msg::Arrive {
@@ -585,13 +600,12 @@ impl Searcher<'_, '_, '_> {
                 None => break,
             }
         }
-        if self.ex.ran_alone {
-            // (counted by the explorer itself)
-        }
     }
 
-    /// A state arrives at its owner: stored if new; its parent record kept if it is the
-    /// least so far among the arrivals of a state still waiting for its level.
+    /// A state arrives at its owner (as bytes from another worker, or as the state and its
+    /// canon from this one): stored if new, and then checked as the single search checks a
+    /// new state (a target, a deadlock, the depth bound); its parent record is kept if it is
+    /// the least so far among the arrivals of a state still waiting for its level.
     fn arrive(
         &mut self,
         fp: u64,
@@ -599,41 +613,48 @@ impl Searcher<'_, '_, '_> {
         from: NodeRef,
         from_fp: u64,
         choice: Choice,
-        body: Option<Body>,
+        body: Result<Vec<u8>, (State, Canon)>,
     ) {
-        let new = self.ex.visited.insert_fp(fp);
-        let Some(body) = body else {
-            return;
-        };
         let key = |l: u64, f: u64, c: Choice| (l, f, c.thread, c.outcome);
-        if new {
-            self.pending.insert(
-                fp,
-                Pending {
-                    level,
-                    from,
-                    from_fp,
-                    choice,
-                    body,
-                },
-            );
-            self.waiting.entry(level).or_default().push(fp);
+        if !self.ex.visited.insert_fp(fp) {
+            if let Some(p) = self.pending.get_mut(&fp) {
+                if key(level, from_fp, choice) < key(p.level, p.from_fp, p.choice) {
+                    if level < p.level {
+                        self.waiting.entry(level).or_default().push(fp);
+                    }
+                    (p.level, p.from, p.from_fp, p.choice) = (level, from, from_fp, choice);
+                }
+            }
             return;
         }
-        if let Some(p) = self.pending.get_mut(&fp) {
-            if key(level, from_fp, choice) < key(p.level, p.from_fp, p.choice) {
-                if level < p.level {
-                    self.waiting.entry(level).or_default().push(fp);
-                }
-                *p = Pending {
-                    level,
-                    from,
-                    from_fp,
-                    choice,
-                    body,
+        let (state, canon) = match body {
+            Ok(bytes) => {
+                let Some(s) = Portable::decode(&bytes) else {
+                    panic!("a state from another worker does not decode");
                 };
+                (s, None)
             }
-        }
+            Err((s, c)) => (s, Some(c)),
+        };
+        let body = match self.check_arrival(&state) {
+            (Some(kind), _) => Body::Error(kind),
+            (None, false) => return,
+            (None, true) => match canon {
+                Some(c) => Body::Local(state, c),
+                None => Body::Wire(state),
+            },
+        };
+        self.pending.insert(
+            fp,
+            Pending {
+                level,
+                from,
+                from_fp,
+                choice,
+                body,
+            },
+        );
+        self.waiting.entry(level).or_default().push(fp);
     }
 
     /// The states waiting for `level`, whose parents are now settled: recorded and queued.
@@ -648,18 +669,25 @@ impl Searcher<'_, '_, '_> {
             let Some(p) = self.pending.remove(&fp) else {
                 continue;
             };
-            let node = self.nodes.len() as u32;
-            self.nodes.push(Link::Child(p.from, p.choice));
             let (state, canon) = match p.body {
                 Body::Local(s, c) => (s, c),
-                Body::Wire(bytes) => {
-                    let Some(s) = Portable::decode(&bytes) else {
-                        panic!("a state from another worker does not decode");
-                    };
+                Body::Wire(s) => {
                     let c = self.ex.hasher.canon(&s);
                     (s, c)
                 }
+                Body::Error(kind) => {
+                    self.offer(Candidate {
+                        len: level,
+                        from_fp: p.from_fp,
+                        last: Some(p.choice),
+                        kind,
+                        at: p.from,
+                    });
+                    continue;
+                }
             };
+            let node = self.nodes.len() as u32;
+            self.nodes.push(Link::Child(p.from, p.choice));
             self.push_queue(level, Queued { state, node, canon });
         }
     }
@@ -709,7 +737,11 @@ impl Searcher<'_, '_, '_> {
             Phase::Expand(l) => self.queue.get(&l).is_some_and(|q| !q.is_empty()),
             _ => false,
         };
-        let queued = self.queue.iter().find(|(_, q)| !q.is_empty()).map(|(l, _)| *l);
+        let queued = self
+            .queue
+            .iter()
+            .find(|(_, q)| !q.is_empty())
+            .map(|(l, _)| *l);
         let waiting = self.waiting.keys().next().copied();
         let next = [queued, waiting, self.sent_min].into_iter().flatten().min();
         let stats = &self.ex.result.stats;
@@ -768,7 +800,7 @@ impl Searcher<'_, '_, '_> {
                         from_fp,
                         choice,
                         state,
-                    } => self.arrive(fp, level, from, from_fp, choice, state.map(Body::Wire)),
+                    } => self.arrive(fp, level, from, from_fp, choice, Ok(state)),
                     Msg::Status(w, st) => self.statuses[w as usize] = *st,
                     Msg::Walk { node, choices } => walks.push((node, choices)),
                     Msg::Path { init, choices } => {
@@ -777,7 +809,7 @@ impl Searcher<'_, '_, '_> {
                             at: 0,
                         }
                         .values()
-                            .unwrap_or_else(|| panic!("a path's initial valuation does not decode"));
+                        .unwrap_or_else(|| panic!("a path's initial valuation does not decode"));
                         let mut choices = choices;
                         choices.reverse();
                         self.path = Some(Path { init, choices });
@@ -785,16 +817,6 @@ impl Searcher<'_, '_, '_> {
                 }
             }
             phase = self.decide(if first { None } else { Some(phase) });
-            if std::env::var_os("ZINGRS_DIST_DEBUG").is_some() {
-                eprintln!(
-                    "worker {} round {} -> {:?} walking {:?} best {:?}",
-                    self.me,
-                    self.rounds,
-                    phase,
-                    self.statuses.iter().map(|s| s.walking).collect::<Vec<_>>(),
-                    self.best
-                );
-            }
             first = false;
             match phase {
                 Phase::Done => return,
@@ -828,19 +850,21 @@ impl Searcher<'_, '_, '_> {
             }
             return Phase::Walk;
         }
-        if let Some(Phase::Expand(l)) = phase {
-            if self.statuses.iter().any(|s| s.more) {
-                return Phase::Expand(l);
-            }
-        }
         let best = self
             .statuses
             .iter()
             .filter_map(|s| s.best)
             .min_by_key(|c| c.key());
+        // every finding of length up to the level settled last is known: the steps from the
+        // levels before it are all taken, and its states all checked
+        let settled = match phase {
+            Some(Phase::Expand(l)) => Some(l),
+            _ => None,
+        };
         let next = self.statuses.iter().filter_map(|s| s.next).min();
         if let Some(b) = best {
-            if next.is_none_or(|n| n >= b.len) {
+            let complete = settled.is_some_and(|l| b.len <= l) || next.is_none_or(|n| b.len < n);
+            if complete {
                 self.best = Some(b);
                 if b.at.worker == self.me {
                     self.walk(b.at.node, b.last.into_iter().collect());
@@ -848,7 +872,13 @@ impl Searcher<'_, '_, '_> {
                 return Phase::Walk;
             }
         }
+        if let Some(l) = settled {
+            if self.statuses.iter().any(|s| s.more) {
+                return Phase::Expand(l);
+            }
+        }
         match next {
+            // (with nothing left every finding is complete: none was found)
             None => Phase::Done,
             Some(n) => {
                 self.settle(n);

@@ -58,7 +58,9 @@ impl Cluster {
             .map(|i| {
                 u16::try_from(usize::from(port) + i)
                     .map(|p| format!("127.0.0.1:{p}"))
-                    .map_err(|_| format!("--port {port}: the ports of {processes} processes pass 65535"))
+                    .map_err(|_| {
+                        format!("--port {port}: the ports of {processes} processes pass 65535")
+                    })
             })
             .collect::<Result<Vec<_>, _>>()?;
         Cluster::new(processes, process, addresses)
@@ -87,7 +89,9 @@ impl Cluster {
             .iter()
             .enumerate()
             .map(|(i, h)| {
-                if h.rsplit_once(':').is_some_and(|(_, p)| p.parse::<u16>().is_ok()) {
+                if h.rsplit_once(':')
+                    .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+                {
                     Ok(h.to_string())
                 } else {
                     u16::try_from(usize::from(port) + i)
@@ -141,7 +145,10 @@ fn hook_lost_peers(cluster: &Cluster) {
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
         let network = name.starts_with("timely:recv-") || name.starts_with("timely:send-");
-        if !network && !message.starts_with("timely communication error") && !message.contains("MergeQueue poisoned") {
+        if !network
+            && !message.starts_with("timely communication error")
+            && !message.contains("MergeQueue poisoned")
+        {
             return previous(info);
         }
         let peer = name
@@ -228,20 +235,24 @@ fn connect(cluster: &Cluster, model: u64) -> Result<Vec<Option<TcpStream>>, Stri
     };
     let mut sockets: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
     for (j, address) in cluster.addresses.iter().enumerate().take(me) {
-        let addrs: Vec<_> = address
-            .to_socket_addrs()
-            .map_err(|e| format!("process {j}'s address {address}: {e}"))?
-            .collect();
         let mut stream = loop {
-            if let Some(s) = addrs
-                .iter()
-                .find_map(|a| TcpStream::connect_timeout(a, Duration::from_secs(1)).ok())
-            {
+            // resolved again on every try: a peer's name may appear only when it starts (a
+            // Kubernetes pod's DNS record)
+            let found = address.to_socket_addrs().map(|addrs| {
+                addrs
+                    .into_iter()
+                    .find_map(|a| TcpStream::connect_timeout(&a, Duration::from_secs(1)).ok())
+            });
+            if let Ok(Some(s)) = found {
                 break s;
             }
             if Instant::now() >= deadline {
+                let why = match found {
+                    Err(e) => format!("its address does not resolve: {e}"),
+                    Ok(_) => "no answer".to_string(),
+                };
                 return Err(format!(
-                    "process {me} could not connect to process {j} at {address} within {} s",
+                    "process {me} could not connect to process {j} at {address} within {} s ({why})",
                     cluster.connect_timeout.as_secs()
                 ));
             }
@@ -258,17 +269,16 @@ fn connect(cluster: &Cluster, model: u64) -> Result<Vec<Option<TcpStream>>, Stri
     while missing > 0 {
         match listener.accept() {
             Ok((mut stream, _)) => {
-                stream
-                    .set_nonblocking(false)
-                    .map_err(|e| e.to_string())?;
+                stream.set_nonblocking(false).map_err(|e| e.to_string())?;
                 let _ = stream.set_nodelay(true);
+                // greet first: a peer that disagrees learns why from its own check
+                stream
+                    .write_all(&mine)
+                    .map_err(|e| format!("process {me} greeting a peer: {e}"))?;
                 let j = check(&mut stream, None)?;
                 if j < me || sockets[j].is_some() {
                     return Err(format!("process {me}: process {j} connected twice"));
                 }
-                stream
-                    .write_all(&mine)
-                    .map_err(|e| format!("process {me} greeting process {j}: {e}"))?;
                 sockets[j] = Some(stream);
                 missing -= 1;
             }
@@ -327,8 +337,9 @@ impl Net<'_> {
             self.worker.step_or_park(Some(Duration::from_millis(20)));
         }
         let mut inbox = self.inbox.borrow_mut();
-        let (this, later): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut *inbox).into_iter().partition(|(t, _)| *t <= now);
+        let (this, later): (Vec<_>, Vec<_>) = std::mem::take(&mut *inbox)
+            .into_iter()
+            .partition(|(t, _)| *t <= now);
         *inbox = later;
         this.into_iter().map(|(_, m)| m).collect()
     }
@@ -351,31 +362,31 @@ pub(super) fn run<T: Send + 'static>(
         }),
         limit: None,
     };
-    let (builders, guard): (Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>) =
-        if cluster.processes == 1 {
-            let b = ProcessBuilder::new_typed_vector(workers, refill, None)
-                .into_iter()
-                .map(AllocatorBuilder::Process)
-                .collect();
-            (b, Box::new(()))
-        } else {
-            hook_lost_peers(cluster);
-            let sockets = connect(cluster, model)?;
-            let process = ProcessBuilder::new_typed_vector(workers, refill.clone(), None);
-            let hooks = timely::communication::Hooks {
-                refill,
-                ..Default::default()
-            };
-            let (b, g) = initialize_networking_from_sockets(
-                process,
-                sockets,
-                cluster.process,
-                workers,
-                hooks,
-            )
-            .map_err(|e| format!("process {}: starting the network: {e}", cluster.process))?;
-            (b.into_iter().map(AllocatorBuilder::Tcp).collect(), Box::new(g))
+    let (builders, guard): (Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>) = if cluster
+        .processes
+        == 1
+    {
+        let b = ProcessBuilder::new_typed_vector(workers, refill, None)
+            .into_iter()
+            .map(AllocatorBuilder::Process)
+            .collect();
+        (b, Box::new(()))
+    } else {
+        hook_lost_peers(cluster);
+        let sockets = connect(cluster, model)?;
+        let process = ProcessBuilder::new_typed_vector(workers, refill.clone(), None);
+        let hooks = timely::communication::Hooks {
+            refill,
+            ..Default::default()
         };
+        let (b, g) =
+            initialize_networking_from_sockets(process, sockets, cluster.process, workers, hooks)
+                .map_err(|e| format!("process {}: starting the network: {e}", cluster.process))?;
+        (
+            b.into_iter().map(AllocatorBuilder::Tcp).collect(),
+            Box::new(g),
+        )
+    };
     let guards = timely::execute::execute_from(
         builders,
         guard,
@@ -396,7 +407,8 @@ pub(super) fn run<T: Send + 'static>(
                             move |input, _output| {
                                 input.for_each(|cap, data| {
                                     let t = cap.least().copied().unwrap_or(0);
-                                    sink.borrow_mut().extend(data.drain(..).map(|(_, m)| (t, m)))
+                                    sink.borrow_mut()
+                                        .extend(data.drain(..).map(|(_, m)| (t, m)))
                                 });
                             }
                         },
