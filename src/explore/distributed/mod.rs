@@ -130,7 +130,7 @@ enum Msg {
         from: NodeRef,
         from_fp: u64,
         choice: Choice,
-        state: Vec<u8>,
+        state: Bytes,
     },
     Status(u32, Box<Status>),
     /// A path walked back to `node` of the receiver: the choices from there on, last first.
@@ -143,6 +143,36 @@ enum Msg {
         init: Vec<u8>,
         choices: Vec<Choice>,
     },
+}
+
+/// A state's bytes, serialized as one byte string (serde's default for a `Vec<u8>` is a
+/// sequence, written and read a byte at a time).
+#[derive(Clone, Debug)]
+struct Bytes(Vec<u8>);
+
+impl Serialize for Bytes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Bytes;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a state's bytes")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Bytes, E> {
+                Ok(Bytes(v.to_vec()))
+            }
+            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Bytes, E> {
+                Ok(Bytes(v))
+            }
+        }
+        d.deserialize_byte_buf(V)
+    }
 }
 
 fn limit_code(l: Option<Limit>) -> u8 {
@@ -588,7 +618,7 @@ impl Searcher<'_, '_, '_> {
                                     from: from_ref,
                                     from_fp: canon.fp,
                                     choice,
-                                    state: bytes,
+                                    state: Bytes(bytes),
                                 },
                             ));
                         }
@@ -800,7 +830,7 @@ impl Searcher<'_, '_, '_> {
                         from_fp,
                         choice,
                         state,
-                    } => self.arrive(fp, level, from, from_fp, choice, Ok(state)),
+                    } => self.arrive(fp, level, from, from_fp, choice, Ok(state.0)),
                     Msg::Status(w, st) => self.statuses[w as usize] = *st,
                     Msg::Walk { node, choices } => walks.push((node, choices)),
                     Msg::Path { init, choices } => {
