@@ -99,7 +99,7 @@ struct Counts {
     alone: u64,
     cut: bool,
     thread_cut: bool,
-    /// States sent to another worker (whole, and as a fingerprint alone), and their bytes.
+    /// States sent to another worker, and the bytes of their messages.
     sent: u64,
     sent_bytes: u64,
 }
@@ -144,6 +144,11 @@ enum Msg {
         choices: Vec<Choice>,
     },
 }
+
+/// The bytes of a [`Msg::Arrive`] besides the state's own, as timely's bincode writes it:
+/// the destination (4), the variant (4), the fingerprint, level, parent node, parent
+/// fingerprint, choice and the state's length (8 each).
+const ARRIVE_HEADER: u64 = 56;
 
 /// A state's bytes, serialized as one byte string (serde's default for a `Vec<u8>` is a
 /// sequence, written and read a byte at a time).
@@ -609,7 +614,7 @@ impl Searcher<'_, '_, '_> {
                             let mut bytes = Vec::with_capacity(128);
                             Portable::encode(&state, &mut bytes);
                             self.sent += 1;
-                            self.sent_bytes += bytes.len() as u64;
+                            self.sent_bytes += ARRIVE_HEADER + bytes.len() as u64;
                             self.out.push((
                                 owner,
                                 Msg::Arrive {
