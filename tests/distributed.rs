@@ -60,6 +60,8 @@ fn cluster(model: &str, n: usize, args: &[&str]) -> Vec<Output> {
         .map(|c| c.wait_with_output().expect("zingrs ends"))
         .collect();
     outs.reverse();
+    // process 0's report is a report like any other
+    common::schema::check_text(&outs[0].stdout);
     outs
 }
 
@@ -171,7 +173,8 @@ fn a_killed_process_ends_the_others_inconclusive() {
             .map(|i| start(&model, 2, i, &hosts, &["-q", "--reduction", "none"]))
             .collect();
         kids.reverse();
-        std::thread::sleep(Duration::from_millis(1500));
+        // connected and searching by then (the search takes a minute on two processes)
+        std::thread::sleep(Duration::from_millis(2500));
         kids[victim].kill().expect("killed");
         let _ = kids[victim].wait();
         let other = 1 - victim;
