@@ -228,7 +228,13 @@ impl<'p> Check<'p> {
             );
         }
         notes.extend(swarm::swarm_options(o, &mut opts)?);
+        if o.distributed.is_some() {
+            distributed_options(o, &opts)?;
+        }
         let engine = match o.engine {
+            // the distributed search is the explicit engine's (`distributed_options` refused
+            // the others)
+            _ if o.distributed.is_some() => Engine::Explicit,
             // swarm runs order the explicit search (`swarm_options` refused the others)
             Engine::Auto if o.seed.is_some() || o.search == Some(Search::Random) => {
                 Engine::Explicit
@@ -477,6 +483,52 @@ fn schedule_bounds(o: &CheckOptions) -> Result<Option<Vec<crate::explore::Boundi
         Some(from) if from <= k => Ok(Some((from..=k).map(|i| b.with_bound(i)).collect())),
         Some(_) => err(format!("{flag}-from must not exceed {flag}")),
     }
+}
+
+/// Refuses what the distributed search (`--processes`) does not do: it is the explicit
+/// engine's breadth-first search of safety properties, storing fingerprints, under the
+/// reductions and symmetry the single `--bfs` applies (each decided by the state alone, so
+/// every process stores what a single process would); the bookkeeping of context and
+/// schedule bounds and of cooperative scheduling, `--keep-going`'s table, `--coverage`'s
+/// record and whole states (`--exact`) are one process's.
+fn distributed_options(o: &CheckOptions, opts: &Settings) -> Result<(), CheckError> {
+    let refuse = |what: &str| {
+        Err(CheckError::Options(format!(
+            "--processes runs the explicit engine's breadth-first search of safety properties: it does not combine with {what}"
+        )))
+    };
+    match o.engine {
+        Engine::Auto | Engine::Explicit => {}
+        e => return refuse(&format!("--engine {}", e.name())),
+    }
+    match o.search {
+        Some(Search::Dfs) => return refuse("--search dfs"),
+        Some(Search::Zing) => return refuse("--search zing (ZING's order)"),
+        Some(Search::Random) => return refuse("--search random (random walks)"),
+        _ => {}
+    }
+    if o.zing_layout && o.search.is_none() {
+        return refuse("--format zing (ZING's order and count)");
+    }
+    let flags = [
+        (o.property().is_some(), "--liveness or --ltl"),
+        (o.contexts.is_some(), "--contexts"),
+        (o.bounding.is_some(), "--preemptions or --delays"),
+        (o.cooperative, "--cooperative"),
+        (o.keep_going, "--keep-going"),
+        (o.exact, "--exact (it stores 64-bit fingerprints)"),
+        (o.coverage, "--coverage"),
+        (o.seed.is_some(), "--seed (a search order of one process)"),
+    ];
+    if let Some((_, flag)) = flags.iter().find(|(set, _)| *set) {
+        return refuse(flag);
+    }
+    if opts.deepen_threads {
+        return Err(CheckError::Options(
+            "--processes: the model creates threads without bound; give --threads N (the breadth-first search would never end)".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Adjusts `opts` for the cycle search of `--liveness`: the explicit engine, depth-first, one

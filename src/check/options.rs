@@ -120,6 +120,9 @@ pub struct CheckOptions {
     /// salted by S; with [`Search::Random`], the walks' seed. `None`: the search's own order
     /// (random walks: [`crate::search::swarm::DEFAULT_RANDOM_SEED`]).
     pub seed: Option<u64>,
+    /// `--processes N --process I [--hostfile F]`: the distributed breadth-first search, this
+    /// process's place in it (explicit engine, breadth-first).
+    pub distributed: Option<crate::explore::Cluster>,
 }
 
 impl Default for CheckOptions {
@@ -154,6 +157,7 @@ impl Default for CheckOptions {
             trace: true,
             stats: true,
             seed: None,
+            distributed: None,
         }
     }
 }
@@ -170,6 +174,8 @@ impl CheckOptions {
     /// The search order these options ask for.
     pub fn search_order(&self) -> Search {
         match self.search {
+            // the distributed search is breadth-first (`Check::new` refuses another order)
+            None if self.distributed.is_some() => Search::Bfs,
             Some(s) => s,
             None if self.zing_layout => Search::Zing,
             None => Search::Dfs,
@@ -220,6 +226,7 @@ pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Settings, 
         exact: o.exact,
         workers: o.workers.max(1),
         bounding: o.bounding,
+        distributed: o.distributed.clone(),
         transactions: None,
         check_fingerprints: false,
         deep_from: None,

@@ -42,6 +42,8 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
+// (a command is parsed once per run: its size does not matter)
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// Decide whether a model can reach a bad state (failed assertion, target label, ...).
     #[command(after_help = EXIT_CODES)]

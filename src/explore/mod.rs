@@ -16,6 +16,7 @@ mod bounding;
 mod chunked;
 mod cycles;
 mod dfs;
+pub mod distributed;
 mod options;
 mod parallel;
 mod random;
@@ -32,6 +33,7 @@ use reduce::{split_chain, Levels};
 use zingrs_lang::ir::{Layout, Stmt};
 
 pub use bounding::{Bounding, Scheduler, MAX_ORDERED};
+pub use distributed::Cluster;
 pub use options::ExplicitOptions;
 
 type Succs = Vec<(Choice, Outcome)>;
@@ -182,6 +184,13 @@ fn search_salted(m: &Machine, opts: &Options, how: &ExplicitOptions) -> SearchRe
     }
     if let Some(property) = opts.liveness {
         return cycles::search(m, opts, how, property);
+    }
+    if let Some(cluster) = &how.distributed {
+        return distributed::search(m, opts, how, cluster).unwrap_or_else(|e| {
+            // no verdict can come of a cluster that did not form: inconclusive, as a limit
+            eprintln!("error: {e}");
+            std::process::exit(crate::report::exit::LIMIT)
+        });
     }
     if how.workers > 1 && !how.bfs {
         return parallel::search(m, opts, how);

@@ -45,4 +45,7 @@ pub struct ExplicitOptions {
     /// Swarm runs: `--seed` (successor order and fingerprint salt) and `--search random`
     /// ([`crate::search::swarm::Swarm`]; the default is the plain search).
     pub swarm: crate::search::swarm::Swarm,
+    /// The distributed breadth-first search (`--processes N`): this process's place among
+    /// the processes that search together ([`crate::explore::distributed`]).
+    pub distributed: Option<super::Cluster>,
 }

@@ -89,6 +89,186 @@ impl Portable {
     }
 }
 
+/// The byte encoding of states that cross a process boundary (the distributed search,
+/// `explore::distributed`): compact, since every state stored by another process is sent
+/// once per arrival. Unsigned numbers are LEB128 varints, values one tag byte (`false`,
+/// `true`, null, a small integer in the tag itself, or an integer or address after it).
+/// A state is its globals, its threads (each its frames bottom first, its thread-locals and
+/// atomic bookkeeping) and its heap objects in address order.
+impl Portable {
+    /// Appends the encoding of `s` to `out` (read back by [`Portable::decode`]).
+    pub fn encode(s: &State, out: &mut Vec<u8>) {
+        wire::values(&s.globals, out);
+        wire::uint(s.threads.len() as u64, out);
+        for t in s.threads.iter() {
+            wire::uint(u64::from(t.stack.depth()), out);
+            t.stack.for_each_bottom_up(|f| {
+                wire::uint(u64::from(f.proc), out);
+                wire::uint(u64::from(f.pc), out);
+                wire::values(&f.locals, out);
+            });
+            wire::values(&t.thread_locals, out);
+            out.push(u8::from(t.atomic));
+            wire::uint(u64::from(t.atomic_steps), out);
+        }
+        wire::uint(s.heap.len() as u64, out);
+        let mut last = 0;
+        for (a, o) in s.heap.iter() {
+            // addresses ascend: each as its distance from the one before
+            wire::uint(u64::from(*a - last), out);
+            last = *a;
+            wire::uint(u64::from(o.class), out);
+            wire::values(&o.fields, out);
+        }
+    }
+
+    /// The state `bytes` encode ([`Portable::encode`]), or `None` for bytes that are not
+    /// one (a peer of another version: refused, never guessed at).
+    pub fn decode(bytes: &[u8]) -> Option<State> {
+        let mut r = wire::Reader { bytes, at: 0 };
+        let globals: Rc<[Value]> = Rc::from(r.values()?);
+        let n = r.length()?;
+        let mut threads = Vec::with_capacity(n);
+        for _ in 0..n {
+            let depth = r.length()?;
+            let mut stack = Stack::default();
+            for _ in 0..depth {
+                let proc = ProcId::try_from(r.uint()?).ok()?;
+                let pc = Pc::try_from(r.uint()?).ok()?;
+                let locals: Rc<[Value]> = Rc::from(r.values()?);
+                stack = stack.push(Frame { proc, pc, locals });
+            }
+            let thread_locals: Rc<[Value]> = Rc::from(r.values()?);
+            let atomic = r.byte()? != 0;
+            let atomic_steps = u32::try_from(r.uint()?).ok()?;
+            threads.push(Rc::new(Thread {
+                stack,
+                thread_locals,
+                atomic,
+                atomic_steps,
+            }));
+        }
+        let n = r.length()?;
+        let mut heap = Heap::default();
+        let mut last: Addr = 0;
+        for _ in 0..n {
+            last = last.checked_add(Addr::try_from(r.uint()?).ok()?)?;
+            let class = u32::try_from(r.uint()?).ok()?;
+            let fields: Box<[Value]> = r.values()?.into_boxed_slice();
+            heap.insert(last, Rc::new(Object { class, fields }));
+        }
+        (r.at == bytes.len()).then(|| State {
+            globals,
+            threads: Rc::from(threads),
+            heap,
+        })
+    }
+}
+
+/// The pieces of [`Portable::encode`]: varints and tagged values.
+pub mod wire {
+    use super::{Addr, Value};
+
+    /// Tags of a value; a tag from `SMALL` on is the integer `tag - SMALL - 64` itself.
+    const FALSE: u8 = 0;
+    const TRUE: u8 = 1;
+    const NULL: u8 = 2;
+    const INT: u8 = 3;
+    const REF: u8 = 4;
+    const SMALL: u8 = 8;
+
+    /// Appends `v` as a LEB128 varint.
+    pub fn uint(mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    /// Appends one value.
+    pub fn value(v: Value, out: &mut Vec<u8>) {
+        match v {
+            Value::Bool(false) => out.push(FALSE),
+            Value::Bool(true) => out.push(TRUE),
+            Value::Null => out.push(NULL),
+            Value::Int(i) if (-64..(256 - i64::from(SMALL) - 64)).contains(&i) => {
+                out.push((i + 64 + i64::from(SMALL)) as u8)
+            }
+            Value::Int(i) => {
+                out.push(INT);
+                // zigzag: small negative numbers stay short
+                uint(((i << 1) ^ (i >> 63)) as u64, out);
+            }
+            Value::Ref(a) => {
+                out.push(REF);
+                uint(u64::from(a), out);
+            }
+        }
+    }
+
+    /// Appends a length and the values.
+    pub fn values(vs: &[Value], out: &mut Vec<u8>) {
+        uint(vs.len() as u64, out);
+        for v in vs {
+            value(*v, out);
+        }
+    }
+
+    /// Reads what the functions above write; every read is `None` past the end or on a
+    /// malformed item.
+    pub struct Reader<'a> {
+        pub bytes: &'a [u8],
+        pub at: usize,
+    }
+
+    impl Reader<'_> {
+        pub fn byte(&mut self) -> Option<u8> {
+            let b = *self.bytes.get(self.at)?;
+            self.at += 1;
+            Some(b)
+        }
+
+        pub fn uint(&mut self) -> Option<u64> {
+            let mut v = 0u64;
+            for shift in (0..64).step_by(7) {
+                let b = self.byte()?;
+                v |= u64::from(b & 0x7f).checked_shl(shift)?;
+                if b & 0x80 == 0 {
+                    return Some(v);
+                }
+            }
+            None
+        }
+
+        /// A length, no larger than the bytes left could hold (one byte an item at least).
+        pub fn length(&mut self) -> Option<usize> {
+            let n = usize::try_from(self.uint()?).ok()?;
+            (n <= self.bytes.len() - self.at).then_some(n)
+        }
+
+        pub fn value(&mut self) -> Option<Value> {
+            Some(match self.byte()? {
+                FALSE => Value::Bool(false),
+                TRUE => Value::Bool(true),
+                NULL => Value::Null,
+                INT => {
+                    let z = self.uint()?;
+                    Value::Int(((z >> 1) as i64) ^ -((z & 1) as i64))
+                }
+                REF => Value::Ref(Addr::try_from(self.uint()?).ok()?),
+                t if t >= SMALL => Value::Int(i64::from(t) - i64::from(SMALL) - 64),
+                _ => return None,
+            })
+        }
+
+        pub fn values(&mut self) -> Option<Vec<Value>> {
+            let n = self.length()?;
+            (0..n).map(|_| self.value()).collect()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +308,43 @@ mod tests {
         assert_eq!(pcs, vec![5, 3]);
         assert!(back.threads[0].atomic);
         assert_eq!(back.heap.get(&2).map(|o| o.class), Some(1));
+    }
+
+    #[test]
+    fn an_encoded_state_decodes_to_the_same_state() {
+        let frame = |pc, x| Frame {
+            proc: 3,
+            pc,
+            locals: Rc::from(vec![Value::Int(x), Value::Ref(70_000), Value::Null]),
+        };
+        let mut heap = Heap::default();
+        for (a, i) in [(2, -65), (9, 1 << 40), (300, i64::MIN)] {
+            heap.insert(
+                a,
+                Rc::new(Object {
+                    class: 1,
+                    fields: Box::from([Value::Bool(true), Value::Int(i)]),
+                }),
+            );
+        }
+        let thread = Thread {
+            stack: Stack::new(frame(3, -64)).push(frame(500, 183)),
+            thread_locals: Rc::from(vec![Value::Bool(false)]),
+            atomic: true,
+            atomic_steps: 4,
+        };
+        let s = State {
+            globals: Rc::from(vec![Value::Int(i64::MAX), Value::Ref(2), Value::Int(184)]),
+            threads: Rc::from(vec![Rc::new(thread.clone()), Rc::new(thread)]),
+            heap,
+        };
+        let mut bytes = Vec::new();
+        Portable::encode(&s, &mut bytes);
+        let back = Portable::decode(&bytes).expect("decodes");
+        assert_eq!(Portable::of(&back), Portable::of(&s));
+        // cut short or with bytes left over: refused
+        assert!(Portable::decode(&bytes[..bytes.len() - 1]).is_none());
+        bytes.push(0);
+        assert!(Portable::decode(&bytes).is_none());
     }
 }

@@ -204,6 +204,23 @@ pub struct CheckArgs {
     /// that starves a process forever is no violation. Default: none (as ZING).
     #[arg(long, value_enum, value_name = "KIND")]
     pub fairness: Option<Fairness>,
+    /// Distributed breadth-first search: N processes (this one and N - 1 others, started
+    /// the same way with their own --process) search together over TCP, each storing its
+    /// share of the states; process 0 prints the report. The explicit engine's `--bfs`:
+    /// the same states stored and verdicts as one process. docs/distributed.md.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub processes: Option<u32>,
+    /// With --processes: this process's index, 0 to N - 1. Default: 0.
+    #[arg(long, value_name = "I", requires = "processes")]
+    pub process: Option<u32>,
+    /// With --processes: where the processes run, one `host` or `host:port` a line, process
+    /// 0 first. Without it, every process runs on this machine over loopback (127.0.0.1).
+    #[arg(long, value_name = "FILE", requires = "processes")]
+    pub hostfile: Option<PathBuf>,
+    /// With --processes: process I listens on port PORT + I (where the host file gives no
+    /// port). Default: 2101.
+    #[arg(long, value_name = "PORT", requires = "processes")]
+    pub port: Option<u16>,
     /// The layout of the report on standard output.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
@@ -252,6 +269,13 @@ impl CheckArgs {
 /// Runs a check and prints its report; returns the exit code.
 pub fn run(a: &CheckArgs) -> i32 {
     arm_watchdog(a);
+    let cluster = match cluster(a) {
+        Ok(c) => c,
+        Err(e) => return usage_error(&e),
+    };
+    // in a distributed search process 0 prints and saves the report; the others say nothing
+    // on standard output and exit with the same code
+    let primary = cluster.as_ref().is_none_or(|c| c.process == 0);
     let program = match super::load_as(&a.model, a.lang, a.quiet, a.format == Format::Json) {
         Ok(p) => p,
         Err(code) => return code,
@@ -272,7 +296,9 @@ pub fn run(a: &CheckArgs) -> i32 {
             }
         };
     }
-    let check = match Check::new(&program, &check_options(a)) {
+    let mut options = check_options(a);
+    options.distributed = cluster;
+    let check = match Check::new(&program, &options) {
         Ok(c) => c,
         Err(e) => return usage_error(&e.to_string()),
     };
@@ -291,7 +317,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         }
     }
     let mut header_printed = Ok(());
-    if a.format == Format::Text && !a.quiet {
+    if a.format == Format::Text && !a.quiet && primary {
         // what runs is said before the search starts, which may take long
         let (engine, note) = check.engine_title();
         let header = report::header(&a.model.display().to_string(), &engine, note);
@@ -349,6 +375,12 @@ pub fn run(a: &CheckArgs) -> i32 {
         // the watchdog forced a limit and prints its own report
         search::watchdog::wait_for_exit();
     }
+    if !primary {
+        let code = report.exit_code;
+        std::mem::forget(report);
+        std::mem::forget(program);
+        return code;
+    }
     let saved = a.output.as_ref().map(|file| (file, save(file, &report)));
     if let Some(limit) = report.trace.as_ref().and_then(|t| t.cut_by()) {
         if saved.as_ref().is_some_and(|(_, r)| r.is_ok()) {
@@ -390,6 +422,25 @@ pub fn run(a: &CheckArgs) -> i32 {
     std::mem::forget(report);
     std::mem::forget(program);
     code
+}
+
+/// The processes of a distributed search (`--processes`), or none.
+fn cluster(a: &CheckArgs) -> Result<Option<crate::explore::Cluster>, String> {
+    use crate::explore::distributed::DEFAULT_PORT;
+    let Some(n) = a.processes else {
+        return Ok(None);
+    };
+    let (n, i) = (n as usize, a.process.unwrap_or(0) as usize);
+    let port = a.port.unwrap_or(DEFAULT_PORT);
+    let c = match &a.hostfile {
+        Some(f) => {
+            let text = std::fs::read_to_string(f)
+                .map_err(|e| format!("the host file {}: {e}", f.display()))?;
+            crate::explore::Cluster::from_hostfile(&text, n, i, port)?
+        }
+        None => crate::explore::Cluster::loopback(n, i, port)?,
+    };
+    Ok(Some(c))
 }
 
 /// Writes the JSON report to `file` durably: to a new temporary file next to it (created
@@ -446,7 +497,12 @@ fn arm_watchdog(a: &CheckArgs) {
     let name = a.model.display().to_string();
     let engine = a.engine.name();
     let (format, trace, stats, quiet) = (a.format, a.trace, a.stats, a.quiet);
+    // a distributed search's other processes print nothing on standard output
+    let primary = a.process.unwrap_or(0) == 0;
     let force = move |f: search::watchdog::Forced| {
+        if !primary {
+            return;
+        }
         let mut r = Report::new(
             &name,
             engine,
@@ -535,6 +591,8 @@ fn check_options(a: &CheckArgs) -> CheckOptions {
             && (a.trace == TraceDetail::None || (a.quiet && a.format != Format::Json))),
         stats: a.stats || a.format == Format::Json || a.output.is_some(),
         seed: a.seed,
+        // (read from the host file by `run`)
+        distributed: None,
     }
 }
 

@@ -1,0 +1,225 @@
+//! The distributed breadth-first search (`check --processes N`): several processes of the
+//! built binary over loopback (on ports the test finds free, given in a host file) store
+//! exactly the states one process's `--bfs` stores, give its verdict on every process (the
+//! others print nothing), report a counterexample as long as its shortest one that replays;
+//! a process killed mid-run ends the others with exit 9 and a message naming it, within
+//! seconds; options the distributed search does not take are refused (exit 7).
+
+mod common {
+    pub mod run;
+    pub mod schema;
+}
+
+use common::run::{err, zingrs};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn root(rel: &str) -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/").to_string() + rel
+}
+
+/// A host file for `n` processes on loopback, on ports free right now (bound to port 0 and
+/// let go).
+fn hostfile(dir: &tempfile::TempDir, n: usize) -> String {
+    let listeners: Vec<std::net::TcpListener> = (0..n)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    let text: String = listeners
+        .iter()
+        .map(|l| format!("127.0.0.1:{}\n", l.local_addr().expect("an address").port()))
+        .collect();
+    let path = dir.path().join(format!("hosts-{n}.txt"));
+    std::fs::write(&path, text).expect("the host file");
+    path.display().to_string()
+}
+
+/// Starts process `i` of `n` on `model` with `args`.
+fn start(model: &str, n: usize, i: usize, hosts: &str, args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_zingrs"))
+        .args(["check", model, "--processes", &n.to_string(), "--process"])
+        .arg(i.to_string())
+        .args(["--hostfile", hosts, "--timeout", "60"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zingrs starts")
+}
+
+/// Runs `n` processes on `model` and returns their outputs, process 0 first.
+fn cluster(model: &str, n: usize, args: &[&str]) -> Vec<Output> {
+    let dir = tempfile::tempdir().expect("a directory");
+    let hosts = hostfile(&dir, n);
+    // the last first: process 0 waits for the others to connect
+    let children: Vec<Child> = (0..n)
+        .rev()
+        .map(|i| start(model, n, i, &hosts, args))
+        .collect();
+    let mut outs: Vec<Output> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("zingrs ends"))
+        .collect();
+    outs.reverse();
+    // process 0's report is a report like any other
+    common::schema::check_text(&outs[0].stdout);
+    outs
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}{}", common::run::out(o), err(o)))
+}
+
+/// Exit code, stored states and counterexample steps of a report.
+fn summary(o: &Output) -> (i32, u64, usize) {
+    let j = json(o);
+    (
+        o.status.code().expect("an exit code"),
+        j["stats"]["states"].as_u64().expect("a state count"),
+        j["trace"]["steps"].as_array().map_or(0, Vec::len),
+    )
+}
+
+const MODELS: &[&str] = &[
+    "examples/philosophers-ordered-3.zing",
+    "examples/bluetooth-fixed.zing",
+    "examples/bluetooth.zing",
+    "examples/philosophers-3.zing",
+    "examples/bebop-fig1.bp",
+    "regressions/zing/chan_producer_consumer_in_order.zing",
+    "regressions/zing/deadlock_three_process_cycle.zing",
+    "regressions/zing/array_fixed_index_out_of_range.zing",
+    "regressions/bp-threads/a18_atomic_section.bp",
+];
+
+#[test]
+fn processes_store_and_find_what_one_process_does() {
+    for model in MODELS {
+        let model = root(model);
+        let one = zingrs(&[
+            "check", &model, "--engine", "explicit", "--bfs", "--format", "json",
+        ]);
+        let (code, states, steps) = summary(&one);
+        for (n, extra) in [(1, &["--workers", "2"][..]), (2, &[][..]), (3, &[][..])] {
+            let mut args = vec!["--format", "json"];
+            args.extend(extra);
+            let outs = cluster(&model, n, &args);
+            let (c, s, st) = summary(&outs[0]);
+            let what = format!("{model} on {n} process(es) {extra:?}: {}", err(&outs[0]));
+            assert_eq!(c, code, "{what}");
+            if code == 0 || code == 8 {
+                // a complete search stores every state, wherever
+                assert_eq!(s, states, "{what}");
+            } else {
+                // a shortest counterexample, replayed
+                assert_eq!(st, steps, "{what}");
+            }
+            for (i, o) in outs.iter().enumerate().skip(1) {
+                assert_eq!(
+                    o.status.code(),
+                    Some(code),
+                    "{what}: process {i}: {}",
+                    err(o)
+                );
+                assert!(o.stdout.is_empty(), "{what}: process {i} printed");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_report_of_process_0_replays() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let report = dir.path().join("r.json").display().to_string();
+    let model = root("examples/bluetooth.zing");
+    let outs = cluster(&model, 2, &["-q", "-o", &report]);
+    assert_eq!(outs[0].status.code(), Some(3), "{}", err(&outs[0]));
+    let r = zingrs(&["replay", &model, &report]);
+    assert_eq!(r.status.code(), Some(3), "{}", err(&r));
+}
+
+/// A model that takes a few seconds on two processes.
+fn long_model(dir: &tempfile::TempDir) -> String {
+    let g = zingrs(&["gen", "philosophers-ordered", "9"]);
+    let path = dir.path().join("po9.zing");
+    std::fs::write(&path, &g.stdout).expect("the model");
+    path.display().to_string()
+}
+
+fn wait_at_most(c: &mut Child, limit: Duration) -> Option<(i32, String)> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if let Some(status) = c.try_wait().expect("waits") {
+            let mut e = String::new();
+            if let Some(mut s) = c.stderr.take() {
+                let _ = std::io::Read::read_to_string(&mut s, &mut e);
+            }
+            return Some((status.code().unwrap_or(-1), e));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = c.kill();
+    None
+}
+
+#[test]
+fn a_killed_process_ends_the_others_inconclusive() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let model = long_model(&dir);
+    for victim in [1usize, 0] {
+        let hosts = hostfile(&dir, 2);
+        let mut kids: Vec<Child> = (0..2)
+            .rev()
+            .map(|i| start(&model, 2, i, &hosts, &["-q", "--reduction", "none"]))
+            .collect();
+        kids.reverse();
+        // connected and searching by then (the search takes a minute on two processes)
+        std::thread::sleep(Duration::from_millis(2500));
+        kids[victim].kill().expect("killed");
+        let _ = kids[victim].wait();
+        let other = 1 - victim;
+        let (code, stderr) = wait_at_most(&mut kids[other], Duration::from_secs(10))
+            .unwrap_or_else(|| {
+                panic!("process {other} still runs 10 s after process {victim} was killed")
+            });
+        assert_eq!(code, 9, "{stderr}");
+        assert!(
+            stderr.contains(&format!("lost its connection to process {victim}")),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn what_the_distributed_search_does_not_do_is_refused() {
+    let model = root("examples/philosophers-3.zing");
+    for extra in [
+        &["--processes", "2", "--process", "2"][..],
+        &["--processes", "1", "--engine", "summary"],
+        &["--processes", "1", "--search", "dfs"],
+        &["--processes", "1", "--keep-going"],
+        &["--processes", "1", "--exact"],
+        &["--processes", "1", "--liveness"],
+        &["--process", "1"],
+    ] {
+        let mut args = vec!["check", model.as_str()];
+        args.extend(extra);
+        let o = zingrs(&args);
+        assert_eq!(o.status.code(), Some(7), "{extra:?}: {}", err(&o));
+    }
+}
+
+#[test]
+fn processes_checking_different_models_refuse_each_other() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let hosts = hostfile(&dir, 2);
+    let a = root("examples/philosophers-3.zing");
+    let b = root("examples/philosophers-ordered-3.zing");
+    let p1 = start(&b, 2, 1, &hosts, &[]);
+    let p0 = start(&a, 2, 0, &hosts, &[]);
+    for p in [p0, p1] {
+        let o = p.wait_with_output().expect("ends");
+        assert_eq!(o.status.code(), Some(9), "{}", err(&o));
+        assert!(err(&o).contains("another model"), "{}", err(&o));
+    }
+}
