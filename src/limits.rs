@@ -140,7 +140,9 @@ impl Limit {
         }
     }
 
-    fn code(self) -> u8 {
+    /// A byte for the limit (never 0, which stands for none where it is sent or stored as
+    /// one: the watchdog's flag, the distributed search's status messages).
+    pub(crate) fn code(self) -> u8 {
         match self {
             Limit::States => 1,
             Limit::Time => 2,
@@ -149,7 +151,8 @@ impl Limit {
         }
     }
 
-    fn from_code(c: u8) -> Option<Limit> {
+    /// The limit of a [`Limit::code`] (None for 0 or an unknown byte).
+    pub(crate) fn from_code(c: u8) -> Option<Limit> {
         match c {
             1 => Some(Limit::States),
             2 => Some(Limit::Time),

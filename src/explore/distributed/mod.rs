@@ -112,7 +112,7 @@ struct Status {
     /// The least level of a state it has queued, waiting, or sent this round.
     next: Option<u64>,
     best: Option<Candidate>,
-    /// A limit it reached ([`limit_code`]).
+    /// A limit it reached (`Limit::code`, 0 for none).
     limit: u8,
     counts: Counts,
     /// It sent a step of a path's walk back this round.
@@ -177,26 +177,6 @@ impl<'de> Deserialize<'de> for Bytes {
             }
         }
         d.deserialize_byte_buf(V)
-    }
-}
-
-fn limit_code(l: Option<Limit>) -> u8 {
-    match l {
-        None => 0,
-        Some(Limit::States) => 1,
-        Some(Limit::Time) => 2,
-        Some(Limit::Memory) => 3,
-        Some(Limit::Interrupted) => 4,
-    }
-}
-
-fn limit_of(c: u8) -> Option<Limit> {
-    match c {
-        1 => Some(Limit::States),
-        2 => Some(Limit::Time),
-        3 => Some(Limit::Memory),
-        4 => Some(Limit::Interrupted),
-        _ => None,
     }
 }
 
@@ -332,7 +312,7 @@ pub fn search(
         s.run(net);
         let finding = s.finding();
         let counts = s.statuses.iter().map(|st| st.counts).collect();
-        let limit = s.statuses.iter().find_map(|st| limit_of(st.limit));
+        let limit = s.statuses.iter().find_map(|st| Limit::from_code(st.limit));
         let rounds = s.rounds;
         let reductions = (ex.atomic_interior || ex.por, ex.por);
         Outcome2 {
@@ -790,7 +770,7 @@ impl Searcher<'_, '_, '_> {
             more,
             next,
             best: self.best,
-            limit: limit_code(self.limit),
+            limit: self.limit.map_or(0, Limit::code),
             counts: Counts {
                 states: self.ex.visited.len() as u64,
                 transitions: stats.transitions,
@@ -882,7 +862,7 @@ impl Searcher<'_, '_, '_> {
         let states: u64 = self.statuses.iter().map(|s| s.counts.states).sum();
         if self.ex.opts.limits.max_states.is_some_and(|m| states >= m) {
             self.limit = Some(Limit::States);
-            self.statuses[self.me as usize].limit = limit_code(self.limit);
+            self.statuses[self.me as usize].limit = self.limit.map_or(0, Limit::code);
             return Phase::Done;
         }
         if phase == Some(Phase::Walk) {
