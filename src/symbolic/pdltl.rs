@@ -398,19 +398,7 @@ impl<'m, 'p> Pd<'m, 'p> {
         let b = &self.b;
         let mut q0 = b.constant(false);
         for &q in &self.ltl.automaton.initial {
-            let lab = self.ltl.automaton.labels[q as usize];
-            let mut f = self.qis(q, Copy::C);
-            for (i, a) in self.atom_c.iter().enumerate() {
-                let (pos, neg) = (lab.pos >> i & 1 == 1, lab.neg >> i & 1 == 1);
-                if !pos && !neg {
-                    continue;
-                }
-                let holds = match a {
-                    Some(x) => x.clone(),
-                    None => b.constant(mask >> i & 1 == 1),
-                };
-                f = b.and(&f, &if pos { holds } else { b.not(&holds) });
-            }
+            let f = b.and(&self.qis(q, Copy::C), &self.label(q, &self.atom_c, mask));
             q0 = b.or(&q0, &f);
         }
         let bit = b.equiv(&b.var(self.lay.cv(self.acc())), &self.fin(Copy::C));

@@ -97,6 +97,26 @@ impl Pd<'_, '_> {
         f
     }
 
+    /// The model states automaton state `q`'s label admits at a vertex whose location atoms
+    /// are `mask`, reading the expression atoms `atoms` (one copy's globals).
+    pub(super) fn label(&self, q: u32, atoms: &[Option<F>], mask: u64) -> F {
+        let b = &self.b;
+        let lab = self.ltl.automaton.labels[q as usize];
+        let mut f = b.constant(true);
+        for (i, a) in atoms.iter().enumerate() {
+            let (pos, neg) = (lab.pos >> i & 1 == 1, lab.neg >> i & 1 == 1);
+            if !pos && !neg {
+                continue;
+            }
+            let holds = match a {
+                Some(x) => x.clone(),
+                None => b.constant(mask >> i & 1 == 1),
+            };
+            f = b.and(&f, &if pos { holds } else { b.not(&holds) });
+        }
+        f
+    }
+
     /// The automaton's move from state `from` to `to` into a model state at a vertex whose
     /// location atoms are `mask`, its globals in copy `gl`.
     pub(super) fn aut(&mut self, mask: u64, from: Copy, to: Copy, gl: Copy) -> F {
@@ -110,23 +130,7 @@ impl Pd<'_, '_> {
             Copy::E => &self.atom_e,
         };
         let nq = self.ltl.automaton.labels.len() as u32;
-        let label = |q: u32| {
-            let lab = self.ltl.automaton.labels[q as usize];
-            let mut f = b.constant(true);
-            for (i, a) in atoms.iter().enumerate() {
-                let (pos, neg) = (lab.pos >> i & 1 == 1, lab.neg >> i & 1 == 1);
-                if !pos && !neg {
-                    continue;
-                }
-                let holds = match a {
-                    Some(x) => x.clone(),
-                    None => b.constant(mask >> i & 1 == 1),
-                };
-                f = b.and(&f, &if pos { holds } else { b.not(&holds) });
-            }
-            f
-        };
-        let labels: Vec<F> = (0..nq).map(label).collect();
+        let labels: Vec<F> = (0..nq).map(|q| self.label(q, atoms, mask)).collect();
         let mut rel = b.constant(false);
         for q in 0..nq {
             let mut tos = b.constant(false);
