@@ -691,8 +691,10 @@ fn recursion_100000_deep_on_the_explicit_engine() {
                 "explicit",
                 "--max-depth",
                 "200000",
+                // a guard against the quadratic walk coming back (over 60 s), with room for
+                // a loaded machine: these take well under a second alone
                 "--timeout",
-                "3",
+                "30",
                 "-q",
             ];
             args.extend_from_slice(extra);
@@ -729,8 +731,10 @@ fn recursion_100000_deep_with_references_on_the_explicit_engine() {
                 "explicit",
                 "--max-depth",
                 "200000",
+                // a guard against the quadratic walk coming back (over 60 s), with room for
+                // a loaded machine: these take well under a second alone
                 "--timeout",
-                "3",
+                "30",
                 "-q",
             ];
             args.extend_from_slice(extra);
