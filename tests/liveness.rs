@@ -83,6 +83,9 @@ fn an_accepting_cycle_is_a_lasso_with_its_cycle_marked_exit_6() {
     let v = &r["verdict"];
     assert_eq!(v["kind"], "liveness-violated");
     assert_eq!(v["property"], "accept");
+    // the whole state comes back: no pushdown mark in the report or the trace
+    assert!(v.get("pushdown").is_none(), "{v}");
+    assert!(s.contains("lead back to the state before #"), "{s}");
     assert_eq!(r["exit_code"], 6);
     let n = r["path"]["choices"].as_array().expect("choices").len() as u64;
     let start = v["cycle_start"].as_u64().expect("cycle_start");
@@ -587,8 +590,22 @@ fn pushdown_ltl_on_the_bdd_engine_lassos_replay_and_forgeries_are_rejected() {
     let n = good["path"]["choices"].as_array().expect("choices").len() as u64;
     let start = good["verdict"]["cycle_start"].as_u64().expect("start");
     assert!(n - start >= 2, "{}", good["verdict"]);
+    // the report says the cycle comes back deeper, not to its whole state
+    assert_eq!(good["verdict"]["pushdown"], true, "{}", good["verdict"]);
     let o = replay(&rec, &good, &file);
     assert_eq!(code(&o), Some(6), "{}", err(&o));
+    let o = zingrs(&["check", &rec, "--engine", "bdd", "--ltl", "F G !g"]);
+    assert!(out(&o).contains("each time deeper in calls"), "{}", out(&o));
+    assert!(
+        out(&o).contains("lead back to the globals and the frame of the state before"),
+        "{}",
+        out(&o)
+    );
+    assert!(
+        !out(&o).contains("lead back to the state before"),
+        "{}",
+        out(&o)
+    );
     let o = zingrs(&[
         "check",
         &rec,

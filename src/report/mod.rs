@@ -103,6 +103,11 @@ pub enum Verdict {
         cycle_start: u64,
         /// The number of steps of the cycle.
         cycle_length: u64,
+        /// The cycle comes back to its globals and top frame with more frames under that
+        /// frame, not to its whole state (a pushdown lasso of `--engine bdd --ltl`): each
+        /// time round it calls deeper, and it never returns.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        pushdown: bool,
     },
     /// No error was found, but a bound cut the search (`bound` names it: the stack-depth
     /// bound, the thread bound, [`CONTEXT_BOUND`]).
@@ -183,11 +188,17 @@ impl Verdict {
                 cycle,
                 cycle_start,
                 cycle_length,
+                pushdown,
                 ..
             } => format!(
-                "Check failed: liveness violated: {cycle} (steps {} to {} repeat forever)",
+                "Check failed: liveness violated: {cycle} (steps {} to {} repeat forever{})",
                 cycle_start,
-                cycle_start + cycle_length - 1
+                cycle_start + cycle_length - 1,
+                if *pushdown {
+                    ", each time deeper in calls that never return"
+                } else {
+                    ""
+                }
             ),
             Verdict::Bounded { bound } if bound == DEADLOCKS_UNCHECKED => {
                 "Check inconclusive: no assertion or label error found, but this engine does not \

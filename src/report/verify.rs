@@ -184,14 +184,14 @@ pub fn verify(
             ))
         }
         Claim::Cycle(property, cycle_start, ltl, fair) => {
-            search::lasso::check(m, path, *cycle_start, *property, ltl.as_deref(), *fair).map_err(
-                |e| {
-                    format!(
-                        "the path is not a lasso of a {}: {e}",
-                        property.cycle_name()
-                    )
-                },
-            )?;
+            let pushdown =
+                search::lasso::check(m, path, *cycle_start, *property, ltl.as_deref(), *fair)
+                    .map_err(|e| {
+                        format!(
+                            "the path is not a lasso of a {}: {e}",
+                            property.cycle_name()
+                        )
+                    })?;
             Ok((
                 Verdict::LivenessViolated {
                     property: *property,
@@ -200,6 +200,7 @@ pub fn verify(
                     cycle: property.cycle_name().into(),
                     cycle_start: *cycle_start as u64,
                     cycle_length: (path.choices.len() - cycle_start) as u64,
+                    pushdown,
                 },
                 None,
             ))

@@ -57,7 +57,9 @@ pub fn progress_state(m: &Machine, s: &State) -> bool {
 /// the renaming of heap objects), and the cycle is of the kind `property` names (through an
 /// accepting step; through no progress state; any cycle; a run the automaton of the negated
 /// formula `ltl` accepts). Under LTL the cycle may also be empty: the path ends in a state
-/// where no thread can move, which repeats forever. `Err` says what is wrong.
+/// where no thread can move, which repeats forever. A sequential boolean program's cycle may
+/// instead close as a pushdown lasso (see `pushdown_closes`): `Ok(true)` says it did, so that
+/// the report does not claim the whole state comes back. `Err` says what is wrong.
 pub fn check(
     m: &Machine,
     path: &Path,
@@ -65,19 +67,19 @@ pub fn check(
     property: Liveness,
     ltl: Option<&crate::ltl::Ltl>,
     fair: bool,
-) -> Result<(), String> {
-    let states = lasso_states(m, path, cycle_start, property == Liveness::Ltl)?;
+) -> Result<bool, String> {
+    let (states, pushdown) = lasso_states(m, path, cycle_start, property == Liveness::Ltl)?;
     if fair {
         weakly_fair(m, path, &states, cycle_start)?;
     }
     let n = path.choices.len();
     match property {
-        Liveness::Terminates => Ok(()),
+        Liveness::Terminates => Ok(pushdown),
         Liveness::Accept => {
             let accepting = (cycle_start..n)
                 .any(|i| accepting_step(m, &states[i], path.choices[i].thread as usize));
             if accepting {
-                Ok(())
+                Ok(pushdown)
             } else {
                 Err("its cycle runs no accepting step (`accept` with a true condition)".into())
             }
@@ -85,13 +87,13 @@ pub fn check(
         Liveness::Ltl => {
             let ltl = ltl.ok_or("it names no LTL formula")?;
             if ltl.violated_by(m, &states, cycle_start) {
-                Ok(())
+                Ok(pushdown)
             } else {
                 Err(format!("its run satisfies the formula {}", ltl.text))
             }
         }
         Liveness::Progress => match (cycle_start..n).find(|&i| progress_state(m, &states[i])) {
-            None => Ok(()),
+            None => Ok(pushdown),
             Some(i) => Err(format!(
                 "its cycle passes a progress label (in the state after step {i})"
             )),
@@ -108,7 +110,7 @@ fn lasso_states(
     path: &Path,
     cycle_start: usize,
     empty_ok: bool,
-) -> Result<Vec<State>, String> {
+) -> Result<(Vec<State>, bool), String> {
     let n = path.choices.len();
     let s = if n == 1 { "" } else { "s" };
     if !empty_ok && cycle_start >= n {
@@ -134,19 +136,20 @@ fn lasso_states(
         if !ends(m, &states[n]) {
             return Err("its run does not end: a thread can still move in its last state".into());
         }
-        return Ok(states);
+        return Ok((states, false));
     }
     let (mut a, mut b) = (Vec::new(), Vec::new());
     crate::canon::encode(&states[cycle_start], &mut a);
     crate::canon::encode(&states[n], &mut b);
-    if a != b {
+    let pushdown = a != b;
+    if pushdown {
         pushdown_closes(m, &states, cycle_start).map_err(|why| {
             format!(
                 "its cycle does not close: the state after its last step is not the state it starts at (after the first {cycle_start} steps), {why}"
             )
         })?;
     }
-    Ok(states)
+    Ok((states, pushdown))
 }
 
 /// Checks the cycle `states[cycle_start..]` of a sequential boolean program as a *pushdown

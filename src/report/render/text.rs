@@ -24,10 +24,15 @@ fn who(s: &TraceStep) -> String {
     }
 }
 
-/// The first step of a lasso's cycle (`--liveness`), where the trace marks it.
-fn cycle_start(v: &Verdict) -> Option<usize> {
+/// The first step of a lasso's cycle (`--liveness`), where the trace marks it, and whether
+/// the cycle is a pushdown one (it comes back deeper in calls, not to its whole state).
+fn cycle_start(v: &Verdict) -> Option<(usize, bool)> {
     match v {
-        Verdict::LivenessViolated { cycle_start, .. } => Some(*cycle_start as usize),
+        Verdict::LivenessViolated {
+            cycle_start,
+            pushdown,
+            ..
+        } => Some((*cycle_start as usize, *pushdown)),
         _ => None,
     }
 }
@@ -37,7 +42,7 @@ fn text_trace(
     file: &str,
     t: &Trace,
     detail: TraceDetail,
-    cycle: Option<usize>,
+    cycle: Option<(usize, bool)>,
 ) -> std::io::Result<()> {
     let mut cycle = cycle;
     let concurrent = t.threads > 1;
@@ -80,14 +85,19 @@ fn text_trace(
             }
         };
         line.clear();
-        if cycle.is_some_and(|c| s.step >= c) {
+        if let Some((start, pushdown)) = cycle.filter(|&(c, _)| s.step >= c) {
             // (a fold may have taken the first step of the cycle: the mark goes before the
             // next step shown)
-            let _ = writeln!(
-                line,
-                "  ── cycle: the steps from here on lead back to the state before #{} and repeat forever ──",
-                cycle.unwrap_or_default()
-            );
+            let _ = match pushdown {
+                false => writeln!(
+                    line,
+                    "  ── cycle: the steps from here on lead back to the state before #{start} and repeat forever ──"
+                ),
+                true => writeln!(
+                    line,
+                    "  ── cycle: the steps from here on lead back to the globals and the frame of the state before #{start}, with the calls they made still open below that frame, and repeat forever, ever deeper ──"
+                ),
+            };
             cycle = None;
         }
         let who = who(&s);
