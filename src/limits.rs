@@ -178,6 +178,9 @@ pub struct Watch {
     /// The search's depth (or level) and queue, for the progress line (0: not shown).
     pub depth: u64,
     pub queue: u64,
+    /// What the count the search passes in counts, for the progress line: "states", or the
+    /// "steps" of random walks, which store none.
+    pub unit: &'static str,
 }
 
 impl Drop for Watch {
@@ -198,6 +201,7 @@ impl Watch {
             bar: None,
             logged: None,
             depth: 0,
+            unit: "states",
             queue: 0,
         }
     }
@@ -265,7 +269,8 @@ impl Watch {
             return;
         }
         let mb = resident_bytes().map_or(0.0, |b| b as f64 / 1e6);
-        let mut line = format!("{states} states, {:.0} states/s", states as f64 / t);
+        let unit = self.unit;
+        let mut line = format!("{states} {unit}, {:.0} {unit}/s", states as f64 / t);
         if self.depth > 0 {
             line += &format!(", depth {}", self.depth);
         }

@@ -288,6 +288,32 @@ fn collect_gives_one_verdict_by_the_rules() {
     let (code, text) = collect(&[&w, &forged_file]);
     assert_eq!(code, 5, "{text}");
     assert!(text.contains("REJECTED"), "{text}");
+    // the same judgement as JSON, for scripts
+    let (w_s, f_s) = (w.display().to_string(), forged_file.display().to_string());
+    let o = zingrs(&["collect", "--format", "json", &w_s, &f_s]);
+    assert_eq!(o.status.code(), Some(5), "{}", err(&o));
+    let j: serde_json::Value = serde_json::from_str(&out(&o)).expect("collect's JSON");
+    assert_eq!(j["verdict"], "internal-error", "{j}");
+    assert_eq!(j["exit_code"], 5, "{j}");
+    let runs = j["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 2, "{j}");
+    assert_eq!(runs[0]["search"], "random", "{j}");
+    assert_eq!(runs[0]["judged"], "inconclusive", "{j}");
+    assert_eq!(runs[1]["judged"], "rejected", "{j}");
+    assert!(runs[1]["rejected_because"].is_string(), "{j}");
+    let (v_s, full_s) = (v.display().to_string(), full.display().to_string());
+    let o = zingrs(&["collect", "--format", "json", &w_s, &v_s]);
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    let j: serde_json::Value = serde_json::from_str(&out(&o)).expect("collect's JSON");
+    assert_eq!(j["verdict"], "violated", "{j}");
+    assert_eq!(j["runs"][1]["judged"], "replayed", "{j}");
+    let o = zingrs(&["collect", "--format", "json", &full_s]);
+    let j: serde_json::Value = serde_json::from_str(&out(&o)).expect("collect's JSON");
+    assert_eq!(
+        (o.status.code(), &j["verdict"]),
+        (Some(0), &"passed".into()),
+        "{j}"
+    );
     let (code, _) = collect(&[&forged_file, &v]);
     assert_eq!(code, 3);
     // reports of two models, or a file that is no report: bad input
@@ -347,4 +373,31 @@ fn the_recipes_runs_are_valid_checks_and_collect() {
     let (code, text) = collect(&refs);
     assert_eq!(code, 3, "{text}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Random walks store no states and end only at a limit: the text report says so, in place
+/// of a search's "0 distinct states" and "reached before the search ended".
+#[test]
+fn random_walks_text_report_speaks_of_walks_not_a_search() {
+    let ok = format!("{ROOT}/regressions/zing/peterson_mutex_passes.zing");
+    let o = zingrs(&[
+        "check",
+        &ok,
+        "-q",
+        "--stats",
+        "--search",
+        "random",
+        "--max-states",
+        "2000",
+    ]);
+    assert_eq!(o.status.code(), Some(9), "{}", err(&o));
+    let text = out(&o);
+    assert!(
+        text.contains("the random walks found no error before the step limit"),
+        "{text}"
+    );
+    assert!(text.contains("no states stored (random walks)"), "{text}");
+    assert!(!text.contains("distinct states"), "{text}");
+    assert!(!text.contains("search ended"), "{text}");
+    assert!(!text.contains("omission probability"), "{text}");
 }

@@ -7,8 +7,9 @@
 //! only if some run was a complete search that passed (a `passed` verdict is only given to
 //! one); otherwise it is inconclusive. A table lists the runs.
 
+use super::regress::TableFormat;
 use crate::report::exit;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Options of `zingrs collect`.
@@ -27,6 +28,44 @@ pub struct CollectArgs {
     /// Print only the verdict line.
     #[arg(short, long)]
     pub quiet: bool,
+    /// `json`: the collected verdict and every run's judgement as one JSON object, for
+    /// scripts (the same facts as the table and the verdict line).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: TableFormat,
+}
+
+/// `collect --format json`: the collected verdict and how each run counted.
+#[derive(Serialize)]
+struct Collected {
+    model: String,
+    /// `violated`, `passed`, `inconclusive` or `internal-error`.
+    verdict: &'static str,
+    exit_code: i32,
+    /// The verdict line of the text output.
+    summary: String,
+    runs: Vec<RunRow>,
+}
+
+/// One run in `collect --format json`.
+#[derive(Serialize)]
+struct RunRow {
+    report: String,
+    seed: Option<u64>,
+    /// The engine, or `random` for random walks.
+    search: String,
+    random_walks: bool,
+    /// Stored states (0 for random walks, which store none).
+    states: u64,
+    /// Transitions, or the random walks' steps.
+    transitions: Option<u64>,
+    seconds: f64,
+    /// The verdict kind the report claims.
+    claimed: String,
+    /// `replayed` (its counterexample replays to its verdict), `rejected` (it does not),
+    /// `passed` (a complete search), or `inconclusive`.
+    judged: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rejected_because: Option<String>,
 }
 
 /// What `collect` reads of a report (the rest, the trace above all, is skipped).
@@ -204,6 +243,25 @@ pub fn run(a: &CollectArgs) -> i32 {
             )
         }
     };
+    if a.format == TableFormat::Json {
+        let word = match first_violation {
+            Some(_) => "violated",
+            None if code == exit::PASSED => "passed",
+            None if code == exit::INTERNAL => "internal-error",
+            None => "inconclusive",
+        };
+        let collected = Collected {
+            model: name.clone(),
+            verdict: word,
+            exit_code: code,
+            summary: line,
+            runs: rows(&files, &runs, &judged),
+        };
+        let text = serde_json::to_string_pretty(&collected).expect("the verdict serialises");
+        // a closed pipe (`| head`) is not an error worth a panic
+        let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), (text + "\n").as_bytes());
+        return code;
+    }
     if !a.quiet {
         print_table(&files, &runs, &judged);
         if first_violation.is_some() && passed > 0 {
@@ -231,17 +289,50 @@ fn judge(program: &zingrs_lang::ir::Program, name: &str, file: &Path, r: &Run) -
     }
 }
 
+/// The search a run made, as the table names it.
+fn search_of(r: &Run) -> String {
+    match (r.random_walks, r.seed) {
+        (true, _) => "random".to_string(),
+        (false, Some(_)) => format!("{} seeded", r.engine.as_deref().unwrap_or("?")),
+        (false, None) => r.engine.clone().unwrap_or_else(|| "?".into()),
+    }
+}
+
+fn rows(files: &[PathBuf], runs: &[Run], judged: &[Judged]) -> Vec<RunRow> {
+    files
+        .iter()
+        .zip(runs)
+        .zip(judged)
+        .map(|((f, r), j)| {
+            let (word, why) = match j {
+                Judged::Violated(_) => ("replayed", None),
+                Judged::Rejected(why) => ("rejected", Some(why.clone())),
+                Judged::Passed => ("passed", None),
+                Judged::Inconclusive(_) => ("inconclusive", None),
+            };
+            RunRow {
+                report: f.display().to_string(),
+                seed: r.seed,
+                search: search_of(r),
+                random_walks: r.random_walks,
+                states: r.stats.states,
+                transitions: r.stats.transitions,
+                seconds: r.stats.seconds,
+                claimed: r.verdict.kind.clone(),
+                judged: word,
+                rejected_because: why,
+            }
+        })
+        .collect()
+}
+
 fn print_table(files: &[PathBuf], runs: &[Run], judged: &[Judged]) {
     let rows: Vec<[String; 6]> = files
         .iter()
         .zip(runs)
         .zip(judged)
         .map(|((f, r), j)| {
-            let search = match (r.random_walks, r.seed) {
-                (true, _) => "random".to_string(),
-                (false, Some(_)) => format!("{} seeded", r.engine.as_deref().unwrap_or("?")),
-                (false, None) => r.engine.clone().unwrap_or_else(|| "?".into()),
-            };
+            let search = search_of(r);
             let work = if r.random_walks {
                 format!("{} steps", r.stats.transitions.unwrap_or(0))
             } else {

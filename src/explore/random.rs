@@ -18,6 +18,7 @@ const MAX_INITIAL: usize = 4096;
 pub(super) fn walks(m: &Machine, opts: &Options, how: &ExplicitOptions) -> SearchResult {
     let mut rng = Rng::new(mix(how.swarm.seed.unwrap_or(DEFAULT_RANDOM_SEED)));
     let mut watch = Watch::new(&opts.limits);
+    watch.unit = "steps";
     let targets = crate::search::targets_at(m.program, &opts.targets);
     let target = |s: &State| {
         s.threads.iter().find_map(|t| {

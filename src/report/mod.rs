@@ -759,4 +759,23 @@ impl<'m> Report<'m> {
             random_walks: false,
         }
     }
+
+    /// One line saying what was found: the verdict's [`Verdict::headline`], except where
+    /// random walks ended at a limit, which no search was there to end: they say so.
+    pub fn headline(&self) -> String {
+        match &self.verdict {
+            Verdict::LimitReached { limit } if self.random_walks => {
+                let limit = match limit {
+                    Limit::States => "the step limit (--max-states counts the walks' steps)".into(),
+                    Limit::Interrupted => "the interrupt".into(),
+                    other => format!("the {}", other.describe()),
+                };
+                format!(
+                    "Check inconclusive: the random walks found no error before {limit} stopped \
+                     them (random walks prove no absence of errors)"
+                )
+            }
+            v => v.headline(),
+        }
+    }
 }

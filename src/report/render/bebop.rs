@@ -20,7 +20,7 @@ pub(super) fn bebop(
         Verdict::AssertionFailed { .. } => {
             "Assertion violation reachable by following path:".into()
         }
-        v => v.headline(),
+        _ => r.headline(),
     };
     writeln!(out, "{head}")?;
     if let Verdict::RuntimeError {

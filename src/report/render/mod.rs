@@ -155,7 +155,11 @@ fn cut(out: &mut dyn std::io::Write, t: &Trace) -> std::io::Result<()> {
 /// The counts of `--stats`' first line; those not counted are named at its end.
 fn stats_line(r: &Report) -> String {
     let s = &r.stats;
-    let mut line = format!("{} distinct states", s.states);
+    // random walks store nothing: a count of stored states would read as a search's
+    let mut line = match r.random_walks {
+        true => "no states stored (random walks)".to_string(),
+        false => format!("{} distinct states", s.states),
+    };
     let mut uncounted = Vec::new();
     let counts = [
         (
@@ -210,6 +214,8 @@ fn depth_line(r: &Report) -> Option<String> {
     let s = &r.stats;
     match (s.max_search_depth, s.omission_probability) {
         (None, None) => None,
+        // random walks store nothing, so no state can be omitted
+        (Some(depth), None) if r.random_walks => Some(format!("max search depth {depth}")),
         (depth, p) => Some(format!(
             "max search depth {}, hash-compaction omission probability {}",
             depth.map_or("not counted".into(), |d| d.to_string()),

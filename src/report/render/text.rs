@@ -226,7 +226,7 @@ pub(super) fn text(
 ) -> std::io::Result<()> {
     let mut out = String::new();
     if quiet {
-        let _ = writeln!(out, "{}", r.verdict.headline());
+        let _ = writeln!(out, "{}", r.headline());
         if stats {
             engines_table(&mut out, r);
             stats_block(&mut out, r);
@@ -237,7 +237,7 @@ pub(super) fn text(
         out.push_str(&header(&r.model, &r.engine, None));
     }
     let file = r.model.rsplit('/').next().unwrap_or(&r.model);
-    let _ = writeln!(out, "{}", r.verdict.headline());
+    let _ = writeln!(out, "{}", r.headline());
     // the model as given, so that an editor finds it from where zingrs ran
     location_lines(&mut out, &r.model, &r.verdict);
     if let (Some(t), false) = (&r.trace, detail == TraceDetail::None) {

@@ -129,6 +129,11 @@ pub(super) fn zing(
     stats: bool,
 ) -> std::io::Result<()> {
     let (word, after) = zing_banner(&r.verdict);
+    // (the report's own headline: random walks cut by a limit say so)
+    let after = match r.verdict {
+        Verdict::LimitReached { .. } => Some(r.headline()),
+        _ => after,
+    };
     writeln!(out, "{ZING_HASHES}\n{word}\n{ZING_HASHES}")?;
     if let Some(l) = after {
         writeln!(out, "{l}")?;
