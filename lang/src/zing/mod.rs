@@ -10,6 +10,7 @@
 
 pub mod ast;
 mod check_expr;
+mod check_ops;
 mod check_stmt;
 pub mod lexer;
 pub mod lower;
