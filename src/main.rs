@@ -66,7 +66,14 @@ extern "C" fn no_huge_pages() {
 #[link_section = ".init_array.00100"]
 static NO_HUGE_PAGES: extern "C" fn() = no_huge_pages;
 
+/// mimalloc's way of handing freed memory back to the system, for
+/// [`zingrs::limits::release_freed_memory`].
+fn release_freed_memory() {
+    unsafe { libmimalloc_sys::mi_collect(true) }
+}
+
 fn main() {
+    zingrs::limits::set_release_hook(release_freed_memory);
     // a closed standard output (`zingrs gen ... | head -1`) ends the process quietly, as it
     // does for other Unix tools, instead of making the next print panic (Rust ignores SIGPIPE
     // by default, so writes fail and `print!` panics)

@@ -286,6 +286,7 @@ pub(crate) fn load_as(
                     eprint!("{}", zingrs_lang::diag::render(src, &parsed.warnings));
                 }
             }
+            crate::limits::release_freed_memory();
             Ok(parsed.program)
         }
         Err(e) => {
