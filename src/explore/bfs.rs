@@ -119,6 +119,7 @@ impl Explorer<'_, '_> {
             loop {
                 self.run_costs.clear();
                 let succs = self.successors_from(&s, ctx, from);
+                self.interior_skipped += self.chained;
                 let more = self.more.take();
                 wide |= more.is_some();
                 if self.result.limit.is_some() {

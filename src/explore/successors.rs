@@ -35,9 +35,9 @@ impl Explorer<'_, '_> {
     ) {
         let owner = s.atomic_owner();
         self.more = None;
+        self.chained = 0;
         if let Some(r) = from {
             self.ran_alone = false;
-            self.chained = 0;
             self.expands_all = r.all && owner.is_none();
             let last = if r.all {
                 s.threads.len()
@@ -71,7 +71,6 @@ impl Explorer<'_, '_> {
             }
         }
         self.ran_alone = false;
-        self.chained = 0;
         if owner.is_none() && self.por {
             // a persistent set of one thread: the first whose next step is private and has a
             // successor (a step that cannot go on, such as a false `assume`, would otherwise
