@@ -126,6 +126,49 @@ fn transactions_alone_keep_zings_count() {
     assert_eq!(zing(&sym), None);
 }
 
+/// A regression model under `regressions/zing/`.
+fn regression(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("regressions/zing")
+        .join(name)
+}
+
+#[test]
+fn a_cooperative_run_is_not_stored_step_by_step() {
+    // a run of about 9,000 steps that ends at a choice: the same verdict and ZING's count
+    // (22, ZING's own) with the reduction as without it, in either order, storing a few
+    // dozen states where every step was one
+    let m = regression("cooperative_long_run_ends_at_a_choice.zing");
+    for search in ["dfs", "zing"] {
+        let with = |r: &str| {
+            let args = ["--cooperative", "--search", search, "--symmetry", "off"];
+            check(&m, &[&args[..], &["--reduction", r]].concat())
+        };
+        let (plain_code, plain) = with("none");
+        let (code, reduced) = with("transactions");
+        assert_eq!((plain_code, code), (0, 0), "--search {search}");
+        let zing = |j: &serde_json::Value| j["stats"]["zing_states"].as_u64();
+        assert_eq!(zing(&plain), Some(22), "--search {search}");
+        assert_eq!(zing(&reduced), Some(22), "--search {search}");
+        assert!(
+            100 * states(&reduced) <= states(&plain),
+            "--search {search}: {} states with the reduction, {} without",
+            states(&reduced),
+            states(&plain)
+        );
+    }
+    // an endless loop reaches ZING's infinite-loop error after 1,000,000 steps, stored a
+    // chained transition at a time, not a step at a time
+    let m = regression("cooperative_endless_loop_without_yield_is_infinite_loop_error.zing");
+    for search in ["dfs", "zing"] {
+        let args = ["--cooperative", "--search", search, "--trace", "none"];
+        let (code, j) = check(&m, &args);
+        assert_eq!(code, 4, "--search {search}");
+        assert_eq!(j["verdict"]["kind"], "runtime-error", "--search {search}");
+        assert!(states(&j) < 5_000, "--search {search}: {}", states(&j));
+    }
+}
+
 #[test]
 fn the_philosophers_deadlock_is_found_under_every_reduction() {
     let m = generated("philosophers", 5, "zing");

@@ -16,7 +16,7 @@ impl Explorer<'_, '_> {
         let mut tree: Vec<Link> = Vec::new();
         // each queued state keeps its canon (segmented fingerprints), so its successors are
         // fingerprinted from the parts their step changed, as in the depth-first search
-        let mut queue: Levels<(State, Ctx, u32, u64, Option<Canon>)> = Levels::default();
+        let mut queue: Levels<Queued> = Levels::default();
         let path_to = |inits: &[Vec<Value>], tree: &[Link], mut node: u32, last: Option<Choice>| {
             let mut choices: Vec<Choice> = last.into_iter().collect();
             loop {
@@ -49,7 +49,7 @@ impl Explorer<'_, '_> {
                 Arrive::Skip => {}
                 Arrive::Expand => {
                     let canon = self.canon_of(&s0);
-                    queue.push(0, (s0, Ctx::START, node, 0, canon), false)
+                    queue.push(0, Queued::Node(s0, Ctx::START, node, 0, canon), false)
                 }
             }
             if let Some(l) = self.watch.check(self.visited.len() as u64) {
@@ -57,19 +57,69 @@ impl Explorer<'_, '_> {
                 return;
             }
         }
-        while let Some((s, ctx, node, level, canon)) = queue.pop() {
+        while let Some(item) = queue.pop() {
             // a level whose successors are all known stores nothing: look at the watchdog here
             if let Some(l) = watchdog::stopped() {
                 self.result.limit = Some(l);
                 return;
             }
+            let (s, ctx, node, level, canon) = match item {
+                Queued::Node(s, ctx, node, level, canon) => (s, ctx, node, level, canon),
+                Queued::Run(mut run) if run.cost.before_last > 0 => {
+                    // where a state inside the run would have been taken: the next one is
+                    // queued at the end of the next level
+                    run.cost.before_last -= 1;
+                    run.level += 1;
+                    self.result.stats.max_path = self.result.stats.max_path.max(run.level);
+                    queue.push(run.level, Queued::Run(run), false);
+                    continue;
+                }
+                Queued::Run(run) => {
+                    // the state before the run's last: the step from it reaches that one
+                    let Run {
+                        state,
+                        ctx,
+                        parent,
+                        choice,
+                        level,
+                        cost,
+                        interior,
+                    } = *run;
+                    let canon = self.canon_of(&state);
+                    if interior {
+                        self.interior_skipped += 1;
+                    } else if !self.visit_keyed(&state, ctx, canon.as_ref()) {
+                        continue;
+                    } else {
+                        self.count_zing(&state, ctx, false);
+                    }
+                    if let Some(l) = self.watch.check(self.visited.len() as u64) {
+                        self.result.limit = Some(l);
+                        return;
+                    }
+                    tree.push(Link::Child(parent, choice));
+                    let child = tree.len() as u32 - 1;
+                    match self.arrive(&state, || path_to(&inits, &tree, child, None)) {
+                        Arrive::Stop => return,
+                        Arrive::Skip => {}
+                        Arrive::Expand => {
+                            let next = level + cost.last;
+                            let item = Queued::Node(state, ctx, child, next, canon);
+                            queue.push(next, item, cost.last == 0);
+                        }
+                    }
+                    continue;
+                }
+            };
             self.result.stats.max_path = self.result.stats.max_path.max(level);
             self.watch.depth = level;
             // a wide step's outcomes come a window at a time, each stored as it comes
             let mut from = None;
             let mut wide = false;
             loop {
+                self.run_costs.clear();
                 let succs = self.successors_from(&s, ctx, from);
+                self.interior_skipped += self.chained;
                 let more = self.more.take();
                 wide |= more.is_some();
                 if self.result.limit.is_some() {
@@ -79,7 +129,7 @@ impl Explorer<'_, '_> {
                 let interior: Vec<bool> = succs
                     .iter()
                     .zip(Self::branching(&succs))
-                    .map(|((c, o), b)| self.interior(&s, c.thread, o, b || wide))
+                    .map(|((c, o), b)| self.interior(&s, ctx.hold, c.thread, o, b || wide))
                     .collect();
                 let mut succs: Vec<_> = succs.into_iter().zip(interior).collect();
                 // `--seed`: the level's order within a node's successors is permuted
@@ -113,6 +163,31 @@ impl Explorer<'_, '_> {
                             let Some(ctx) = self.advance(&s, ctx, choice, kind) else {
                                 continue;
                             };
+                            if let Some(&cost) =
+                                self.run_costs.iter().find(|r| r.thread == choice.thread)
+                            {
+                                // a chained cooperative run: queued where its first state
+                                // would have been, taken level by level as its states would
+                                // have been, so that the search's order stays the same
+                                let first = self.cost(
+                                    &s,
+                                    Choice {
+                                        thread: choice.thread,
+                                        outcome: 0,
+                                    },
+                                );
+                                let run = Run {
+                                    state,
+                                    ctx,
+                                    parent: node,
+                                    choice,
+                                    level: level + first,
+                                    cost,
+                                    interior,
+                                };
+                                queue.push(level + first, Queued::Run(Box::new(run)), first == 0);
+                                continue;
+                            }
                             let child_canon =
                                 canon.as_ref().map(|c| self.child_canon(&s, c, &state));
                             if interior {
@@ -137,7 +212,7 @@ impl Explorer<'_, '_> {
                                     let next = level + cost;
                                     queue.push(
                                         next,
-                                        (state, ctx, child, next, child_canon),
+                                        Queued::Node(state, ctx, child, next, child_canon),
                                         cost == 0,
                                     );
                                 }
@@ -152,4 +227,32 @@ impl Explorer<'_, '_> {
             }
         }
     }
+}
+
+/// An entry of the breadth-first queue.
+enum Queued {
+    /// A state to expand: its context bookkeeping, its node in the search tree, its level
+    /// and its canon.
+    Node(State, Ctx, u32, u64, Option<Canon>),
+    /// A chained cooperative run (boxed: the queue holds many nodes and few runs).
+    Run(Box<Run>),
+}
+
+/// A cooperative run that [`Explorer::chain`] ran on as one transition, waiting in the queue
+/// where the search would have taken the states inside it, one level after another: its
+/// last state is stored and queued when the state before it would have been taken (so that
+/// other nodes store and queue their successors around it as before).
+struct Run {
+    /// The run's last state and its context bookkeeping.
+    state: State,
+    ctx: Ctx,
+    /// The node the run started from, and the chained choice.
+    parent: u32,
+    choice: Choice,
+    /// The level of the state inside the run this entry stands for.
+    level: u64,
+    /// The levels still to go.
+    cost: reduce::RunCost,
+    /// Whether the run's last state is itself one the search does not store.
+    interior: bool,
 }

@@ -253,14 +253,14 @@ impl Explorer<'_, '_> {
         }
         e.fresh = false;
         e.next_chunk = false;
-        if self.atomic_interior || self.por {
+        if self.atomic_interior || self.por || self.run_interior {
             // states inside a transaction are not stored: the search runs on through them (a
             // wide step is a choice, whatever a chunk of it holds)
             let any_order = self.how.swarm.seed.map(|_| Self::branching_any_order(outs));
             let branching = Self::branching(outs).enumerate();
             for (((c, o), k), (i, b)) in outs.iter().zip(keys.iter_mut()).zip(branching) {
                 let b = any_order.as_ref().map_or(b, |v| v[i]);
-                if self.interior(state, c.thread, o, b || wide) {
+                if self.interior(state, live.ctx.hold, c.thread, o, b || wide) {
                     k.interior = true;
                     self.interior_skipped += 1;
                 }

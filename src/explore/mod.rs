@@ -79,6 +79,10 @@ struct Explorer<'m, 'p> {
     least_used: ahash::AHashMap<crate::canon::Fingerprint, u32>,
     /// States inside atomic regions are not stored (`--reduction transactions`).
     atomic_interior: bool,
+    /// Cooperative scheduling of a Zing model (`--reduction transactions`): the states inside
+    /// a process's deterministic stretch are not stored, and a depth-first search runs the
+    /// stretch on as one chained transition (see [`Explorer::interior`]).
+    run_interior: bool,
     /// A thread whose next step is private runs alone (`--reduction por`).
     por: bool,
     /// Under a context bound, a thread is left only at a switch point (`--reduction por`:
@@ -94,6 +98,9 @@ struct Explorer<'m, 'p> {
     expands_all: bool,
     /// The states the last [`Explorer::step_threads`] ran through in chained transactions.
     chained: u64,
+    /// A breadth-first search's levels inside the cooperative runs chained since it last
+    /// took them (see [`reduce::RunCost`]).
+    run_costs: Vec<reduce::RunCost>,
     /// The most outcomes of one thread's step that a path node lists at once
     /// ([`crate::runtime::OUTCOME_WINDOW`], or unbounded in a depth-first search with
     /// transaction summaries): a wider step's outcomes come in chunks.
@@ -269,12 +276,14 @@ impl<'m, 'p> Explorer<'m, 'p> {
             zing_seen: Default::default(),
             least_used: Default::default(),
             atomic_interior: false,
+            run_interior: false,
             por: false,
             switch_points: false,
             movers: false,
             ran_alone: false,
             expands_all: false,
             chained: 0,
+            run_costs: Vec::new(),
             chunk: usize::MAX,
             more: None,
             interior_skipped: 0,
@@ -285,6 +294,13 @@ impl<'m, 'p> Explorer<'m, 'p> {
         // every thread
         let reducible = opts.contexts.is_none() && !opts.cooperative && how.bounding.is_none();
         ex.atomic_interior = reducible && how.reduction.transactions();
+        // a cooperative run's step count (`Thread::atomic_steps`, Zing models only) grows at
+        // every step inside it, so no cycle stays inside a run (see `Explorer::interior`)
+        ex.run_interior = opts.cooperative
+            && m.program.keep_completed
+            && opts.contexts.is_none()
+            && how.bounding.is_none()
+            && how.reduction.transactions();
         ex.por = reducible && how.reduction.por();
         // (not in cooperative mode: a thread is left there only right after a yield, and the
         // point a switch would move back to may lie before it)
@@ -330,7 +346,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 ("roots in transactions", ex.tx.roots),
             ];
         }
-        if ex.atomic_interior || ex.por {
+        if ex.atomic_interior || ex.por || ex.run_interior {
             ex.result
                 .stats
                 .counters

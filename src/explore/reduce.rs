@@ -28,6 +28,19 @@ pub(super) fn split_chain(c: Choice) -> (u32, u32) {
     }
 }
 
+/// What the states inside a cooperative run chained by [`Explorer::chain`] would have added
+/// to a breadth-first search's level, one step after another: the run's last state is queued
+/// where the step from the state before it would have queued it (`bfs.rs`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RunCost {
+    /// The thread that ran.
+    pub thread: u32,
+    /// The levels the steps from the states inside the run add, but the last.
+    pub before_last: u64,
+    /// The level the last of them adds (0: the run's last state is queued first in its level).
+    pub last: u64,
+}
+
 /// Where a transaction run on by [`Explorer::chain`] stands (Lipton's reduction with the lock
 /// movers of `runtime::locks`): a transaction is acquires and private steps, at most one
 /// non-mover (its commit point), then releases and private steps, R* N? L*.
@@ -157,16 +170,28 @@ impl Explorer<'_, '_> {
     /// - with `transactions`, a state strictly inside an atomic region, unless its owner is at
     ///   a loop head of a boolean program (so a loop inside the region ends) or at a choice
     ///   (ZING's count, which counts choice states, stays as without the reduction);
+    /// - with `transactions` under cooperative scheduling, a state inside a process's run:
+    ///   see [`Explorer::inside_run`] (`hold` is `parent`'s process that must go on);
     /// - with `por`, a state whose thread `tid` moved within itself (no thread started or
     ///   ended) to a step that it may take alone: the transaction goes on with it (a thread's
     ///   cycle of such steps holds a node where it may not, at which the state is stored).
-    pub(super) fn interior(&self, parent: &State, tid: u32, o: &Outcome, branching: bool) -> bool {
+    pub(super) fn interior(
+        &self,
+        parent: &State,
+        hold: u32,
+        tid: u32,
+        o: &Outcome,
+        branching: bool,
+    ) -> bool {
         if branching {
             return false;
         }
         let Some((proc, pc, depth, atomic)) = Self::position(parent, tid, o) else {
             return false;
         };
+        if self.run_interior {
+            return self.inside_run(parent, hold, tid, proc, pc);
+        }
         if atomic {
             let may_choose = matches!(
                 self.m.program.node(proc, pc).stmt,
@@ -181,6 +206,34 @@ impl Explorer<'_, '_> {
         } else {
             self.por && self.m.may_run_alone_at(proc, pc, depth)
         }
+    }
+
+    /// Cooperative scheduling: whether the state that thread `tid`'s step from `parent` led
+    /// to, with the thread at `pc` of `proc`, lies inside the thread's run, where the search
+    /// need not store it. That is where `parent` expanded `tid` alone (the process that must
+    /// go on, `hold`, or the atomic owner), the step was no `yield` (the successor's process
+    /// must go on too) and the thread's next step is neither a `yield` nor a statement that
+    /// may choose or block (`choose`, `select`). Such a state adds nothing to ZING's count
+    /// (`zing_count`: a held process's state counts only as a choice), every scheduling point
+    /// and choice is still stored, and since its successor's step count
+    /// (`Thread::atomic_steps`) is one more than its own, no cycle stays among such states.
+    /// A state entered from a node where every process may run is stored, so the search
+    /// meets states in the same order as without the reduction.
+    fn inside_run(&self, parent: &State, hold: u32, tid: u32, proc: u32, pc: u32) -> bool {
+        let alone = hold == tid || parent.atomic_owner() == Some(tid as usize);
+        if !alone {
+            return false;
+        }
+        let Some(from) = parent.threads[tid as usize].stack.top() else {
+            return false;
+        };
+        if matches!(self.m.program.node(from.proc, from.pc).stmt, Stmt::Yield) {
+            return false;
+        }
+        !matches!(
+            self.m.program.node(proc, pc).stmt,
+            Stmt::Yield | Stmt::Choose { .. } | Stmt::ChooseElem { .. } | Stmt::Select { .. }
+        )
     }
 
     /// The phase of a transaction that thread `tid` begins from `s` ([`Explorer::chain`]): a
@@ -259,9 +312,18 @@ impl Explorer<'_, '_> {
     /// successor. (At such a state the thread alone is a persistent set, so running it on is
     /// one more choice of reduced search.) The result is one outcome of `s` whose choice
     /// counts the steps taken after the first ([`CHAINED`]); `None` if there is nothing
-    /// to run on.
-    pub(super) fn chain(&mut self, s: &State, tid: usize) -> Option<(Choice, Outcome)> {
+    /// to run on. `hold`: the process of `s` that must go on (cooperative scheduling); the
+    /// states run through are inside that process's run, so it stays the one after each.
+    pub(super) fn chain(&mut self, s: &State, hold: u32, tid: usize) -> Option<(Choice, Outcome)> {
+        let mut hold = hold;
         let mut extra = 0u32;
+        // a breadth-first search's levels of the states run through (see `RunCost`)
+        let levels = self.run_interior && self.how.bfs;
+        let mut cost = RunCost {
+            thread: tid as u32,
+            before_last: 0,
+            last: 0,
+        };
         let mut phase = self.first_phase(s, tid);
         let mut o = self.scratch.pop().expect("one outcome");
         // the state `o` is an outcome of (None: `s`), built only once the chain goes on
@@ -271,7 +333,7 @@ impl Explorer<'_, '_> {
             let parent = from.as_ref().unwrap_or(s);
             if extra >= MAX_CHAIN
                 || self.summarizes_next(parent, tid as u32, &o)
-                || !(self.interior(parent, tid as u32, &o, false)
+                || !(self.interior(parent, hold, tid as u32, &o, false)
                     || self.moves_on(parent, tid as u32, &o, &mut phase))
             {
                 break;
@@ -302,7 +364,17 @@ impl Explorer<'_, '_> {
             let Outcome::Next { state, .. } = std::mem::replace(&mut o, Outcome::Pruned) else {
                 unreachable!("materialized above");
             };
+            if levels {
+                let plain = Choice {
+                    thread: tid as u32,
+                    outcome: 0,
+                };
+                cost.before_last += cost.last;
+                cost.last = self.cost(&state, plain);
+                debug_assert!(cost.last <= 1, "a step inside a run is no choice");
+            }
             from = Some(state);
+            hold = tid as u32;
             o = self.scratch.pop().expect("one outcome");
             extra += 1;
             self.chained += 1;
@@ -310,6 +382,9 @@ impl Explorer<'_, '_> {
         if extra == 0 {
             self.scratch.push(o);
             return None;
+        }
+        if levels {
+            self.run_costs.push(cost);
         }
         o.materialize(from.as_ref().unwrap_or(s));
         if let Outcome::Next { kind: k, .. } = &mut o {

@@ -35,9 +35,9 @@ impl Explorer<'_, '_> {
     ) {
         let owner = s.atomic_owner();
         self.more = None;
+        self.chained = 0;
         if let Some(r) = from {
             self.ran_alone = false;
-            self.chained = 0;
             self.expands_all = r.all && owner.is_none();
             let last = if r.all {
                 s.threads.len()
@@ -47,7 +47,7 @@ impl Explorer<'_, '_> {
             for tid in r.tid as usize..last {
                 let skip = if tid == r.tid as usize { r.skip } else { 0 };
                 let first = out.len();
-                let more = self.steps_of(s, tid, out, skip);
+                let more = self.steps_of(s, ctx.hold, tid, out, skip);
                 then(self, out, first);
                 if more {
                     self.more = Some(r.next(tid, skip, self.chunk));
@@ -61,7 +61,7 @@ impl Explorer<'_, '_> {
             // cooperative: the running process goes on unless it is blocked
             let first = out.len();
             let tid = ctx.hold as usize;
-            let more = self.steps_of(s, tid, out, 0);
+            let more = self.steps_of(s, ctx.hold, tid, out, 0);
             if out.len() > first {
                 if more {
                     self.more = Some(Resume::only(tid, 0).next(tid, 0, self.chunk));
@@ -71,7 +71,6 @@ impl Explorer<'_, '_> {
             }
         }
         self.ran_alone = false;
-        self.chained = 0;
         if owner.is_none() && self.por {
             // a persistent set of one thread: the first whose next step is private and has a
             // successor (a step that cannot go on, such as a false `assume`, would otherwise
@@ -82,7 +81,7 @@ impl Explorer<'_, '_> {
                     continue;
                 }
                 let first = out.len();
-                let more = self.steps_of(s, tid, out, 0);
+                let more = self.steps_of(s, ctx.hold, tid, out, 0);
                 let goes_on = out[first..]
                     .iter()
                     .any(|(_, o)| matches!(o, Outcome::Next { .. } | Outcome::Moved { .. }));
@@ -104,7 +103,7 @@ impl Explorer<'_, '_> {
         self.expands_all = owner.is_none();
         for tid in runnable {
             let first = out.len();
-            let more = self.steps_of(s, tid, out, 0);
+            let more = self.steps_of(s, ctx.hold, tid, out, 0);
             then(self, out, first);
             if more {
                 // with an atomic owner, no thread follows it
@@ -120,8 +119,9 @@ impl Explorer<'_, '_> {
     }
 
     /// Appends thread `tid`'s outcomes from position `skip` on, at most [`Explorer::chunk`] of
-    /// them; true when more follow.
-    fn steps_of(&mut self, s: &State, tid: usize, out: &mut Succs, skip: u64) -> bool {
+    /// them; true when more follow. `hold`: the process of `s` that must go on (cooperative
+    /// scheduling).
+    fn steps_of(&mut self, s: &State, hold: u32, tid: usize, out: &mut Succs, skip: u64) -> bool {
         if self.tx.enabled && self.transactional(s, tid) {
             self.touched = None;
             self.summarized_call(s, tid, out);
@@ -146,8 +146,8 @@ impl Explorer<'_, '_> {
             self.result.thread_cut = true;
         }
         let lone = skip == 0 && !more && self.scratch.len() == 1;
-        if (self.atomic_interior || self.por) && lone {
-            if let Some(chained) = self.chain(s, tid) {
+        if (self.atomic_interior || self.por || self.run_interior) && lone {
+            if let Some(chained) = self.chain(s, hold, tid) {
                 out.push(chained);
                 return false;
             }

@@ -234,6 +234,8 @@ pub enum Reduction {
     /// An atomic region is one transition: the states strictly inside it are not stored
     /// (except at its choices, and in boolean programs at its loop heads, so that the search
     /// ends and meets again; a Zing state counts the region's steps, which ends its loops).
+    /// Under cooperative scheduling, a Zing process's run is one too, up to its next
+    /// `yield`, choice or `select` (ZING's count stays the same).
     Transactions,
     /// Partial-order reduction: a thread whose next step touches only its own variables (or
     /// shared data that only it can touch then: under a lock it holds, or an object it just

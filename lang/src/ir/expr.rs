@@ -219,6 +219,10 @@ impl Expr {
     }
     /// Whether evaluating this expression can make a nondeterministic choice.
     pub fn is_nondet(&self) -> bool {
+        // (asked at every step of an assignment: a leaf answers without the stack check)
+        if self.is_leaf() {
+            return matches!(self, Expr::Nondet);
+        }
         crate::deep::grow(|| self.is_nondet_here())
     }
 

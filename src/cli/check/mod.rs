@@ -121,7 +121,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "MB",
           value_parser = clap::value_parser!(u64).range(1..=super::MAX_MEGABYTES))]
     pub memory: Option<u64>,
-    /// Reductions of the explicit search: `transactions` (an atomic region is one transition),
+    /// Reductions of the explicit search: `transactions` (an atomic region is one transition,
+    /// and under `--cooperative` a process's run up to its next yield, choice or select),
     /// `por` (partial-order reduction: a thread whose next step touches only its own variables,
     /// or shared data no other thread can touch then, runs alone; under `--contexts`, a thread
     /// is left only right after a step another thread can see), `all` (both), `none`.

@@ -80,6 +80,11 @@ impl Explorer<'_, '_> {
                     d
                 };
                 self.fill(&mut stack[d], d, pending);
+                // each outcome's context bookkeeping, as the search's own rebuilt nodes get
+                // it (the node was expanded before: nothing is stored again); without it a
+                // successor went over with `Ctx::START`, which under `--cooperative` let
+                // every process run in the middle of another's run
+                self.settle(&mut stack[d]);
                 self.give_successors(init, prefix, stack, d, top, &pool);
                 if d + WINDOW < height {
                     // below the window again: dropped as the search would have

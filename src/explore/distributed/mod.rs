@@ -528,7 +528,7 @@ impl Searcher<'_, '_, '_> {
             let interior: Vec<bool> = succs
                 .iter()
                 .zip(Explorer::branching(&succs))
-                .map(|((c, o), b)| self.ex.interior(&s, c.thread, o, b || wide))
+                .map(|((c, o), b)| self.ex.interior(&s, ctx.hold, c.thread, o, b || wide))
                 .collect();
             for ((choice, outcome), interior) in succs.into_iter().zip(interior) {
                 match outcome {
