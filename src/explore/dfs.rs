@@ -566,10 +566,10 @@ impl Explorer<'_, '_> {
     /// empty; true when the whole search must stop (a finding, a limit, another worker's
     /// stop).
     ///
-    /// As a worker of a parallel search, it goes at most [`ExplicitOptions::handoff_depth`]
-    /// steps deeper than `root`: a successor that deep (already stored, as every successor
-    /// is when its parent is expanded) is left in the pool as a task for any worker
-    /// (`parallel.rs`).
+    /// As a worker of a parallel search, once [`ExplicitOptions::handoff_depth`] steps
+    /// below `root`, it leaves the successor it would descend into (already stored, as every
+    /// successor is when its parent is expanded) in the pool as a task for any worker
+    /// whenever fewer tasks wait there than there are workers (`parallel.rs`).
     fn dfs_from(
         &mut self,
         trail: Arc<Trail>,

@@ -38,10 +38,10 @@ pub struct ExplicitOptions {
     /// The depth-first search's workers (`--workers`; 0 and 1: one, the single-threaded
     /// search in its own order).
     pub workers: usize,
-    /// With several workers: how many steps deeper than the root of its task a worker's
-    /// depth-first search goes before it leaves a successor as a task for any worker
-    /// (default [`crate::explore::HANDOFF_DEPTH`]; tests set a small one to split searches
-    /// often).
+    /// With several workers: how many steps below the root of its task a worker's
+    /// depth-first search goes before it leaves the successor it would descend into as a
+    /// task for any worker, while fewer tasks wait than there are workers (default
+    /// [`crate::explore::HANDOFF_DEPTH`]; tests set a small one to split searches often).
     pub handoff_depth: Option<usize>,
     /// Summarize calls that run as one transaction, with this summarizer (the summary engine
     /// on concurrent models: it runs this search with its own summarizer).
