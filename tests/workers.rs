@@ -322,3 +322,74 @@ fn statistics_give_the_speed_up_and_each_worker() {
     assert!(json["stats"]["speedup"].is_null());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With several workers, a task's search goes a bounded depth below its root and leaves the
+/// successors deeper down as tasks of their own (while the pool is short), with the trail
+/// (the parent task's trail and the steps since) that reaches them. With a small bound, the
+/// count stays one worker's and every taken task's trail, put together from its links and
+/// the marks along a stack hundreds of nodes deep, reaches its state (the search's
+/// self-check re-executes it); and an assertion 300 iterations down a single thread, which
+/// the search reaches through dozens of tasks one below the other, comes with a
+/// counterexample that replays to it.
+#[test]
+fn deep_searches_split_into_tasks_keep_their_counts_and_paths() {
+    use zingrs::explore::ExplicitOptions;
+    use zingrs::runtime::{Machine, Semantics};
+    use zingrs::search::{Limits, Options, Reduction};
+    use zingrs_lang::Lang;
+    let how = |workers| ExplicitOptions {
+        reduction: Reduction::None,
+        workers,
+        handoff_depth: Some(8),
+        check_fingerprints: true,
+        ..ExplicitOptions::default()
+    };
+    let opts = Options {
+        limits: Limits {
+            max_depth: 1000,
+            ..Limits::default()
+        },
+        ..Options::default()
+    };
+    let po5 = zingrs::gen::families::philosophers(5, true);
+    let program = zingrs_lang::compile("po5", &po5, Lang::Zing)
+        .unwrap()
+        .program;
+    let m = Machine::new(&program, Semantics::default());
+    let one = zingrs::explore::search(&m, &opts, &how(1));
+    for round in 0..4 {
+        let two = zingrs::explore::search(&m, &opts, &how(2));
+        assert!(one.findings.is_empty() && two.findings.is_empty());
+        assert_eq!(one.stats.states, two.stats.states, "round {round}");
+        // the first task's search meets the bound with the pool empty
+        let handed: u64 = two.stats.workers.iter().map(|w| w.handed_off).sum();
+        assert!(handed > 0, "round {round}: no task left at the depth bound");
+    }
+
+    // one thread, no other choice: every task's search leaves its one successor 8 steps down
+    let deep = "class Main {
+        static int n;
+        activate static void count() {
+            while (n < 300) { n = n + 1; }
+            assert(false);
+        }
+    };";
+    let program = zingrs_lang::compile("deep", deep, Lang::Zing)
+        .unwrap()
+        .program;
+    let m = Machine::new(&program, Semantics::default());
+    for round in 0..4 {
+        let r = zingrs::explore::search(&m, &opts, &how(2));
+        let handed: u64 = r.stats.workers.iter().map(|w| w.handed_off).sum();
+        assert!(handed >= 300 / 8, "round {round}: {handed} tasks");
+        let [f] = &r.findings[..] else {
+            panic!("round {round}: {} findings", r.findings.len());
+        };
+        let claim = zingrs::report::Claim::of_finding(f);
+        assert!(matches!(claim, zingrs::report::Claim::Assertion));
+        let path = f.path();
+        assert!(path.choices.len() > 300, "a path of {}", path.choices.len());
+        let replayed = zingrs::search::replay(&m, path).expect("the counterexample replays");
+        zingrs::report::verify(&m, path, &replayed, &claim).expect("it ends in the assertion");
+    }
+}

@@ -230,6 +230,7 @@ pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Settings, 
         transactions: None,
         check_fingerprints: false,
         deep_from: None,
+        handoff_depth: None,
         // ZING's count is of every order of the process list
         symmetry: o
             .symmetry

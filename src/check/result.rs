@@ -164,6 +164,7 @@ fn worker_counters(workers: &[search::WorkerStats]) -> impl Iterator<Item = repo
             counter(format!("worker_{i}_states"), w.states),
             counter(format!("worker_{i}_given"), w.given),
             counter(format!("worker_{i}_taken"), w.taken),
+            counter(format!("worker_{i}_handed_off"), w.handed_off),
             counter(format!("worker_{i}_idle_ms"), w.idle.as_millis() as u64),
             counter(
                 format!("worker_{i}_cpu_ms"),

@@ -2,7 +2,9 @@
 //! checkpoints, successors stored in the visited set a whole node at a time, wide steps
 //! taken chunk by chunk.
 
+use super::parallel::Trail;
 use super::*;
+use std::sync::Arc;
 
 /// A node of the depth-first path. Its state and its pending outcomes are kept (`live`) near
 /// the top of the stack, and its state at every [`CHECKPOINT`]-th depth and wherever a macro
@@ -519,14 +521,15 @@ impl Explorer<'_, '_> {
             self.result.stats.initial_states += 1;
             let canon = self.canon_of(&s0);
             let root = Self::root(Self::live(&mut spare, s0, canon, Ctx::START), false);
-            if self.dfs_from(init, Vec::new(), root, &mut spare, &mut pending) {
+            let trail = Trail::start(init);
+            if self.dfs_from(trail, root, &mut spare, &mut pending) {
                 self.stop_pool();
                 return;
             }
         }
         while let Some(task) = self.take_task() {
-            let (init, prefix, root) = self.rebuild(task, &mut spare);
-            if self.dfs_from(init, prefix, root, &mut spare, &mut pending) {
+            let (trail, root) = self.rebuild(task, &mut spare);
+            if self.dfs_from(trail, root, &mut spare, &mut pending) {
                 self.stop_pool();
                 return;
             }
@@ -546,41 +549,30 @@ impl Explorer<'_, '_> {
         }
     }
 
-    /// The path to the top of `stack` (then `last`), whose bottom is reached from the initial
-    /// valuation `init` by `prefix`.
-    fn path_of(
-        init: &[Value],
-        prefix: &[Choice],
-        stack: &Chunked<Entry>,
-        last: Option<Choice>,
-    ) -> Path {
-        Path {
-            init: init.to_vec(),
-            choices: prefix
+    /// The path to the top of `stack` (then `last`), whose bottom `trail` reaches.
+    fn path_of(trail: &Trail, stack: &Chunked<Entry>, last: Option<Choice>) -> Path {
+        let mut path = trail.path();
+        path.choices.extend(
+            stack
                 .iter()
-                .copied()
-                .chain(stack.iter().map(|e| e.via).filter(|&c| c != NO_CHOICE))
-                .chain(last)
-                .collect(),
-        }
+                .map(|e| e.via)
+                .filter(|&c| c != NO_CHOICE)
+                .chain(last),
+        );
+        path
     }
 
-    /// The choices that reach path node `d` of `stack`, whose bottom is reached by `prefix`
-    /// (the nodes above it not walked: a handover from low on a deep stack costs its depth).
-    fn choices_to(prefix: &[Choice], stack: &Chunked<Entry>, d: usize) -> Vec<Choice> {
-        let mut v = Vec::with_capacity(prefix.len() + d + 1);
-        v.extend_from_slice(prefix);
-        v.extend((1..=d).map(|k| stack[k].via));
-        v
-    }
-
-    /// Searches depth-first from `root`, a state reached from `init` by `prefix`, until its
-    /// stack is empty; true when the whole search must stop (a finding, a limit, another
-    /// worker's stop).
+    /// Searches depth-first from `root`, a state that `trail` reaches, until its stack is
+    /// empty; true when the whole search must stop (a finding, a limit, another worker's
+    /// stop).
+    ///
+    /// As a worker of a parallel search, once [`ExplicitOptions::handoff_depth`] steps
+    /// below `root`, it leaves the successor it would descend into (already stored, as every
+    /// successor is when its parent is expanded) in the pool as a task for any worker
+    /// whenever fewer tasks wait there than there are workers (`parallel.rs`).
     fn dfs_from(
         &mut self,
-        init: Vec<Value>,
-        prefix: Vec<Choice>,
+        trail: Arc<Trail>,
         root: Entry,
         spare: &mut Spare,
         pending: &mut Pending,
@@ -590,14 +582,24 @@ impl Explorer<'_, '_> {
         // the nodes below this have nothing to hand over (see `donate`); an iteration pushes
         // or pops at most one node, so the floor follows the stack down
         let mut floor = 0;
+        let handoff = match self.pool {
+            Some(_) => self.how.handoff_depth.unwrap_or(HANDOFF_DEPTH).max(1),
+            None => usize::MAX,
+        };
+        let prefix = trail.len();
+        let mut trails = handover::Trails {
+            start: trail,
+            marks: Vec::new(),
+        };
         while let Some(depth) = stack.len().checked_sub(1) {
             if let Some(pool) = &self.pool {
                 if pool.stopped() {
                     return true;
                 }
                 floor = floor.min(depth);
+                trails.cut(depth);
                 if pool.hungry() {
-                    self.donate(&init, &prefix, &mut stack, &mut floor, spare, pending);
+                    self.donate(&mut trails, &mut stack, &mut floor, spare, pending);
                 }
             }
             let e = &stack[depth];
@@ -639,10 +641,9 @@ impl Explorer<'_, '_> {
                 if stack[depth].fresh {
                     // the state's own checks, while its successors' slots arrive
                     let live = stack[depth].live.as_deref().expect("filled");
-                    self.count_zing(&live.state, live.ctx, depth == 0 && prefix.is_empty());
+                    self.count_zing(&live.state, live.ctx, depth == 0 && prefix == 0);
                     let state = &live.state;
-                    let arrived =
-                        self.arrive(state, || Self::path_of(&init, &prefix, &stack, None));
+                    let arrived = self.arrive(state, || Self::path_of(&trails.start, &stack, None));
                     match arrived {
                         Arrive::Stop => return true,
                         Arrive::Skip => {
@@ -651,7 +652,7 @@ impl Explorer<'_, '_> {
                         }
                         Arrive::Expand => {
                             let path = &mut self.result.stats.max_path;
-                            *path = (*path).max((prefix.len() + depth) as u64 + 1);
+                            *path = (*path).max((prefix + depth) as u64 + 1);
                         }
                     }
                 }
@@ -704,7 +705,7 @@ impl Explorer<'_, '_> {
                     let f = self.violation_finding(
                         v,
                         choice,
-                        Self::path_of(&init, &prefix, &stack, Some(choice)),
+                        Self::path_of(&trails.start, &stack, Some(choice)),
                     );
                     let key = Self::with_kind(at, &f);
                     if self.found(f, key) {
@@ -715,6 +716,12 @@ impl Explorer<'_, '_> {
                 Outcome::Next { state, .. } => state,
                 Outcome::Moved { mv, .. } => mv.apply(parent),
             };
+            if depth + 1 >= handoff && self.pool.as_ref().is_some_and(|p| p.short()) {
+                // deep enough below the task's root, and few tasks left: a task for any
+                // worker
+                self.hand_off(&mut trails, &stack, choice, &state, key);
+                continue;
+            }
             let shared = match (key.shared, &live.canon, key.moved) {
                 (true, Some(c), Some(m)) => Some(c.moved(m)),
                 // a deep state's names may change with the step: found again
@@ -736,7 +743,7 @@ impl Explorer<'_, '_> {
                 unchecked: key.deferred,
             });
             let len = stack.len();
-            self.watch.depth = (prefix.len() + len) as u64;
+            self.watch.depth = (prefix + len) as u64;
             if len > WINDOW {
                 let d = len - 1 - WINDOW;
                 let e = &mut stack[d];

@@ -34,7 +34,7 @@ use zingrs_lang::ir::{Layout, Stmt};
 
 pub use bounding::{Bounding, Scheduler, MAX_ORDERED};
 pub use distributed::Cluster;
-pub use options::ExplicitOptions;
+pub use options::{ExplicitOptions, HANDOFF_DEPTH};
 
 type Succs = Vec<(Choice, Outcome)>;
 

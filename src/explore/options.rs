@@ -5,6 +5,12 @@
 use super::Bounding;
 use crate::search::{effects, Reduction};
 
+/// How many steps deeper than the root of its task a worker of a parallel search goes
+/// (the default of [`ExplicitOptions::handoff_depth`]): deep enough that copying a state into
+/// a task is rare (once in about this many states on a deep search), shallow enough that
+/// tasks are always waiting in the pool on a search hundreds of thousands of steps deep.
+pub const HANDOFF_DEPTH: usize = 1000;
+
 /// How the explicit search explores (`check`'s options for the explicit engine, which the
 /// summary engine also sets when it runs this search over a concurrent model).
 #[derive(Clone, Debug, Default)]
@@ -32,6 +38,11 @@ pub struct ExplicitOptions {
     /// The depth-first search's workers (`--workers`; 0 and 1: one, the single-threaded
     /// search in its own order).
     pub workers: usize,
+    /// With several workers: how many steps below the root of its task a worker's
+    /// depth-first search goes before it leaves the successor it would descend into as a
+    /// task for any worker, while fewer tasks wait than there are workers (default
+    /// [`crate::explore::HANDOFF_DEPTH`]; tests set a small one to split searches often).
+    pub handoff_depth: Option<usize>,
     /// Summarize calls that run as one transaction, with this summarizer (the summary engine
     /// on concurrent models: it runs this search with its own summarizer).
     pub transactions: Option<effects::Summarize>,

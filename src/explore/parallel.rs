@@ -7,32 +7,125 @@
 //! successors from the state alone (the cycle proviso is static, interior states are a
 //! property of the step), so the count is the single worker's at any number of workers.
 //!
-//! Work moves as copies of states. States share their parts through `Rc` and never leave
-//! their worker; an idle worker waits in the [`Pool`], and a busy one that sees it waiting
-//! hands over unexplored work from the lowest node on its stack that has some, as a
-//! [`Portable`] copy of the state and the path that reaches it (macro steps and chained
-//! transactions expanded into single steps, for counterexamples); the idle worker rebuilds
-//! the state from the copy and searches from it. Termination: a worker goes idle only with an empty stack and an empty
-//! pool, under the pool's lock; when every worker is idle and the pool is empty no worker can
-//! hand anything over any more, and the search is over. The first finding (without
-//! `--keep-going`) or limit stops every worker; the finding's path is a path like any other
-//! and is replayed as a single worker's would be.
+//! Work moves as copies of states ([`Portable`]: states share their parts through `Rc` and
+//! never leave their worker), as [`Task`]s in one [`Pool`] that every worker takes from, the
+//! last left first. A task comes about in two ways:
+//!
+//! - *At the depth bound, before anyone waits.* A worker that is more than
+//!   [`ExplicitOptions::handoff_depth`] (default [`crate::explore::HANDOFF_DEPTH`], 1,000)
+//!   steps below the root of its task, and sees fewer tasks in the pool than there are
+//!   workers, leaves the successor it was about to descend into (stored already, as every
+//!   successor is when its parent is expanded) as a task instead, and goes on with the
+//!   siblings. So a worker that runs out of work nearly always finds a task waiting, instead
+//!   of waiting for a busy worker to notice it (SPIN's multi-core DFS hands states off at a
+//!   depth bound too, always; here only while the pool is short: leaving every successor at
+//!   the bound as a task turned philosophers-ordered 9 unreduced, 7.6 M states, into a
+//!   million tasks and 10 GB of copies). The bound keeps a worker that just took a task from
+//!   handing its first steps straight back.
+//! - *On demand.* A worker that finds the pool empty waits in it; a busy one that sees it
+//!   waiting (one relaxed load per step) hands over work from the lowest node on its stack
+//!   that has some (`dfs/handover.rs`): half of the node's pending outcome positions with a
+//!   copy of its state, or half of its open successors, one task each. This is what splits
+//!   searches shallower than the bound.
+//!
+//! A task's path, for counterexamples, is a [`Trail`]: the trail of the task it came from and
+//! the single steps since (macro steps and chained transactions expanded: they index the
+//! giver's summaries). A search 350 K steps deep is then hundreds of tasks each holding its
+//! own stretch, shared by the tasks handed from the same stack through marks every 256 path
+//! nodes, and the whole path is put together for a finding only (and, under the search's
+//! self-check, to re-execute each task's path and compare with its copy).
+//!
+//! Termination: a worker goes idle only with an empty stack and an empty pool, under the
+//! pool's lock; when every worker is idle and the pool is empty no worker can hand anything
+//! over any more, and the search is over. The first finding (without `--keep-going`) or
+//! limit stops every worker; the finding's path is a path like any other and is replayed as
+//! a single worker's would be. One worker (`--workers 1`) runs no pool and never hands
+//! anything off: the single-threaded search in its own order.
 
 use super::{Ctx, ExplicitOptions, Explorer};
 use crate::canon::{SharedVisited, Visited};
 use crate::runtime::{Machine, Portable, Value};
-use crate::search::{Choice, Options, SearchResult, WorkerStats};
+use crate::search::{Choice, Options, Path, SearchResult, WorkerStats};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
+
+/// The path from an initial valuation to the root of a task, for counterexamples: the path
+/// to the root of the task it came from (`parent`), then the single steps taken since
+/// (macro steps and chained transactions expanded). A search 350 K steps deep splits into
+/// hundreds of tasks, and each keeps only its own stretch of the path; the whole path is
+/// put together for a finding only ([`Trail::path`]).
+pub(super) struct Trail {
+    parent: Option<Arc<Trail>>,
+    /// The initial valuation (the first trail's only; empty in the others).
+    init: Vec<Value>,
+    choices: Vec<Choice>,
+    /// The steps from the initial valuation to the end of `choices`.
+    len: usize,
+}
+
+impl Trail {
+    /// The trail of a search from an initial state.
+    pub fn start(init: Vec<Value>) -> Arc<Trail> {
+        Arc::new(Trail {
+            parent: None,
+            init,
+            choices: Vec::new(),
+            len: 0,
+        })
+    }
+
+    /// The trail of `parent` followed by `choices` (single steps).
+    pub fn then(parent: &Arc<Trail>, choices: Vec<Choice>) -> Arc<Trail> {
+        Arc::new(Trail {
+            parent: Some(parent.clone()),
+            init: Vec::new(),
+            len: parent.len + choices.len(),
+            choices,
+        })
+    }
+
+    /// The number of steps from the initial valuation.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The whole path.
+    pub fn path(&self) -> Path {
+        let mut parts = vec![self];
+        while let Some(p) = parts.last().and_then(|t| t.parent.as_deref()) {
+            parts.push(p);
+        }
+        let mut choices = Vec::with_capacity(self.len);
+        for t in parts.iter().rev() {
+            choices.extend_from_slice(&t.choices);
+        }
+        Path {
+            init: parts.last().map_or_else(Vec::new, |t| t.init.clone()),
+            choices,
+        }
+    }
+}
+
+impl Drop for Trail {
+    /// Drops a long chain of trails one link at a time, not recursively.
+    fn drop(&mut self) {
+        let mut next = self.parent.take();
+        while let Some(p) = next {
+            next = match Arc::try_unwrap(p) {
+                Ok(mut t) => t.parent.take(),
+                Err(_) => None,
+            };
+        }
+    }
+}
 
 /// A state handed over: the state itself, the path from an initial valuation that reaches
 /// it (for counterexamples), its context bookkeeping, and whether it is still to be stored
 /// (a deferred lone successor).
 pub(super) struct Task {
     pub state: Portable,
-    pub init: Vec<Value>,
-    pub choices: Vec<Choice>,
+    pub trail: Arc<Trail>,
     pub ctx: Ctx,
     pub unchecked: bool,
     /// A node of the giver's stack with its outcomes dropped: the positions of those still
@@ -46,6 +139,8 @@ pub(super) struct WorkerCounts {
     pub states: u64,
     pub given: u64,
     pub taken: u64,
+    /// Successors left in the pool at the depth bound ([`ExplicitOptions::handoff_depth`]).
+    pub handed_off: u64,
     pub idle: Duration,
     pub cpu: Option<Duration>,
 }
@@ -64,6 +159,8 @@ pub(super) struct Pool {
     /// Idle workers without a task waiting for them: a busy worker hands one over when it
     /// sees this above 0 (one relaxed load per expanded state).
     hungry: AtomicUsize,
+    /// The tasks waiting in `shared` (read without the lock).
+    queued: AtomicUsize,
     stop: AtomicBool,
     first: AtomicBool,
     /// The errors found so far (`--keep-going` reports each once, whichever worker saw it).
@@ -81,6 +178,7 @@ impl Pool {
             }),
             wake: Condvar::new(),
             hungry: AtomicUsize::new(0),
+            queued: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
             first: AtomicBool::new(false),
             seen: Mutex::default(),
@@ -123,17 +221,27 @@ impl Pool {
             .insert(key)
     }
 
+    /// Whether fewer tasks wait than there are workers: a worker deep enough below the
+    /// root of its own task then leaves its next successor as a task.
+    #[inline]
+    pub fn short(&self) -> bool {
+        self.queued.load(Relaxed) < self.workers
+    }
+
     fn update_hungry(&self, g: &Shared) {
+        self.queued.store(g.tasks.len(), Relaxed);
         self.hungry
             .store(g.idle.saturating_sub(g.tasks.len()), Relaxed);
     }
 
-    /// Leaves a task for an idle worker.
+    /// Leaves a task for any worker (the last left is the first taken).
     pub fn give(&self, task: Task) {
         let mut g = self.lock();
         g.tasks.push(task);
         self.update_hungry(&g);
-        self.wake.notify_one();
+        if g.idle > 0 {
+            self.wake.notify_one();
+        }
     }
 
     /// The next task for a worker whose own search is over; `None` when the whole search is
@@ -264,6 +372,7 @@ fn merge(
             states: counts.states,
             given: counts.given,
             taken: counts.taken,
+            handed_off: counts.handed_off,
             idle: counts.idle,
             cpu: counts.cpu,
         });

@@ -96,6 +96,9 @@ pub struct WorkerStats {
     /// Unexplored states it handed to idle workers, and took from busy ones.
     pub given: u64,
     pub taken: u64,
+    /// Successors it left for any worker at the depth bound of its tasks (counted in
+    /// `taken` where taken).
+    pub handed_off: u64,
     /// Time it waited for work.
     pub idle: Duration,
     /// The CPU time of its thread (`None` where the system does not measure it).

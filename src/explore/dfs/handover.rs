@@ -1,6 +1,7 @@
 //! What a worker of the parallel search (`parallel.rs`) hands to an idle one, taken off
 //! its depth-first stack, and how the idle one rebuilds it.
 
+use super::super::parallel::Trail;
 use super::*;
 use crate::runtime::Portable;
 
@@ -28,8 +29,7 @@ impl Explorer<'_, '_> {
     /// walked again at every step.
     pub(super) fn donate(
         &mut self,
-        init: &[Value],
-        prefix: &[Choice],
+        trails: &mut Trails,
         stack: &mut Chunked<Entry>,
         floor: &mut usize,
         spare: &mut Spare,
@@ -55,7 +55,7 @@ impl Explorer<'_, '_> {
             }
             let ready = e.live.as_deref().is_some_and(|l| l.ready);
             if self.plain_keys {
-                match self.give_positions(init, prefix, stack, d, &pool) {
+                match self.give_positions(trails, stack, d, &pool) {
                     Some(true) => return,
                     Some(false) => continue,
                     // the node's outcomes include summarized calls: successors below
@@ -85,7 +85,7 @@ impl Explorer<'_, '_> {
                 // successor went over with `Ctx::START`, which under `--cooperative` let
                 // every process run in the middle of another's run
                 self.settle(&mut stack[d]);
-                self.give_successors(init, prefix, stack, d, top, &pool);
+                self.give_successors(trails, stack, d, top, &pool);
                 if d + WINDOW < height {
                     // below the window again: dropped as the search would have
                     for k in base + 1..d {
@@ -98,7 +98,7 @@ impl Explorer<'_, '_> {
                 }
                 return;
             }
-            if self.give_successors(init, prefix, stack, d, top, &pool) {
+            if self.give_successors(trails, stack, d, top, &pool) {
                 return;
             }
         }
@@ -110,8 +110,7 @@ impl Explorer<'_, '_> {
     /// transactions (which this worker's summaries list, maybe not another's).
     fn give_positions(
         &mut self,
-        init: &[Value],
-        prefix: &[Choice],
+        trails: &mut Trails,
         stack: &mut Chunked<Entry>,
         d: usize,
         pool: &super::parallel::Pool,
@@ -155,14 +154,11 @@ impl Explorer<'_, '_> {
         }
         // the path below the node may hold this worker's macro steps (summarized calls it
         // took earlier), which mean nothing in another worker: the single steps they stand for
-        let path = self.expand(Path {
-            init: init.to_vec(),
-            choices: Self::choices_to(prefix, stack, d),
-        });
+        let (base, choices) = self.trail_base(trails, stack, d);
+        let choices = self.expand_choices(choices);
         pool.give(super::parallel::Task {
             state: Portable::of(&state),
-            init: path.init,
-            choices: path.choices,
+            trail: Trail::then(&base, choices),
             ctx: Ctx::START,
             unchecked: false,
             positions: Some(give),
@@ -175,8 +171,7 @@ impl Explorer<'_, '_> {
     /// task each (the top node keeps one); whether it gave any.
     fn give_successors(
         &mut self,
-        init: &[Value],
-        prefix: &[Choice],
+        trails: &mut Trails,
         stack: &mut Chunked<Entry>,
         d: usize,
         top: bool,
@@ -194,7 +189,7 @@ impl Explorer<'_, '_> {
         if give == 0 {
             return false;
         }
-        let path = Self::choices_to(prefix, stack, d);
+        let (base, path) = self.trail_base(trails, stack, d);
         let live = stack[d].live.as_deref_mut().expect("a ready node");
         // the last ones: the search itself takes the first next
         for &j in open.iter().rev().take(give) {
@@ -209,14 +204,10 @@ impl Explorer<'_, '_> {
             let mut choices = path.clone();
             choices.push(choice);
             // macro steps and chained transactions become the single steps they stand for
-            let path = self.expand(Path {
-                init: init.to_vec(),
-                choices,
-            });
+            let choices = self.expand_choices(choices);
             pool.give(super::parallel::Task {
                 state,
-                init: path.init,
-                choices: path.choices,
+                trail: Trail::then(&base, choices),
                 ctx: key.ctx,
                 unchecked: key.deferred,
                 positions: None,
@@ -246,16 +237,17 @@ impl Explorer<'_, '_> {
         &mut self,
         task: super::parallel::Task,
         spare: &mut Spare,
-    ) -> (Vec<Value>, Vec<Choice>, Entry) {
+    ) -> (Arc<Trail>, Entry) {
         self.parallel.taken += 1;
         let s = task.state.state();
         if self.how.check_fingerprints {
+            let path = task.trail.path();
             // the self-check: the copy is the state the path reaches (up to its garbage and
             // the names of its objects: a successor built by a move drops garbage a step
             // re-executed keeps, as the search's own restored nodes do)
-            let mut r = crate::runtime::InitialStates::build(self.m, &task.init);
+            let mut r = crate::runtime::InitialStates::build(self.m, &path.init);
             let mut touched = Touched::default();
-            for &c in &task.choices {
+            for &c in &path.choices {
                 r = self.rerun(&r, c, &mut touched).0;
             }
             assert_eq!(
@@ -279,7 +271,95 @@ impl Explorer<'_, '_> {
             },
             None => Self::root(live, task.unchecked),
         };
-        (task.init, task.choices, root)
+        (task.trail, root)
+    }
+
+    /// Leaves the successor `state` of the top of `stack` (reached by `choice`, with `key`)
+    /// in the pool as a task for any worker, with the trail that reaches it: `trail` (which
+    /// reaches the bottom of `stack`) and the single steps since.
+    pub(super) fn hand_off(
+        &mut self,
+        trails: &mut Trails,
+        stack: &Chunked<Entry>,
+        choice: Choice,
+        state: &State,
+        key: Key,
+    ) {
+        let Some(pool) = self.pool.clone() else {
+            return;
+        };
+        let (base, mut choices) = self.trail_base(trails, stack, stack.len() - 1);
+        choices.push(choice);
+        let choices = self.expand_choices(choices);
+        pool.give(super::parallel::Task {
+            state: Portable::of(state),
+            trail: Trail::then(&base, choices),
+            ctx: key.ctx,
+            unchecked: key.deferred,
+            positions: None,
+        });
+        self.parallel.handed_off += 1;
+    }
+
+    /// The trail that reaches a path node at most [`TRAIL_SEGMENT`] below path node `d` of
+    /// `stack`, and the choices from there to `d` (as they are on the stack): a task's
+    /// trail is then at most that many choices of its own, however deep the stack.
+    fn trail_base(
+        &self,
+        trails: &mut Trails,
+        stack: &Chunked<Entry>,
+        d: usize,
+    ) -> (Arc<Trail>, Vec<Choice>) {
+        while (trails.marks.len() + 1) * TRAIL_SEGMENT <= d {
+            let to = (trails.marks.len() + 1) * TRAIL_SEGMENT;
+            let from = trails.marks.last().unwrap_or(&trails.start).clone();
+            let raw = (to - TRAIL_SEGMENT + 1..=to)
+                .map(|k| stack[k].via)
+                .collect();
+            let mark = Trail::then(&from, self.expand_choices(raw));
+            trails.marks.push(mark);
+        }
+        // the marks may reach higher than `d` (built for a deeper node): the last one at most `d`
+        let j = d / TRAIL_SEGMENT;
+        let at = match j {
+            0 => trails.start.clone(),
+            _ => trails.marks[j - 1].clone(),
+        };
+        (
+            at,
+            (j * TRAIL_SEGMENT + 1..=d).map(|k| stack[k].via).collect(),
+        )
+    }
+
+    /// `choices` with macro steps and chained transactions expanded into single steps (which
+    /// mean the same in every worker).
+    fn expand_choices(&self, choices: Vec<Choice>) -> Vec<Choice> {
+        self.expand(Path {
+            init: Vec::new(),
+            choices,
+        })
+        .choices
+    }
+}
+
+/// The path nodes a task's trail ([`Trail`]) reaches at most this far below it.
+const TRAIL_SEGMENT: usize = 256;
+
+/// The trails to the path nodes of a depth-first stack that tasks are handed from: to its
+/// bottom (`start`), and, built as handovers need them, to every [`TRAIL_SEGMENT`]-th node
+/// above it (`marks[k]` reaches node `(k + 1) * TRAIL_SEGMENT`), which the tasks handed from
+/// the nodes above share.
+pub(super) struct Trails {
+    pub start: Arc<Trail>,
+    pub marks: Vec<Arc<Trail>>,
+}
+
+impl Trails {
+    /// Forgets the marks above path node `depth`, the top of the stack (the nodes they
+    /// reached were popped; the stack moves one node at a time, so a node replaced at a mark's
+    /// depth always first passes here with the stack below it).
+    pub fn cut(&mut self, depth: usize) {
+        self.marks.truncate(depth / TRAIL_SEGMENT);
     }
 }
 
