@@ -4,9 +4,11 @@
 //! Ownership: a state belongs to one worker of all processes', picked by its fingerprint
 //! (`Searcher::owner`); the owner keeps it in its shard of the visited set, keeps its
 //! parent record (the worker and node of the state it came from, and the choice), and
-//! expands it. A successor goes to its owner as bytes ([`crate::runtime::Portable::encode`])
-//! with its fingerprint; one that is not to be expanded (an error state, a deadlock, a stack
-//! past `--max-depth`) goes as its fingerprint alone. States inside a transaction
+//! expands it. A successor goes to its owner as bytes with its fingerprint: its canon's
+//! numbering ([`Canon::numbering`]), so that the owner fingerprints its successors from it
+//! without walking the state again, then the state ([`crate::runtime::Portable::encode`]),
+//! which the owner decodes (if new) sharing the parts of states it decoded before
+//! ([`crate::runtime::Decoded`]). States inside a transaction
 //! (`--reduction`'s interior states, not stored) stay with the worker that reached them.
 //!
 //! Rounds: every worker sends its messages of a round, and timely's progress tracking says
