@@ -223,3 +223,68 @@ fn processes_checking_different_models_refuse_each_other() {
         assert!(err(&o).contains("another model"), "{}", err(&o));
     }
 }
+
+/// A state sent to its owner carries its canon's numbering (so that the owner need not walk
+/// it again) and is decoded sharing the parts of states decoded before: under symmetry, with
+/// objects the threads hold (the numbering then follows the threads' canonical order), the
+/// successors of such a state must be fingerprinted as the whole walk fingerprints them
+/// (`check_fingerprints` panics otherwise), the counts must be the single `--bfs`'s and the
+/// counterexample the same at any number of workers. Several workers of one process
+/// exchange states as processes do (encoded), without the network.
+#[test]
+fn states_sent_between_workers_are_fingerprinted_as_one_walk_does() {
+    use zingrs::explore::{search, Cluster, ExplicitOptions};
+    use zingrs::runtime::{Machine, Semantics};
+    use zingrs::search::{Options, Reduction};
+    let deadlock =
+        std::fs::read_to_string(root("regressions/zing/deadlock_three_process_cycle.zing"))
+            .expect("the regression");
+    let models = [
+        ("owners", zingrs::gen::families::owners(3)),
+        ("lockers", zingrs::gen::families::lockers(3)),
+        ("deadlock", deadlock),
+    ];
+    for (name, text) in &models {
+        let program = zingrs_lang::compile(name, text, zingrs_lang::Lang::Zing)
+            .expect("compiles")
+            .program;
+        let m = Machine::new(&program, Semantics::default());
+        let opts = Options::default();
+        for symmetry in [true, false] {
+            let how = |workers: usize| ExplicitOptions {
+                bfs: true,
+                symmetry,
+                reduction: Reduction::None,
+                check_fingerprints: true,
+                workers,
+                distributed: (workers > 0)
+                    .then(|| Cluster::loopback(1, 0, 2101).expect("a cluster")),
+                ..ExplicitOptions::default()
+            };
+            let one = search(&m, &opts, &how(0));
+            let mut path = None;
+            for workers in [1, 2, 3] {
+                let r = search(&m, &opts, &how(workers));
+                let what = format!("{name}, symmetry {symmetry}, {workers} workers");
+                assert_eq!(r.findings.len(), one.findings.len(), "{what}");
+                if one.findings.is_empty() {
+                    assert_eq!(r.stats.states, one.stats.states, "{what}");
+                }
+                if let (Some(f), Some(g)) = (r.findings.first(), one.findings.first()) {
+                    // a shortest counterexample, the same one at any number of workers
+                    assert_eq!(f.path().choices.len(), g.path().choices.len(), "{what}");
+                    let p = format!("{:?}", f.path());
+                    assert_eq!(path.get_or_insert_with(|| p.clone()), &p, "{what}");
+                }
+                if workers > 1 {
+                    let sent = r
+                        .stats
+                        .counters
+                        .iter()
+                        .find(|c| c.0.starts_with("states sent"));
+                    assert!(sent.is_some_and(|c| c.1 > 0), "{what}: nothing sent");
+                }
+            }
+        }
+    }
+}

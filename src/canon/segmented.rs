@@ -49,9 +49,32 @@ struct Numbering {
     /// By address, for addresses below [`super::DENSE`].
     dense: Vec<u32>,
     sparse: ahash::AHashMap<Addr, u32>,
+    /// The numbered addresses in the order of their numbers.
+    order: Box<[Addr]>,
 }
 
 impl Numbering {
+    /// The numbering that gives the addresses of `order` the numbers 1, 2, ... in turn.
+    fn from_order(order: &[Addr]) -> Numbering {
+        let mut numbering = Numbering {
+            order: order.into(),
+            ..Default::default()
+        };
+        let max = order.iter().copied().max().unwrap_or(0) as usize;
+        if max < super::DENSE {
+            numbering.dense = vec![0; max + 1];
+        }
+        for (i, &a) in order.iter().enumerate() {
+            match numbering.dense.get_mut(a as usize) {
+                Some(n) => *n = i as u32 + 1,
+                None => {
+                    numbering.sparse.insert(a, i as u32 + 1);
+                }
+            }
+        }
+        numbering
+    }
+
     #[inline]
     fn get(&self, a: Addr) -> Option<u32> {
         let n = match self.dense.get(a as usize) {
@@ -99,6 +122,31 @@ impl Canon {
     /// come from [`SegmentHasher::successor_canon`], not [`Canon::successor`].
     pub fn is_deep(&self) -> bool {
         self.names.is_some()
+    }
+
+    /// What a process that receives this canon's state needs to rebuild the canon without
+    /// walking the state (the distributed search sends it with the state; the fingerprint
+    /// travels apart): whether the numbering is free of the threads' order, and the heap
+    /// addresses in the order of their canonical numbers. `None` for a deep state's canon,
+    /// whose names do not travel (the receiver walks that state).
+    pub fn numbering(&self) -> Option<(bool, &[Addr])> {
+        self.names
+            .is_none()
+            .then_some((self.order_free, &self.numbering.order[..]))
+    }
+
+    /// The canon [`Canon::numbering`] describes, for the state whose fingerprint is `fp`:
+    /// the same fingerprint and numbering as the sender's canon, so the state's successors
+    /// are fingerprinted from it as the sender would have.
+    pub fn from_numbering(fp: u64, order_free: bool, order: &[Addr]) -> Canon {
+        Canon {
+            fp,
+            numbering: Rc::new(Numbering::from_order(order)),
+            moved: None,
+            order_free,
+            names: None,
+            flat: false,
+        }
     }
 
     /// The canon of a successor whose fingerprint [`SegmentHasher::successor`] computed: it
@@ -242,19 +290,7 @@ impl SegmentHasher {
             }
         }
         let fp = self.walk(s);
-        let mut numbering = Numbering::default();
-        let max = self.enc.order.iter().copied().max().unwrap_or(0) as usize;
-        if max < super::DENSE {
-            numbering.dense = vec![0; max + 1];
-        }
-        for (i, &a) in self.enc.order.iter().enumerate() {
-            match numbering.dense.get_mut(a as usize) {
-                Some(n) => *n = i as u32 + 1,
-                None => {
-                    numbering.sparse.insert(a, i as u32 + 1);
-                }
-            }
-        }
+        let numbering = Numbering::from_order(&self.enc.order);
         self.enc.reset();
         Canon {
             fp,

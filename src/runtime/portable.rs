@@ -125,43 +125,111 @@ impl Portable {
     /// The state `bytes` encode ([`Portable::encode`]), or `None` for bytes that are not
     /// one (a peer of another version: refused, never guessed at).
     pub fn decode(bytes: &[u8]) -> Option<State> {
+        Portable::decode_shared(bytes, &mut Decoded::default())
+    }
+
+    /// [`Portable::decode`], sharing the globals, threads and heaps whose bytes equal those
+    /// of one decoded before (kept in `seen`) instead of building them again: the states a
+    /// process receives differ from each other in a thread or two, as the successors a
+    /// process makes itself do, and sharing their parts saves their allocations and memory.
+    pub fn decode_shared(bytes: &[u8], seen: &mut Decoded) -> Option<State> {
         let mut r = wire::Reader { bytes, at: 0 };
-        let globals: Rc<[Value]> = Rc::from(r.values()?);
+        seen.bound();
+        let globals = {
+            let part = r.part(wire::Reader::skip_values)?;
+            match seen.globals.get(part) {
+                Some(g) => g.clone(),
+                None => {
+                    let g: Rc<[Value]> = Rc::from(wire::Reader::whole(part).values()?);
+                    seen.globals.insert(part.into(), g.clone());
+                    g
+                }
+            }
+        };
         let n = r.length()?;
         let mut threads = Vec::with_capacity(n);
         for _ in 0..n {
-            let depth = r.length()?;
-            let mut stack = Stack::default();
-            for _ in 0..depth {
-                let proc = ProcId::try_from(r.uint()?).ok()?;
-                let pc = Pc::try_from(r.uint()?).ok()?;
-                let locals: Rc<[Value]> = Rc::from(r.values()?);
-                stack = stack.push(Frame { proc, pc, locals });
+            let part = r.part(wire::Reader::skip_thread)?;
+            let t = match seen.threads.get(part) {
+                Some(t) => t.clone(),
+                None => {
+                    let t = Rc::new(thread(&mut wire::Reader::whole(part))?);
+                    seen.threads.insert(part.into(), t.clone());
+                    t
+                }
+            };
+            threads.push(t);
+        }
+        let part = r.part(wire::Reader::skip_heap)?;
+        let heap = match seen.heaps.get(part) {
+            Some(h) => h.clone(),
+            None => {
+                let h = heap(&mut wire::Reader::whole(part))?;
+                seen.heaps.insert(part.into(), h.clone());
+                h
             }
-            let thread_locals: Rc<[Value]> = Rc::from(r.values()?);
-            let atomic = r.byte()? != 0;
-            let atomic_steps = u32::try_from(r.uint()?).ok()?;
-            threads.push(Rc::new(Thread {
-                stack,
-                thread_locals,
-                atomic,
-                atomic_steps,
-            }));
-        }
-        let n = r.length()?;
-        let mut heap = Heap::default();
-        let mut last: Addr = 0;
-        for _ in 0..n {
-            last = last.checked_add(Addr::try_from(r.uint()?).ok()?)?;
-            let class = u32::try_from(r.uint()?).ok()?;
-            let fields: Box<[Value]> = r.values()?.into_boxed_slice();
-            heap.insert(last, Rc::new(Object { class, fields }));
-        }
+        };
         (r.at == bytes.len()).then(|| State {
             globals,
             threads: Rc::from(threads),
             heap,
         })
+    }
+}
+
+/// One thread of [`Portable::encode`], read whole from `r`.
+fn thread(r: &mut wire::Reader) -> Option<Thread> {
+    let depth = r.length()?;
+    let mut stack = Stack::default();
+    for _ in 0..depth {
+        let proc = ProcId::try_from(r.uint()?).ok()?;
+        let pc = Pc::try_from(r.uint()?).ok()?;
+        let locals: Rc<[Value]> = Rc::from(r.values()?);
+        stack = stack.push(Frame { proc, pc, locals });
+    }
+    let thread_locals: Rc<[Value]> = Rc::from(r.values()?);
+    let atomic = r.byte()? != 0;
+    let atomic_steps = u32::try_from(r.uint()?).ok()?;
+    (r.at == r.bytes.len()).then_some(Thread {
+        stack,
+        thread_locals,
+        atomic,
+        atomic_steps,
+    })
+}
+
+/// The heap of [`Portable::encode`], read whole from `r`.
+fn heap(r: &mut wire::Reader) -> Option<Heap> {
+    let n = r.length()?;
+    let mut heap = Heap::default();
+    let mut last: Addr = 0;
+    for _ in 0..n {
+        last = last.checked_add(Addr::try_from(r.uint()?).ok()?)?;
+        let class = u32::try_from(r.uint()?).ok()?;
+        let fields: Box<[Value]> = r.values()?.into_boxed_slice();
+        heap.insert(last, Rc::new(Object { class, fields }));
+    }
+    (r.at == r.bytes.len()).then_some(heap)
+}
+
+/// The parts of the states [`Portable::decode_shared`] decoded, by their bytes, to be shared
+/// by the next states with the same parts. Forgotten whole past [`Decoded::LIMIT`] parts,
+/// so that it holds no more than a few megabytes.
+#[derive(Default)]
+pub struct Decoded {
+    globals: ahash::AHashMap<Box<[u8]>, Rc<[Value]>>,
+    threads: ahash::AHashMap<Box<[u8]>, Rc<Thread>>,
+    heaps: ahash::AHashMap<Box<[u8]>, Heap>,
+}
+
+impl Decoded {
+    /// The parts kept at most.
+    pub const LIMIT: usize = 1 << 15;
+
+    fn bound(&mut self) {
+        if self.globals.len() + self.threads.len() + self.heaps.len() > Decoded::LIMIT {
+            *self = Decoded::default();
+        }
     }
 }
 
@@ -222,7 +290,7 @@ pub mod wire {
         pub at: usize,
     }
 
-    impl Reader<'_> {
+    impl<'a> Reader<'a> {
         pub fn byte(&mut self) -> Option<u8> {
             let b = *self.bytes.get(self.at)?;
             self.at += 1;
@@ -265,6 +333,56 @@ pub mod wire {
         pub fn values(&mut self) -> Option<Vec<Value>> {
             let n = self.length()?;
             (0..n).map(|_| self.value()).collect()
+        }
+
+        /// A reader of all of `bytes`.
+        pub fn whole(bytes: &[u8]) -> Reader<'_> {
+            Reader { bytes, at: 0 }
+        }
+
+        /// The bytes of the next item, which `skip` reads past.
+        pub fn part(&mut self, skip: fn(&mut Self) -> Option<()>) -> Option<&'a [u8]> {
+            let start = self.at;
+            skip(self)?;
+            Some(&self.bytes[start..self.at])
+        }
+
+        /// Reads past what [`values`] wrote.
+        pub fn skip_values(&mut self) -> Option<()> {
+            let n = self.length()?;
+            for _ in 0..n {
+                let tag = self.byte()?;
+                if tag == INT || tag == REF {
+                    self.uint()?;
+                } else if (REF + 1..SMALL).contains(&tag) {
+                    return None;
+                }
+            }
+            Some(())
+        }
+
+        /// Reads past a thread of [`super::Portable::encode`].
+        pub fn skip_thread(&mut self) -> Option<()> {
+            let depth = self.length()?;
+            for _ in 0..depth {
+                self.uint()?;
+                self.uint()?;
+                self.skip_values()?;
+            }
+            self.skip_values()?;
+            self.byte()?;
+            self.uint().map(|_| ())
+        }
+
+        /// Reads past the heap of [`super::Portable::encode`].
+        pub fn skip_heap(&mut self) -> Option<()> {
+            let n = self.length()?;
+            for _ in 0..n {
+                self.uint()?;
+                self.uint()?;
+                self.skip_values()?;
+            }
+            Some(())
         }
     }
 }
@@ -342,6 +460,26 @@ mod tests {
         Portable::encode(&s, &mut bytes);
         let back = Portable::decode(&bytes).expect("decodes");
         assert_eq!(Portable::of(&back), Portable::of(&s));
+        // decoded again with the parts of the first: the same state, its parts shared
+        let mut seen = Decoded::default();
+        let one = Portable::decode_shared(&bytes, &mut seen).expect("decodes");
+        let two = Portable::decode_shared(&bytes, &mut seen).expect("decodes");
+        assert_eq!(Portable::of(&two), Portable::of(&s));
+        assert!(Rc::ptr_eq(&one.threads[1], &two.threads[1]));
+        assert!(Rc::ptr_eq(&one.threads[0], &two.threads[1]));
+        assert!(Rc::ptr_eq(&one.globals, &two.globals));
+        // a state that differs in one thread shares the other
+        let mut other = s.clone();
+        let mut t = Thread::clone(&other.threads[1]);
+        t.atomic_steps = 5;
+        other.threads = Rc::from(vec![other.threads[0].clone(), Rc::new(t)]);
+        let mut bytes2 = Vec::new();
+        Portable::encode(&other, &mut bytes2);
+        let three = Portable::decode_shared(&bytes2, &mut seen).expect("decodes");
+        assert_eq!(Portable::of(&three), Portable::of(&other));
+        assert!(Rc::ptr_eq(&three.threads[0], &one.threads[0]));
+        assert_eq!(three.threads[1].atomic_steps, 5);
+        assert!(Portable::decode_shared(&bytes2[..bytes2.len() - 1], &mut seen).is_none());
         // cut short or with bytes left over: refused
         assert!(Portable::decode(&bytes[..bytes.len() - 1]).is_none());
         bytes.push(0);

@@ -4,9 +4,11 @@
 //! Ownership: a state belongs to one worker of all processes', picked by its fingerprint
 //! (`Searcher::owner`); the owner keeps it in its shard of the visited set, keeps its
 //! parent record (the worker and node of the state it came from, and the choice), and
-//! expands it. A successor goes to its owner as bytes ([`crate::runtime::Portable::encode`])
-//! with its fingerprint; one that is not to be expanded (an error state, a deadlock, a stack
-//! past `--max-depth`) goes as its fingerprint alone. States inside a transaction
+//! expands it. A successor goes to its owner as bytes with its fingerprint: its canon's
+//! numbering ([`Canon::numbering`]), so that the owner fingerprints its successors from it
+//! without walking the state again, then the state ([`crate::runtime::Portable::encode`]),
+//! which the owner decodes (if new) sharing the parts of states it decoded before
+//! ([`crate::runtime::Decoded`]). States inside a transaction
 //! (`--reduction`'s interior states, not stored) stay with the worker that reached them.
 //!
 //! Rounds: every worker sends its messages of a round, and timely's progress tracking says
@@ -180,13 +182,69 @@ impl<'de> Deserialize<'de> for Bytes {
     }
 }
 
+/// The bytes of a state sent to its owner: its canon's numbering (see
+/// [`Canon::numbering`]: a tag, 0 for none, else 1 + whether it is free of the threads'
+/// order, then the addresses as varints), so that the owner need not walk the state again to
+/// fingerprint its successors, then the state ([`Portable::encode`]).
+fn encode_arrival(state: &State, canon: &Canon, out: &mut Vec<u8>) {
+    match canon.numbering() {
+        None => out.push(0),
+        Some((order_free, order)) => {
+            out.push(1 + u8::from(order_free));
+            crate::runtime::wire::uint(order.len() as u64, out);
+            for &a in order {
+                crate::runtime::wire::uint(u64::from(a), out);
+            }
+        }
+    }
+    Portable::encode(state, out);
+}
+
+/// The state and (unless it was sent without one) the canon that [`encode_arrival`] wrote,
+/// for the state whose fingerprint is `fp`; `None` for bytes that are not such a state.
+fn decode_arrival(
+    fp: u64,
+    bytes: &[u8],
+    seen: &mut crate::runtime::Decoded,
+) -> Option<(State, Option<Canon>)> {
+    let mut r = crate::runtime::wire::Reader { bytes, at: 0 };
+    let canon = match r.byte()? {
+        0 => None,
+        tag @ (1 | 2) => {
+            let n = r.length()?;
+            let order = (0..n)
+                .map(|_| r.uint().and_then(|a| u32::try_from(a).ok()))
+                .collect::<Option<Vec<_>>>()?;
+            Some(Canon::from_numbering(fp, tag == 2, &order))
+        }
+        _ => return None,
+    };
+    let state = Portable::decode_shared(&bytes[r.at..], seen)?;
+    Some((state, canon))
+}
+
 /// A state waiting for its level: its best parent so far and its body.
 struct Pending {
-    level: u64,
     from: NodeRef,
     from_fp: u64,
     choice: Choice,
     body: Body,
+}
+
+/// The states waiting for one level: in the order they arrived (a state that has since moved
+/// to a lower level leaves `None` behind), and where each is by its fingerprint. Kept apart
+/// per level so that settling a level reads its states in turn and drops its index whole.
+#[derive(Default)]
+struct Waiting {
+    index: ahash::AHashMap<u64, u32>,
+    states: Vec<Option<Pending>>,
+}
+
+impl Waiting {
+    fn push(&mut self, fp: u64, p: Pending) {
+        self.index.insert(fp, self.states.len() as u32);
+        self.states.push(Some(p));
+    }
 }
 
 /// What a waiting state is: one to expand (with its canon if known), or an error state,
@@ -220,9 +278,10 @@ struct Searcher<'e, 'm, 'p> {
     nodes: Vec<Link>,
     inits: Vec<Vec<Value>>,
     queue: BTreeMap<u64, VecDeque<Queued>>,
-    pending: ahash::AHashMap<u64, Pending>,
-    /// The fingerprints waiting per level (some may since have moved to a lower level).
-    waiting: BTreeMap<u64, Vec<u64>>,
+    /// The states waiting for their level to be settled, by level.
+    waiting: BTreeMap<u64, Waiting>,
+    /// The parts of the states received lately, shared by those received next.
+    decoded: crate::runtime::Decoded,
     best: Option<Candidate>,
     limit: Option<Limit>,
     sent: u64,
@@ -296,8 +355,8 @@ pub fn search(
             nodes: Vec::new(),
             inits: Vec::new(),
             queue: BTreeMap::new(),
-            pending: Default::default(),
             waiting: BTreeMap::new(),
+            decoded: Default::default(),
             best: None,
             limit: None,
             sent: 0,
@@ -597,8 +656,8 @@ impl Searcher<'_, '_, '_> {
                             let fp = child.fp;
                             self.arrive(fp, len, from_ref, canon.fp, choice, Err((state, child)));
                         } else {
-                            let mut bytes = Vec::with_capacity(128);
-                            Portable::encode(&state, &mut bytes);
+                            let mut bytes = Vec::with_capacity(256);
+                            encode_arrival(&state, &child, &mut bytes);
                             self.sent += 1;
                             self.sent_bytes += ARRIVE_HEADER + bytes.len() as u64;
                             self.out.push((
@@ -638,23 +697,38 @@ impl Searcher<'_, '_, '_> {
     ) {
         let key = |l: u64, f: u64, c: Choice| (l, f, c.thread, c.outcome);
         if !self.ex.visited.insert_fp(fp) {
-            if let Some(p) = self.pending.get_mut(&fp) {
-                if key(level, from_fp, choice) < key(p.level, p.from_fp, p.choice) {
-                    if level < p.level {
-                        self.waiting.entry(level).or_default().push(fp);
-                    }
-                    (p.level, p.from, p.from_fp, p.choice) = (level, from, from_fp, choice);
+            // stored already: if still waiting for its level, keep the least parent
+            let Some((l, i)) = self
+                .waiting
+                .iter()
+                .find_map(|(&l, w)| w.index.get(&fp).map(|&i| (l, i as usize)))
+            else {
+                return;
+            };
+            let Some(w) = self.waiting.get_mut(&l) else {
+                return;
+            };
+            let Some(p) = w.states[i].as_mut() else {
+                return;
+            };
+            if key(level, from_fp, choice) >= key(l, p.from_fp, p.choice) {
+                return;
+            }
+            (p.from, p.from_fp, p.choice) = (from, from_fp, choice);
+            if level < l {
+                // reached at a lower level: it waits for that one now
+                w.index.remove(&fp);
+                if let Some(p) = w.states[i].take() {
+                    self.waiting.entry(level).or_default().push(fp, p);
                 }
             }
             return;
         }
         let (state, canon) = match body {
-            Ok(bytes) => {
-                let Some(s) = Portable::decode(&bytes) else {
-                    panic!("a state from another worker does not decode");
-                };
-                (s, None)
-            }
+            Ok(bytes) => match decode_arrival(fp, &bytes, &mut self.decoded) {
+                Some(sc) => sc,
+                None => panic!("a state from another worker does not decode"),
+            },
             Err((s, c)) => (s, Some(c)),
         };
         let body = match self.check_arrival(&state) {
@@ -665,31 +739,24 @@ impl Searcher<'_, '_, '_> {
                 None => Body::Wire(state),
             },
         };
-        self.pending.insert(
+        self.waiting.entry(level).or_default().push(
             fp,
             Pending {
-                level,
                 from,
                 from_fp,
                 choice,
                 body,
             },
         );
-        self.waiting.entry(level).or_default().push(fp);
     }
 
     /// The states waiting for `level`, whose parents are now settled: recorded and queued.
     fn settle(&mut self, level: u64) {
-        let Some(fps) = self.waiting.remove(&level) else {
+        let Some(w) = self.waiting.remove(&level) else {
             return;
         };
-        for fp in fps {
-            if self.pending.get(&fp).is_none_or(|p| p.level != level) {
-                continue;
-            }
-            let Some(p) = self.pending.remove(&fp) else {
-                continue;
-            };
+        drop(w.index);
+        for p in w.states.into_iter().flatten() {
             let (state, canon) = match p.body {
                 Body::Local(s, c) => (s, c),
                 Body::Wire(s) => {
