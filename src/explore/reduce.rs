@@ -5,7 +5,7 @@
 use super::{Choice, Explorer, Succs, MACRO};
 use crate::runtime::{Kind, Mover, Outcome, State, Touched};
 use std::collections::VecDeque;
-use zingrs_lang::ir::Stmt;
+use zingrs_lang::ir::{Glue, Stmt};
 
 /// In a [`Choice::outcome`] of the search (not of a reported path), this bit marks a chained
 /// transaction ([`Explorer::chain`]): its first step takes its only outcome (0), and the bits
@@ -227,13 +227,30 @@ impl Explorer<'_, '_> {
         let Some(from) = parent.threads[tid as usize].stack.top() else {
             return false;
         };
-        if matches!(self.m.program.node(from.proc, from.pc).stmt, Stmt::Yield) {
+        if self
+            .step_stmts(from.proc, from.pc)
+            .any(|s| matches!(s, Stmt::Yield))
+        {
             return false;
         }
-        !matches!(
-            self.m.program.node(proc, pc).stmt,
-            Stmt::Yield | Stmt::Choose { .. } | Stmt::ChooseElem { .. } | Stmt::Select { .. }
-        )
+        !self.step_stmts(proc, pc).any(|s| {
+            matches!(
+                s,
+                Stmt::Yield | Stmt::Choose { .. } | Stmt::ChooseElem { .. } | Stmt::Select { .. }
+            )
+        })
+    }
+
+    /// The statements a step that begins at `pc` of `proc` runs before it can end: the node's
+    /// own, and its successor's where the node is glued to it (a `foreach` element fetch runs
+    /// on into the body's first statement, zing-language.md §6.2).
+    fn step_stmts(&self, proc: u32, pc: u32) -> impl Iterator<Item = &Stmt> {
+        let node = self.m.program.node(proc, pc);
+        let glued = match (node.glue, &node.succ[..]) {
+            (Glue::ToNext | Glue::Through, [next]) => Some(&self.m.program.node(proc, *next).stmt),
+            _ => None,
+        };
+        std::iter::once(&node.stmt).chain(glued)
     }
 
     /// The phase of a transaction that thread `tid` begins from `s` ([`Explorer::chain`]): a

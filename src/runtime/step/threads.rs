@@ -7,9 +7,9 @@ use super::{Kind, Outcome, Violation};
 use crate::runtime::eval::{Env, RtError};
 use crate::runtime::record::Recorder;
 use crate::runtime::state::{Frame, State, Thread};
-use crate::runtime::Machine;
+use crate::runtime::{Machine, Value};
 use std::rc::Rc;
-use zingrs_lang::ir::{Layout, Pc, ProcId, Stmt};
+use zingrs_lang::ir::{Glue, LValue, Layout, Pc, ProcId, Stmt};
 
 impl Machine<'_> {
     /// Counts the steps of an atomic region: a thread that stays atomic has taken one more,
@@ -264,8 +264,11 @@ impl Machine<'_> {
         }
     }
 
-    /// How many alternatives thread `tid`'s next statement chooses among (`choose`, and a
-    /// `select` without `first` with several enabled branches); 1 for every other statement.
+    /// How many alternatives thread `tid`'s next step chooses among (`choose`, and a `select`
+    /// without `first` with several enabled branches); 1 for every other statement. A step
+    /// that begins at a `foreach` element fetch runs on into the body's first statement
+    /// ([`Glue::ToNext`]), and where that statement chooses, ZING's choice state lies after
+    /// the fetch: its alternatives are counted in the fetched element's frame.
     pub fn alternatives(&self, s: &State, tid: usize) -> usize {
         let Some(thread) = s.threads.get(tid) else {
             return 1;
@@ -273,12 +276,64 @@ impl Machine<'_> {
         let Some(frame) = thread.stack.top() else {
             return 1;
         };
-        // most statements choose nothing: the environment is built only for those that may
-        let env = || Env {
+        let node = self.program.node(frame.proc, frame.pc);
+        if let (Glue::ToNext | Glue::Through, [next]) = (node.glue, &node.succ[..]) {
+            let after = &self.program.node(frame.proc, *next).stmt;
+            let chooses = matches!(
+                after,
+                Stmt::Choose { .. } | Stmt::ChooseElem { .. } | Stmt::Select { .. }
+            );
+            if chooses {
+                if let Some(locals) = self.fetched_locals(s, tid, &node.stmt) {
+                    return self.alternatives_of(s, tid, after, &locals);
+                }
+            }
+        }
+        self.alternatives_of(s, tid, &node.stmt, &frame.locals)
+    }
+
+    /// The top frame's locals of thread `tid` after `stmt`, an assignment to locals only (a
+    /// `foreach` element fetch); `None` for any other statement or a failing evaluation (the
+    /// step then fails before any choice).
+    fn fetched_locals(&self, s: &State, tid: usize, stmt: &Stmt) -> Option<Vec<Value>> {
+        let Stmt::Assign {
+            targets,
+            values,
+            constrain: None,
+        } = stmt
+        else {
+            return None;
+        };
+        let thread = s.threads.get(tid)?;
+        let frame = thread.stack.top()?;
+        let env = Env {
             self_id: tid as u32,
             ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
         };
-        match &self.program.node(frame.proc, frame.pc).stmt {
+        let mut locals = frame.locals.to_vec();
+        for (target, value) in targets.iter().zip(values) {
+            let v = self.value(value, &env, &mut ()).ok()?;
+            match target {
+                Some(LValue::Local(i)) => *locals.get_mut(*i as usize)? = v,
+                None => {}
+                Some(_) => return None,
+            }
+        }
+        Some(locals)
+    }
+
+    /// How many alternatives `stmt`, thread `tid`'s next statement, chooses among with the
+    /// top frame's locals `locals`.
+    fn alternatives_of(&self, s: &State, tid: usize, stmt: &Stmt, locals: &[Value]) -> usize {
+        let Some(thread) = s.threads.get(tid) else {
+            return 1;
+        };
+        // most statements choose nothing: the environment is built only for those that may
+        let env = || Env {
+            self_id: tid as u32,
+            ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, locals)
+        };
+        match stmt {
             Stmt::Choose { lo, hi, .. } => (hi - lo + 1).max(0) as usize,
             Stmt::ChooseElem { targets, from } => self
                 .value(from, &env(), &mut ())
