@@ -3,12 +3,63 @@
 
 use super::*;
 
+/// A node of the breadth-first search tree: an initial state (by its valuation's index), or
+/// the successor of a node by a choice.
+enum Link {
+    Root(u32),
+    Child(u32, Choice),
+}
+
+/// A successor on its way into the queue: of tree node `parent` by `choice`, to be queued
+/// `cost` levels after `level`.
+struct Arrival {
+    state: State,
+    ctx: Ctx,
+    canon: Option<Canon>,
+    parent: u32,
+    choice: Choice,
+    interior: bool,
+    level: u64,
+    cost: u64,
+}
+
 impl Explorer<'_, '_> {
-    pub(super) fn bfs(&mut self) {
-        enum Link {
-            Root(u32),
-            Child(u32, Choice),
+    /// Stores an arriving successor (unless it is interior), links it into the search tree
+    /// and queues it; `false` where the search ends (a finding or a limit).
+    fn take_arrival(
+        &mut self,
+        a: Arrival,
+        tree: &mut Vec<Link>,
+        queue: &mut Levels<Queued>,
+        path: &dyn Fn(&[Link], u32) -> Path,
+    ) -> bool {
+        if a.interior {
+            // inside a transaction: not stored, the search runs on
+            self.interior_skipped += 1;
+        } else if !self.visit_keyed(&a.state, a.ctx, a.canon.as_ref()) {
+            return true;
+        } else {
+            self.count_zing(&a.state, a.ctx, false);
         }
+        if let Some(l) = self.watch.check(self.visited.len() as u64) {
+            self.result.limit = Some(l);
+            return false;
+        }
+        tree.push(Link::Child(a.parent, a.choice));
+        let child = tree.len() as u32 - 1;
+        match self.arrive(&a.state, || path(tree, child)) {
+            Arrive::Stop => return false,
+            Arrive::Skip => {}
+            Arrive::Expand => {
+                let next = a.level + a.cost;
+                let item = Queued::Node(a.state, a.ctx, child, next, a.canon);
+                queue.push(next, item, a.cost == 0);
+            }
+        }
+        true
+    }
+
+    pub(super) fn bfs(&mut self) {
         let m = self.m;
         // no path node is re-executed here, so transaction summaries do not stop chunking
         self.chunk = crate::runtime::OUTCOME_WINDOW;
@@ -85,28 +136,19 @@ impl Explorer<'_, '_> {
                         cost,
                         interior,
                     } = *run;
-                    let canon = self.canon_of(&state);
-                    if interior {
-                        self.interior_skipped += 1;
-                    } else if !self.visit_keyed(&state, ctx, canon.as_ref()) {
-                        continue;
-                    } else {
-                        self.count_zing(&state, ctx, false);
-                    }
-                    if let Some(l) = self.watch.check(self.visited.len() as u64) {
-                        self.result.limit = Some(l);
+                    let arrival = Arrival {
+                        canon: self.canon_of(&state),
+                        state,
+                        ctx,
+                        parent,
+                        choice,
+                        interior,
+                        level,
+                        cost: cost.last,
+                    };
+                    let path = |t: &[Link], n: u32| path_to(&inits, t, n, None);
+                    if !self.take_arrival(arrival, &mut tree, &mut queue, &path) {
                         return;
-                    }
-                    tree.push(Link::Child(parent, choice));
-                    let child = tree.len() as u32 - 1;
-                    match self.arrive(&state, || path_to(&inits, &tree, child, None)) {
-                        Arrive::Stop => return,
-                        Arrive::Skip => {}
-                        Arrive::Expand => {
-                            let next = level + cost.last;
-                            let item = Queued::Node(state, ctx, child, next, canon);
-                            queue.push(next, item, cost.last == 0);
-                        }
                     }
                     continue;
                 }
@@ -188,34 +230,19 @@ impl Explorer<'_, '_> {
                                 queue.push(level + first, Queued::Run(Box::new(run)), first == 0);
                                 continue;
                             }
-                            let child_canon =
-                                canon.as_ref().map(|c| self.child_canon(&s, c, &state));
-                            if interior {
-                                // inside a transaction: not stored, the search runs on
-                                self.interior_skipped += 1;
-                            } else if !self.visit_keyed(&state, ctx, child_canon.as_ref()) {
-                                continue;
-                            } else {
-                                self.count_zing(&state, ctx, false);
-                            }
-                            if let Some(l) = self.watch.check(self.visited.len() as u64) {
-                                self.result.limit = Some(l);
+                            let arrival = Arrival {
+                                canon: canon.as_ref().map(|c| self.child_canon(&s, c, &state)),
+                                cost: self.cost(&s, choice),
+                                state,
+                                ctx,
+                                parent: node,
+                                choice,
+                                interior,
+                                level,
+                            };
+                            let path = |t: &[Link], n: u32| path_to(&inits, t, n, None);
+                            if !self.take_arrival(arrival, &mut tree, &mut queue, &path) {
                                 return;
-                            }
-                            tree.push(Link::Child(node, choice));
-                            let child = tree.len() as u32 - 1;
-                            match self.arrive(&state, || path_to(&inits, &tree, child, None)) {
-                                Arrive::Stop => return,
-                                Arrive::Skip => {}
-                                Arrive::Expand => {
-                                    let cost = self.cost(&s, choice);
-                                    let next = level + cost;
-                                    queue.push(
-                                        next,
-                                        Queued::Node(state, ctx, child, next, child_canon),
-                                        cost == 0,
-                                    );
-                                }
                             }
                         }
                     }
