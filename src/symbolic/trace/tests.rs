@@ -5,13 +5,13 @@ use crate::search;
 use crate::symbolic::reach::Found;
 use crate::symbolic::SymbolicOptions;
 
-/// `det` and `dead` make no choice (a deterministic loop; an arbitrary local written before
+/// `det` and `spare` make no choice (a deterministic loop; an arbitrary local written before
 /// it is read); `pick` assigns `*`, `outer` calls `pick`, `fresh` reads its arbitrary local.
 const PROGRAM: &str = "
 decl g, h;
 void main()
 begin
-  det(); outer(); fresh(); dead();
+  det(); outer(); fresh(); spare();
   if (g & h) then
     HIT: skip;
   fi
@@ -43,7 +43,7 @@ begin
   if (x) then skip; else skip; fi
 end
 
-void dead()
+void spare()
 begin
   decl y;
   y := g;
@@ -75,15 +75,15 @@ fn forced_calls_are_gaps_that_replay_as_the_points_do() {
         .collect();
     by_callee.sort();
     let expect = [
-        ("dead", true),
         ("det", true),
         ("fresh", false),
         ("outer", false),
         ("pick", false),
+        ("spare", true),
     ];
     let got: Vec<(&str, bool)> = by_callee.iter().map(|(n, f)| (n.as_str(), *f)).collect();
     assert_eq!(got, expect);
-    // the walk with gaps for `det` and `dead`, and without
+    // the walk with gaps for `det` and `spare`, and without
     let Some(&Found::Target { v, .. }) = e.found.first() else {
         panic!("HIT is reachable");
     };
