@@ -228,10 +228,45 @@ fn or_into(into: &mut [u64], from: &[u64]) -> bool {
     changed
 }
 
+/// Lists of `u32` for vertices `0..n` in two flat arrays (one allocation each, where a vector
+/// per node made the set-up of bebop-t 6400's 150,000 nodes most of the analysis's time).
+struct Lists {
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Lists {
+    /// The lists of `pairs` `(vertex, item)`, each vertex's items in the order given.
+    fn of(n: usize, pairs: &[(u32, u32)]) -> Lists {
+        let mut start = vec![0u32; n + 1];
+        for &(v, _) in pairs {
+            start[v as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut items = vec![0u32; pairs.len()];
+        for &(v, x) in pairs {
+            items[fill[v as usize] as usize] = x;
+            fill[v as usize] += 1;
+        }
+        Lists { start, items }
+    }
+
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    fn get(&self, v: usize) -> &[u32] {
+        &self.items[self.start[v] as usize..self.start[v + 1] as usize]
+    }
+}
+
 /// The strongly connected components of the graph `v → readers[v]` (Tarjan's algorithm,
 /// without recursion): the component of each vertex and their number. A component gets its
 /// number after every component reachable from it.
-fn components(readers: &[Vec<u32>]) -> (Vec<u32>, usize) {
+fn components(readers: &Lists) -> (Vec<u32>, usize) {
     let n = readers.len();
     const NONE: u32 = u32::MAX;
     let mut index = vec![NONE; n];
@@ -252,7 +287,7 @@ fn components(readers: &[Vec<u32>]) -> (Vec<u32>, usize) {
         on_stack[root] = true;
         calls.push((root, 0));
         while let Some(&(v, i)) = calls.last() {
-            if let Some(&w) = readers[v].get(i) {
+            if let Some(&w) = readers.get(v).get(i) {
                 let w = w as usize;
                 if let Some(top) = calls.last_mut() {
                     top.1 += 1;
@@ -334,8 +369,8 @@ impl GlobalLive {
         // through `liveness::successors`) or as a call site adding to its callee's exit
         // (`site_readers`, through all of `succ`); the call sites of each procedure; the
         // returns of each procedure
-        let mut succ_readers: Vec<Vec<u32>> = vec![Vec::new(); nodes];
-        let mut site_readers: Vec<Vec<u32>> = vec![Vec::new(); nodes];
+        let mut succ_readers: Vec<(u32, u32)> = Vec::with_capacity(nodes + nodes / 4);
+        let mut site_readers: Vec<(u32, u32)> = Vec::new();
         let mut sites: Vec<Vec<u32>> = vec![Vec::new(); procs.len()];
         let mut returns: Vec<Vec<u32>> = vec![Vec::new(); procs.len()];
         for (q, p) in procs.iter().enumerate() {
@@ -347,18 +382,20 @@ impl GlobalLive {
                         Some(c) => sites[c].push(me),
                         None => {
                             for &s in crate::liveness::successors(p, pc) {
-                                succ_readers[id(q, s as usize)].push(me);
+                                succ_readers.push((id(q, s as usize) as u32, me));
                             }
                         }
                     },
                 }
                 if let Stmt::Call { .. } = &node.stmt {
                     for &s in &node.succ {
-                        site_readers[id(q, s as usize)].push(me);
+                        site_readers.push((id(q, s as usize) as u32, me));
                     }
                 }
             }
         }
+        let succ_readers = Lists::of(nodes, &succ_readers);
+        let site_readers = Lists::of(nodes, &site_readers);
         // the proc and pc of each node number
         let mut owner = vec![0u32; nodes];
         for q in 0..procs.len() {
@@ -392,37 +429,40 @@ impl GlobalLive {
         // component it reads from, so a value is computed again only within a loop or a
         // recursion (or a procedure called twice by one caller), never because information
         // arrived one call level at a time
-        let mut readers: Vec<Vec<u32>> = vec![Vec::new(); nodes + procs.len()];
+        let mut readers: Vec<(u32, u32)> = Vec::with_capacity(succ_readers.items.len() + nodes / 4);
         for n in 0..nodes {
             let q = owner[n] as usize;
-            let mut r = succ_readers[n].clone();
-            for &site in &site_readers[n] {
+            let me = n as u32;
+            readers.extend(succ_readers.get(n).iter().map(|&r| (me, r)));
+            for &site in site_readers.get(n) {
                 let sq = owner[site as usize] as usize;
                 if let Some(c) = calls_nonempty(&procs[sq].nodes[site as usize - start[sq]].stmt) {
-                    r.push((nodes + c) as u32);
+                    readers.push((me, (nodes + c) as u32));
                 }
             }
             if n == start[q] {
-                r.extend_from_slice(&sites[q]);
+                readers.extend(sites[q].iter().map(|&r| (me, r)));
             }
-            readers[n] = r;
         }
         for (c, rs) in returns.iter().enumerate() {
-            readers[nodes + c] = rs.clone();
+            readers.extend(rs.iter().map(|&r| ((nodes + c) as u32, r)));
         }
+        drop(succ_readers);
+        let readers = Lists::of(nodes + procs.len(), &readers);
         let (comp, count) = components(&readers);
-        let mut by_comp: Vec<Vec<u32>> = vec![Vec::new(); count];
-        for (v, &k) in comp.iter().enumerate() {
-            if v < nodes {
-                by_comp[k as usize].push(v as u32);
-            }
-        }
+        let by_comp: Vec<(u32, u32)> = comp
+            .iter()
+            .enumerate()
+            .filter(|&(v, _)| v < nodes)
+            .map(|(v, &k)| (k, v as u32))
+            .collect();
+        let by_comp = Lists::of(count, &by_comp);
         let mut queued = vec![false; nodes];
         let mut part = vec![0u64; words];
         let mut work: Vec<u32> = Vec::new();
         // `components` numbers a component after every one that reads from it
         for cur in (0..count as u32).rev() {
-            work.extend(by_comp[cur as usize].iter().rev());
+            work.extend(by_comp.get(cur as usize).iter().rev());
             for &n in &work {
                 queued[n as usize] = true;
             }
@@ -456,7 +496,7 @@ impl GlobalLive {
                     continue;
                 }
                 // readers in later components are evaluated when theirs comes
-                for &r in &readers[n] {
+                for &r in readers.get(n) {
                     let r = r as usize;
                     if r < nodes {
                         if comp[r] == cur && !std::mem::replace(&mut queued[r], true) {
@@ -466,7 +506,7 @@ impl GlobalLive {
                     }
                     // an exit: this node follows one of its call sites
                     let c = r - nodes;
-                    for &site in &site_readers[n] {
+                    for &site in site_readers.get(n) {
                         let sq = owner[site as usize] as usize;
                         let spc = site as usize - start[sq];
                         if calls_nonempty(&procs[sq].nodes[spc].stmt) != Some(c) {

@@ -61,6 +61,37 @@ impl Move {
         }
     }
 
+    /// [`Move::apply`] to `state`, the parent, in place: where nothing else holds its thread
+    /// list, the moved thread and that thread's top frame, they are changed without copying
+    /// (a replay that keeps only its last state takes millions of steps); otherwise the
+    /// successor is built as [`Move::apply`] builds it.
+    pub fn apply_in_place(self, state: &mut State) {
+        let tid = self.tid as usize;
+        let unique = Rc::get_mut(&mut state.threads)
+            .and_then(|ts| Rc::get_mut(&mut ts[tid]))
+            .is_some_and(|t| t.stack.top_mut().is_some());
+        if !unique {
+            *state = self.apply(state);
+            return;
+        }
+        let ts = Rc::get_mut(&mut state.threads).expect("checked unique");
+        let t = Rc::get_mut(&mut ts[tid]).expect("checked unique");
+        let top = t.stack.top_mut().expect("checked unique");
+        top.pc = self.pc;
+        top.locals = self.locals;
+        if let Some(tl) = self.thread_locals {
+            t.thread_locals = tl;
+        }
+        t.atomic = self.atomic;
+        t.atomic_steps = self.atomic_steps;
+        for &(a, f, v) in &self.writes {
+            write_field(&mut state.heap, a, f, v);
+        }
+        if let Some(g) = self.globals {
+            state.globals = g;
+        }
+    }
+
     /// Each existing object the writes reach, once, with its fields after all of them: what a
     /// fingerprint re-hashes without building the successor.
     pub fn written_objects<'a>(

@@ -104,6 +104,13 @@ impl Stack {
     pub fn top(&self) -> Option<&Frame> {
         self.0.as_ref().map(|n| &n.frame)
     }
+    /// The top frame to change in place, if no other stack shares it (its digest is
+    /// forgotten): a replay that keeps only its last state moves it without a new frame.
+    pub fn top_mut(&mut self) -> Option<&mut Frame> {
+        let n = Rc::get_mut(self.0.as_mut()?)?;
+        n.digest = std::cell::OnceCell::new();
+        Some(&mut n.frame)
+    }
     pub fn depth(&self) -> u32 {
         self.0.as_ref().map_or(0, |n| n.depth)
     }

@@ -128,6 +128,55 @@ impl<'m, 'p> Replayer<'m, 'p> {
         Ok(&self.outs)
     }
 
+    /// Takes thread `tid`'s step if it has exactly one outcome and that is a successor
+    /// (`Ok(true)`); without keeping every state, that successor is the last state changed in
+    /// place ([`crate::runtime::Move::apply_in_place`]). `Ok(false)` with nothing taken
+    /// otherwise, the step's outcomes then listed as [`Replayer::outcomes`] lists them
+    /// ([`Replayer::listed`]).
+    pub fn take_only(&mut self, tid: u32) -> Result<bool, String> {
+        self.runnable(tid)?;
+        self.outs.clear();
+        let s = self.states.last().expect("at least the initial state");
+        self.m.step_moves(s, tid as usize, &mut (), &mut self.outs);
+        self.thread = tid;
+        let one = self.outs.len() == 1
+            && matches!(self.outs[0], Outcome::Next { .. } | Outcome::Moved { .. });
+        if !one {
+            for o in &mut self.outs {
+                o.materialize(s);
+            }
+            return Ok(false);
+        }
+        match self.outs.pop().expect("one outcome") {
+            Outcome::Moved { mv, .. } if !self.all => {
+                mv.apply_in_place(self.states.last_mut().expect("a state"));
+            }
+            Outcome::Moved { mv, .. } => {
+                let state = mv.apply(s);
+                self.states.push(state);
+            }
+            Outcome::Next { state, .. } => {
+                if !self.all {
+                    self.states.clear();
+                }
+                self.states.push(state);
+            }
+            _ => unreachable!("checked above"),
+        }
+        let n = self.state().threads.len() as u32;
+        self.threads = self.threads.max(n);
+        self.path.choices.push(Choice {
+            thread: tid,
+            outcome: 0,
+        });
+        Ok(true)
+    }
+
+    /// The outcomes of the step [`Replayer::take_only`] did not take.
+    pub fn listed(&self) -> &[Outcome] {
+        &self.outs
+    }
+
     /// [`Replayer::outcomes`] then [`Replayer::take`] of outcome `k`, building that outcome
     /// alone where the statement allows ([`Machine::step_window`]): a path through a step with
     /// 2^24 outcomes replays without their list.

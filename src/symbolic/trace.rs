@@ -12,8 +12,17 @@
 //! The walk yields one point per concrete step, so the path is rebuilt by executing the
 //! program on the interpreter: at each step the first outcome whose state agrees with the next
 //! point (on the variables in its scope; the others are dead or untouched) is taken.
+//!
+//! The points only serve to pick among a step's outcomes, so a call whose whole execution has
+//! no choice to make (the callee and everything it calls is *forced*: no `*`, no `goto` with
+//! several targets, no havoc or constraint, no arbitrary initial value anyone reads) is not
+//! walked into: the trail holds a gap there, and the interpreter runs the call through to its
+//! return by itself. A gap that meets a choice after all makes the trace be rebuilt without
+//! gaps, so a gap never changes the path, only what it costs to find it.
 
 mod replay;
+#[cfg(test)]
+mod tests;
 
 use super::bdd::Bdds;
 use super::model::Encoder;
@@ -54,7 +63,8 @@ pub(super) type Stamped = (u32, Vals);
 /// kept as bits in scope order.
 #[derive(Default)]
 pub(super) struct Trail {
-    /// The vertex of each point.
+    /// The vertex of each point ([`NONE`] for a gap: a forced call run on the interpreter
+    /// alone, between the point at the call and the point at its return).
     pub(super) v: Vec<u32>,
     /// Where each point's bits start in `words`.
     start: Vec<u32>,
@@ -72,6 +82,12 @@ impl Trail {
             }
             self.words.push(w);
         }
+    }
+
+    /// A gap: the call of the point before it runs to the point after it on the interpreter.
+    fn push_gap(&mut self) {
+        self.v.push(NONE);
+        self.start.push(self.words.len() as u32);
     }
 
     pub(super) fn len(&self) -> usize {
@@ -222,12 +238,20 @@ impl<B: Bdds> Engine<'_, '_, B> {
 
     /// Walks back from the error point to the initial state (with `switches`, to the start of
     /// the thread's first context, through its earlier contexts); the points in forward order.
+    /// With `gaps`, a call of a forced procedure ([`Engine::forced_calls`]) is a gap in the
+    /// trail instead of the callee's points.
     pub(super) fn walk(
         &self,
         start: Point<B::F>,
         switches: Option<&dyn Switches>,
+        gaps: bool,
     ) -> Result<Trail, String> {
         let b = &self.bdd;
+        let forced = if gaps {
+            self.forced_calls()
+        } else {
+            Vec::new()
+        };
         // the predecessors of each vertex, in increasing order, in one flat array
         let n = self.proc_of.len();
         let mut pred_start = vec![0u32; n + 1];
@@ -401,6 +425,13 @@ impl<B: Bdds> Engine<'_, '_, B> {
                 },
             };
             if let (false, Some(Xfer::Call(i))) = (switched, self.xfer[u as usize].as_deref()) {
+                if forced.get(*i as usize) == Some(&true) {
+                    // the call runs through on the interpreter alone
+                    let top = frames.last_mut().expect("frame");
+                    out.push(&std::mem::replace(&mut top.at, p));
+                    out.push_gap();
+                    continue;
+                }
                 // over the summary: the callee runs from its entry to an exit in a nested frame
                 let exit = self.exit_point(*i as usize, &p, at)?;
                 let top = frames.last_mut().expect("frame");
@@ -703,6 +734,93 @@ impl<B: Bdds> Engine<'_, '_, B> {
             return Err(format!("no exit of procedure {q} matches a summary edge"));
         };
         Ok(self.point(r, &meet, s))
+    }
+
+    /// Per call site, whether the call is forced: its arguments and, transitively, everything
+    /// the callee and its callees execute have one outcome a step on the interpreter whatever
+    /// the values (no `*`, no `goto` to several places, no havoc, no constraint, no arbitrary
+    /// initial value of a local read before it is written). Such a call needs no points: the
+    /// interpreter finds its one execution. Conservative: anything else is not forced.
+    pub(super) fn forced_calls(&self) -> Vec<bool> {
+        let p = self.m.program;
+        let det = |e: &zingrs_lang::ir::Expr| {
+            use zingrs_lang::ir::Expr;
+            let mut ok = true;
+            e.walk(&mut |x| {
+                ok &= matches!(
+                    x,
+                    Expr::Const(_)
+                        | Expr::Local(_)
+                        | Expr::Global(_)
+                        | Expr::Unary(..)
+                        | Expr::Binary(..)
+                        | Expr::Ite(..)
+                )
+            });
+            ok
+        };
+        // the procedures whose own steps (the call into them included) are forced
+        let mut forced: Vec<bool> = p
+            .procs
+            .iter()
+            .enumerate()
+            .map(|(q, proc)| {
+                let locals = (proc.params as usize..proc.locals.len()).all(|j| {
+                    !matches!(proc.locals[j].init, zingrs_lang::ir::Init::Any)
+                        || !self.m.live_at_entry(q as u32, j)
+                });
+                locals
+                    && proc.nodes.iter().all(|n| {
+                        n.invariant.as_ref().is_none_or(det)
+                            && match &n.stmt {
+                                Stmt::Skip => true,
+                                Stmt::Goto => n.succ.len() <= 1,
+                                Stmt::Branch { cond }
+                                | Stmt::Assume { cond }
+                                | Stmt::Assert { cond } => det(cond),
+                                Stmt::Assign {
+                                    values,
+                                    constrain: None,
+                                    ..
+                                } => values.iter().all(det),
+                                Stmt::Call { args, .. } => args.iter().all(det),
+                                Stmt::Return { values } => values.iter().flatten().all(det),
+                                _ => false,
+                            }
+                    })
+            })
+            .collect();
+        // a caller of a procedure that is not forced is not forced (a work list: call chains
+        // can be 100,000 deep)
+        let mut callers: Vec<Vec<u32>> = vec![Vec::new(); p.procs.len()];
+        for (q, proc) in p.procs.iter().enumerate() {
+            for n in &proc.nodes {
+                if let Stmt::Call { callee, .. } = n.stmt {
+                    callers[callee as usize].push(q as u32);
+                }
+            }
+        }
+        let mut work: Vec<u32> = (0..p.procs.len() as u32)
+            .filter(|&q| !forced[q as usize])
+            .collect();
+        while let Some(q) = work.pop() {
+            for &c in &callers[q as usize] {
+                if forced[c as usize] {
+                    forced[c as usize] = false;
+                    work.push(c);
+                }
+            }
+        }
+        self.callsites
+            .iter()
+            .map(|cs| {
+                forced[cs.callee as usize]
+                    && match &p.node(self.proc_of[cs.c as usize], self.pc(cs.c)).stmt {
+                        Stmt::Call { args, .. } => args.iter().all(det),
+                        _ => false,
+                    }
+            })
+            .collect()
     }
 
     /// The next copies of the result temporaries of procedure `q`.

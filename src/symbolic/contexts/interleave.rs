@@ -256,7 +256,7 @@ pub(super) fn counterexample<B: Bdds>(
                 started: started.clone(),
             };
             let trail = e
-                .walk(start, Some(&sw))
+                .walk(start, Some(&sw), false)
                 .map_err(|w| format!("thread slot {j}: {w}"))?;
             let cs = (0..trail.len())
                 .map(|i| value(e, &trail, i, &vars.cs))
@@ -284,7 +284,7 @@ pub(super) fn counterexample<B: Bdds>(
     let violation = matches!(f, Found::Assertion { .. });
     let (path, replayed) = match init_start {
         Some(init_start) => {
-            let init_trail = e.walk(init_start, None)?;
+            let init_trail = e.walk(init_start, None, false)?;
             run.replay(&init_trail, &schedule, &histories, violation, all)?
         }
         None => run.replay_standard(&schedule, &histories, violation, all)?,

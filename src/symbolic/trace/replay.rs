@@ -4,6 +4,35 @@
 use super::{Trail, Xfer, NONE};
 use crate::runtime::{Outcome, State, Value};
 use crate::search::{Finding, Path, Replayed, Replayer};
+
+/// Why [`Engine::concretize`] failed.
+pub(super) enum Fail {
+    /// A gap of the trail met a choice, or returned elsewhere than the next point.
+    Gap,
+    /// The points do not replay (an internal error).
+    Other(String),
+}
+
+impl Fail {
+    fn into_message(self) -> String {
+        match self {
+            Fail::Gap => "a forced call does not replay".into(),
+            Fail::Other(why) => why,
+        }
+    }
+}
+
+impl From<String> for Fail {
+    fn from(why: String) -> Fail {
+        Fail::Other(why)
+    }
+}
+
+impl From<&str> for Fail {
+    fn from(why: &str) -> Fail {
+        Fail::Other(why.into())
+    }
+}
 use crate::symbolic::bdd::Bdds;
 use crate::symbolic::reach::{Engine, Found};
 
@@ -22,9 +51,17 @@ impl<B: Bdds> Engine<'_, '_, B> {
         let (s, meet) = self
             .first_meet(v, &set, NONE)
             .ok_or("the error vertex has no path edge")?;
-        let points = self.walk(self.point(v, &meet, s), None)?;
-        let (path, replayed) =
-            self.concretize(&points, matches!(f, Found::Assertion { .. }), all)?;
+        let violation = matches!(f, Found::Assertion { .. });
+        let points = self.walk(self.point(v, &meet, s), None, true)?;
+        let (path, replayed) = match self.concretize(&points, violation, all) {
+            Err(Fail::Gap) => {
+                // a forced call met a choice after all: the trace with every point
+                let points = self.walk(self.point(v, &meet, s), None, false)?;
+                self.concretize(&points, violation, all)
+            }
+            other => other,
+        }
+        .map_err(Fail::into_message)?;
         Ok((self.finding_of(f, path), replayed))
     }
 
@@ -65,12 +102,15 @@ impl<B: Bdds> Engine<'_, '_, B> {
 
     /// Executes the points on the interpreter and records the choices: the path and its
     /// replay (every state when `all`, else the last), which is the one execution of the path.
-    fn concretize(
+    /// A gap runs its call on the interpreter to the return, one outcome a step; a step with
+    /// another number of outcomes there, or a return that does not agree with the point after
+    /// the gap, is [`Fail::Gap`] (the caller then walks again without gaps).
+    pub(super) fn concretize(
         &self,
         points: &Trail,
         violation: bool,
         all: bool,
-    ) -> Result<(Path, Replayed), String> {
+    ) -> Result<(Path, Replayed), Fail> {
         let m = self.m;
         let p = m.program;
         if points.len() == 0 {
@@ -99,28 +139,53 @@ impl<B: Bdds> Engine<'_, '_, B> {
         if !self.agrees(r.state(), points, 0) {
             return Err("the initial state does not match".into());
         }
-        for k in 1..points.len() {
-            let outs = r.outcomes(0)?;
+        // a gap's steps, at most: the stamps decrease strictly along a walk, so a trail
+        // without gaps has at most a point per logged batch
+        let bound = self.log.len() + 2;
+        let mut k = 1;
+        while k < points.len() {
+            if points.v[k] == NONE {
+                // the call at point k - 1 runs through to its return, point k + 1
+                let depth = |r: &Replayer| r.state().threads.first().map_or(0, |t| t.stack.depth());
+                let below = depth(&r);
+                let mut n = 0;
+                loop {
+                    if n == bound || !r.take_only(0)? {
+                        return Err(Fail::Gap);
+                    }
+                    n += 1;
+                    if depth(&r) <= below {
+                        break;
+                    }
+                }
+                if k + 1 >= points.len() || !self.agrees(r.state(), points, k + 1) {
+                    return Err(Fail::Gap);
+                }
+                k += 2;
+                continue;
+            }
             // a step with one outcome takes it (the walk's point is checked at the next step
             // with a choice, and at the end)
             let last = k + 1 == points.len();
-            let hit = if outs.len() == 1 && !last {
-                matches!(outs[0], Outcome::Next { .. }).then_some(0)
-            } else {
-                outs.iter().position(|o| match o {
-                    Outcome::Next { state, .. } => self.agrees(state, points, k),
-                    _ => false,
-                })
-            };
+            if !last && r.take_only(0)? {
+                k += 1;
+                continue;
+            }
+            let outs = if last { r.outcomes(0)? } else { r.listed() };
+            let hit = outs.iter().position(|o| match o {
+                Outcome::Next { state, .. } => self.agrees(state, points, k),
+                _ => false,
+            });
             let Some(i) = hit else {
                 let v = points.v[k];
-                return Err(format!(
+                return Err(Fail::Other(format!(
                     "step {k}: no outcome reaches {} pc {}",
                     p.procs[self.proc_of[v as usize] as usize].name,
                     self.pc(v)
-                ));
+                )));
             };
             r.take(i as u32)?;
+            k += 1;
         }
         if violation {
             let i = r
