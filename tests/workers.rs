@@ -160,8 +160,8 @@ fn zingrs(args: &[&str]) -> std::process::Output {
         .expect("zingrs runs")
 }
 
-/// `--max-states` holds across workers: each publishes its count in batches small enough that
-/// all of them together pass the limit by at most 5 %.
+/// `--max-states` holds across workers (depth-first and breadth-first): each publishes its
+/// count in batches small enough that all of them together pass the limit by at most 5 %.
 #[test]
 fn the_state_limit_holds_across_workers() {
     let model = zingrs(&["gen", "philosophers-ordered", "7"]);
@@ -170,8 +170,15 @@ fn the_state_limit_holds_across_workers() {
     let path = dir.join("po7.zing");
     std::fs::write(&path, &model.stdout).unwrap();
     let p = path.to_str().unwrap();
-    for w in ["1", "2", "8"] {
-        let out = zingrs(&[
+    // the depth-first search, and the breadth-first one (level by level)
+    for (w, order) in [
+        ("1", ""),
+        ("2", ""),
+        ("8", ""),
+        ("2", "--bfs"),
+        ("8", "--bfs"),
+    ] {
+        let mut args = vec![
             "check",
             p,
             "--engine",
@@ -184,13 +191,17 @@ fn the_state_limit_holds_across_workers() {
             "20000",
             "--format",
             "json",
-        ]);
-        assert_eq!(out.status.code(), Some(9), "workers {w}");
+        ];
+        if !order.is_empty() {
+            args.push(order);
+        }
+        let out = zingrs(&args);
+        assert_eq!(out.status.code(), Some(9), "workers {w} {order}");
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let states = json["stats"]["states"].as_u64().unwrap();
         assert!(
             (20_000..=21_000).contains(&states),
-            "workers {w}: {states} states"
+            "workers {w} {order}: {states} states"
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
