@@ -390,6 +390,7 @@ fn comparator_reports_contradicting_verdicts() {
         seconds: 0.0,
         detail: verdict.into(),
         has_trace: code == 3,
+        trace_len: 0,
         zing_states: None,
         states: 0,
     };
@@ -421,6 +422,7 @@ fn the_bounded_comparator_reports_what_cannot_be() {
         seconds: 0.0,
         detail: String::new(),
         has_trace: code == 3,
+        trace_len: 0,
         zing_states: None,
         states: 0,
     };

@@ -17,6 +17,7 @@ mod chunked;
 mod cycles;
 mod dfs;
 pub mod distributed;
+mod level_parallel;
 mod options;
 mod parallel;
 mod random;
@@ -201,6 +202,9 @@ fn search_salted(m: &Machine, opts: &Options, how: &ExplicitOptions) -> SearchRe
     }
     if how.workers > 1 && !how.bfs {
         return parallel::search(m, opts, how);
+    }
+    if level_parallel::applies(opts, how) {
+        return level_parallel::search(m, opts, how);
     }
     let mut ex = Explorer::new(m, opts, how, Visited::new(how.exact), None);
     if how.bfs {

@@ -337,7 +337,7 @@ pub(super) fn search(m: &Machine, opts: &Options, how: &ExplicitOptions) -> Sear
 
 /// One result from the workers': findings in the order the workers stopped, counters
 /// summed, the states counted once in the shared set.
-fn merge(
+pub(super) fn merge(
     results: Vec<(SearchResult, WorkerCounts)>,
     shared: &SharedVisited,
     elapsed: Duration,

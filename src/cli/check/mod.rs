@@ -143,10 +143,12 @@ pub struct CheckArgs {
     #[arg(long)]
     pub exact: bool,
     /// Threads of the explicit depth-first search (also under the summary engine on
-    /// concurrent models): `auto` (the cores available) or a number. They share one visited
-    /// set, so the states stored, and every verdict, are the same at any number; with
-    /// several, which of several errors is found first (and its counterexample) may differ
-    /// from run to run. 1: the single-threaded search and its order. Default: 1.
+    /// concurrent models), and of `--bfs` level by level: `auto` (the cores available) or a
+    /// number. They share one visited set, so the states stored, and every verdict, are the
+    /// same at any number; with several, which of several errors the depth-first search
+    /// finds first (and its counterexample) may differ from run to run (`--bfs` reports a
+    /// shortest one, to the same error). 1: the single-threaded search and its order.
+    /// Default: 1.
     #[arg(long, value_name = "N|auto", value_parser = super::workers)]
     pub workers: Option<usize>,
     /// BDD engine: keep dead locals in path edges (switches off live-range reduction).

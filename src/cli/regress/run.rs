@@ -65,6 +65,11 @@ impl Config {
         self.workers
     }
 
+    /// Whether this configuration searches breadth-first (`--bfs`).
+    pub fn bfs(&self) -> bool {
+        self.bfs
+    }
+
     /// The name of this configuration at one worker (the one whose counts it must repeat).
     pub fn base_name(&self) -> &str {
         match self.name.rsplit_once("-w") {
@@ -149,6 +154,10 @@ pub fn worker_configs() -> Vec<Config> {
         ),
         (Config::unreduced(), &[1, 4]),
         (
+            Config::new("explicit-bfs", Engine::Explicit, true, false),
+            &[1, 2],
+        ),
+        (
             Config::new("explicit-exact", Engine::Explicit, false, true),
             &[1, 2],
         ),
@@ -209,6 +218,9 @@ pub struct Run {
     /// An error verdict came with a non-empty counterexample.
     #[serde(skip)]
     pub has_trace: bool,
+    /// The counterexample's steps (0 without one).
+    #[serde(skip)]
+    pub trace_len: usize,
     /// ZING's state count, from the plain search of a Zing model.
     #[serde(skip)]
     pub zing_states: Option<u64>,
@@ -310,6 +322,7 @@ pub(super) fn run_config(
                 seconds,
                 detail: verdict.headline(),
                 has_trace: false,
+                trace_len: 0,
                 zing_states: None,
                 states: 0,
             })
@@ -327,6 +340,7 @@ pub(super) fn run_config(
                 seconds,
                 detail: format!("the engine panicked: {msg}"),
                 has_trace: false,
+                trace_len: 0,
                 zing_states: None,
                 states: 0,
             })
@@ -346,6 +360,7 @@ fn run_of(engine: &str, r: &Report, seconds: f64) -> Run {
         seconds,
         detail: r.verdict.headline(),
         has_trace: r.trace.as_ref().is_some_and(|t| !t.is_empty()),
+        trace_len: r.trace.as_ref().map_or(0, |t| t.len()),
         zing_states: r.stats.zing_states,
         states: r.stats.states,
     }
@@ -494,6 +509,7 @@ mod tests {
             seconds: 0.0,
             detail: String::new(),
             has_trace: code == 3,
+            trace_len: 0,
             zing_states: None,
             states: 0,
         };

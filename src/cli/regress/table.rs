@@ -151,6 +151,7 @@ fn run_case(case: &Case, configs: &[Config], budget: Duration, strict: bool) -> 
                 seconds: start.elapsed().as_secs_f64(),
                 detail: first.clone(),
                 has_trace: false,
+                trace_len: 0,
                 zing_states: None,
                 states: 0,
             });
