@@ -248,3 +248,59 @@ fn zing_format_trace_shows_atomic_blocks_and_choices_as_zing_steps() {
     assert_eq!(heads[10], "#### State 10 (took choice 0) :", "{s}");
     assert_eq!(heads[11], "#### State 11 (ran process 0) :", "{s}");
 }
+
+/// Checks `model` with `--format zing` (ZING's order) and the extra options: the exit code, the
+/// banner and the count, as ZING itself gave them.
+fn zing_order_verdict(model: &str, extra: &[&str], code: i32, verdict: &str, count: u64) {
+    let mut args = vec!["check", "-", "--lang", "zing", "--format", "zing"];
+    args.extend_from_slice(extra);
+    let o = with_stdin(&args, model);
+    let s = out(&o);
+    assert_eq!(o.status.code(), Some(code), "{s}{}", err(&o));
+    assert_banner(&s, verdict);
+    assert_eq!(final_count(&s), count, "{s}");
+}
+
+#[test]
+fn zing_order_runs_an_atomic_process_step_to_its_error_first() {
+    // after main's async, main's whole atomic block is ZING's first successor (its assertion
+    // fails), before other's division by zero: ZING says Check Failed, 2 distinct states
+    let model = "class C {
+        static int x;
+        static void other() { x = 5 / x; }
+        activate static void main() { async other(); atomic { x = 1; x = 2; assert(false); } }
+    };";
+    zing_order_verdict(model, &[], 3, "Check Failed", 2);
+}
+
+#[test]
+fn zing_order_runs_a_cooperative_process_step_to_its_error_first() {
+    // after main's yield, main's run to its assertion is ZING's first successor, before
+    // other's run meets its select without a yield: ZING says Check Failed, 2 states
+    let model = "class C {
+        static int x;
+        static bool f;
+        static void other() { x = 1; select { wait(f) -> ; } }
+        activate static void main() {
+            int i;
+            async other();
+            yield;
+            i = 0;
+            while (i < 3) { i = i + 1; }
+            assert(false);
+        }
+    };";
+    zing_order_verdict(model, &["--cooperative"], 3, "Check Failed", 2);
+}
+
+#[test]
+fn zing_order_runs_a_cooperative_endless_loop_to_its_error_first() {
+    // main's run after its yield never yields again: ZING runs its million steps as one step
+    // and reports the infinite loop before other's assertion (Program Runtime Error, 2 states)
+    let model = "class C {
+        static int x;
+        static void other() { int i; i = 1; i = 2; assert(false); }
+        activate static void main() { async other(); yield; while (true) { x = 1 - x; } }
+    };";
+    zing_order_verdict(model, &["--cooperative"], 4, "Program Runtime Error", 2);
+}

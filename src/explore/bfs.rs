@@ -155,6 +155,8 @@ impl Explorer<'_, '_> {
             };
             self.result.stats.max_path = self.result.stats.max_path.max(level);
             self.watch.depth = level;
+            // cooperative mode: the process of `s` that must go on (its run costs no level)
+            let hold = ctx.hold;
             // a wide step's outcomes come a window at a time, each stored as it comes
             let mut from = None;
             let mut wide = false;
@@ -181,6 +183,25 @@ impl Explorer<'_, '_> {
                     .order(&[u64::from(node), from.map_or(0, |r: Resume| r.skip)])
                 {
                     rng.shuffle(&mut succs);
+                }
+                if self.how.zing_order {
+                    // ZING runs a process's whole step before it takes the next process:
+                    // an error that step ends in comes before a later process's error
+                    for (f, key) in self.errors_ending_steps_first(&s, ctx, &succs) {
+                        let mut path = path_to(&inits, &tree, node, Some(f.0));
+                        let tail = Choice {
+                            thread: f.0.thread,
+                            outcome: 0,
+                        };
+                        path.choices.extend((0..f.2).map(|_| tail));
+                        let finding = match f.1 {
+                            Some(v) => self.violation_finding(v, tail, path),
+                            None => Finding::Deadlock { path },
+                        };
+                        if self.found(finding, key) {
+                            return;
+                        }
+                    }
                 }
                 for ((choice, outcome), interior) in succs {
                     match outcome {
@@ -213,6 +234,7 @@ impl Explorer<'_, '_> {
                                 // have been, so that the search's order stays the same
                                 let first = self.cost(
                                     &s,
+                                    hold,
                                     Choice {
                                         thread: choice.thread,
                                         outcome: 0,
@@ -232,7 +254,7 @@ impl Explorer<'_, '_> {
                             }
                             let arrival = Arrival {
                                 canon: canon.as_ref().map(|c| self.child_canon(&s, c, &state)),
-                                cost: self.cost(&s, choice),
+                                cost: self.cost(&s, hold, choice),
                                 state,
                                 ctx,
                                 parent: node,
@@ -251,6 +273,135 @@ impl Explorer<'_, '_> {
                     Some(r) => from = Some(r),
                     None => break,
                 }
+            }
+        }
+    }
+}
+
+/// An error a process step of ZING's ends in ([`Explorer::errors_ending_steps_first`]): the
+/// node's choice the step began with, the violation (`None`: the step ends in a deadlocked
+/// state), and the steps after that choice, each its thread's lone outcome.
+type StepError = (Choice, Option<Violation>, u32);
+
+impl Explorer<'_, '_> {
+    /// ZING's order takes a whole process step as one successor of a state: an atomic
+    /// region, and in cooperative mode the process's run up to its next `yield`, choice,
+    /// blocking or end (`StateImpl.RunProcess`), so the errors inside the step of an earlier
+    /// process come before the error of a later one. Our search takes such a step one
+    /// statement at a time, queueing the states inside it. Where a node's successors hold a
+    /// violation (`succs` in the search's order), the lone outcomes of earlier processes that
+    /// stand inside their process step are run on here to the step's end (one lone outcome
+    /// after another, stopping at a choice): the errors they end in, with the key each is
+    /// reported under, first in the order ZING meets them.
+    fn errors_ending_steps_first(
+        &mut self,
+        s: &State,
+        ctx: Ctx,
+        succs: &[((Choice, Outcome), bool)],
+    ) -> Vec<(StepError, (u8, u32, u32))> {
+        let mut errors = Vec::new();
+        // (`--keep-going` lists every error anyway; the bounds count another order)
+        if self.opts.keep_going || self.how.bounding.is_some() || self.opts.contexts.is_some() {
+            return errors;
+        }
+        let Some(at) = succs
+            .iter()
+            .position(|((_, o), _)| matches!(o, Outcome::Violation(_)))
+        else {
+            return errors;
+        };
+        let later = succs[at].0 .0.thread;
+        let goes_on = |t: u32| {
+            succs[..at]
+                .iter()
+                .filter(|((c, o), _)| c.thread == t && matches!(o, Outcome::Next { .. }))
+                .count()
+        };
+        for ((c, o), _) in &succs[..at] {
+            let Outcome::Next { state, kind } = o else {
+                continue;
+            };
+            if c.thread == later || goes_on(c.thread) != 1 {
+                continue;
+            }
+            if self.advance(s, ctx, *c, *kind).is_none() {
+                continue;
+            }
+            if let Some((error, extra, start)) = self.step_ends_in_error(s, c.thread, state) {
+                let key = match error {
+                    Some(v) => {
+                        let path = Path {
+                            init: Vec::new(),
+                            choices: Vec::new(),
+                        };
+                        Self::with_kind(start, &Finding::of_violation(v, path))
+                    }
+                    None => (3, 0, 0),
+                };
+                errors.push(((*c, error, extra), key));
+            }
+        }
+        errors
+    }
+
+    /// Runs thread `tid` on from `first`, a successor of `parent` by one of its steps, while
+    /// it stands inside its process step of ZING's (the atomic region's owner, or in
+    /// cooperative mode a process that neither yielded nor blocked), one lone outcome after
+    /// another: the violation the step ends in (`None` for a step that ends in a deadlocked
+    /// state), the steps taken after `first` (the violating one included), and the node the
+    /// last of them starts at. `None` if the step ends otherwise, or at a choice.
+    fn step_ends_in_error(
+        &self,
+        parent: &State,
+        tid: u32,
+        first: &State,
+    ) -> Option<(Option<Violation>, u32, (u32, u32))> {
+        let m = self.m;
+        let t = tid as usize;
+        let yields = |s: &State| {
+            s.threads[t]
+                .stack
+                .top()
+                .is_some_and(|f| matches!(m.program.node(f.proc, f.pc).stmt, Stmt::Yield))
+        };
+        let inside = |s: &State, yielded: bool| {
+            let alive = s.threads.get(t).is_some_and(|th| !th.stack.is_empty());
+            s.atomic_owner() == Some(t)
+                || (self.opts.cooperative && alive && !yielded && m.blocked(s, t).is_none())
+        };
+        let mut yielded = yields(parent);
+        if !inside(first, yielded) {
+            return None;
+        }
+        let mut cur = first.clone();
+        let mut extra = 0u32;
+        let mut out = Vec::new();
+        loop {
+            if !inside(&cur, yielded) {
+                return self.deadlocked(&cur).then_some((None, extra, (0, 0)));
+            }
+            if m.alternatives(&cur, t) >= 2 {
+                return None;
+            }
+            let start = Self::step_start(
+                &cur,
+                Choice {
+                    thread: tid,
+                    outcome: 0,
+                },
+            );
+            yielded = yields(&cur);
+            out.clear();
+            m.step(&cur, t, &mut (), &mut out);
+            match out.pop() {
+                Some(Outcome::Violation(v)) if out.is_empty() => {
+                    return Some((Some(v), extra + 1, start))
+                }
+                Some(Outcome::Next { state, .. }) if out.is_empty() => {
+                    cur = state;
+                    extra += 1;
+                }
+                _ => return None,
             }
         }
     }

@@ -123,16 +123,18 @@ impl Explorer<'_, '_> {
     }
 
     /// What `choice` from `s` adds to a breadth-first search's level: its steps, or in ZING's
-    /// order one per process step (none inside an atomic region; a chained region is one)
-    /// plus one for a choice among two or more alternatives.
-    pub(super) fn cost(&self, s: &State, choice: Choice) -> u64 {
+    /// order one per process step (none inside an atomic region, nor in cooperative mode
+    /// inside the run of `hold`, the process that must go on: ZING runs either to its end as
+    /// one step; a chained region is one) plus one for a choice among two or more
+    /// alternatives.
+    pub(super) fn cost(&self, s: &State, hold: u32, choice: Choice) -> u64 {
         if !self.how.zing_order {
             return 1 + split_chain(choice).1 as u64;
         }
         let tid = choice.thread as usize;
-        let choice = (self.m.alternatives(s, tid) >= 2) as u64;
-        let process_step = (s.atomic_owner() != Some(tid)) as u64;
-        process_step + choice
+        let choice_cost = (self.m.alternatives(s, tid) >= 2) as u64;
+        let process_step = (s.atomic_owner() != Some(tid) && hold != choice.thread) as u64;
+        process_step + choice_cost
     }
 
     /// Where outcome `o` of thread `tid`'s step from `parent` leaves the thread that moves
@@ -387,7 +389,7 @@ impl Explorer<'_, '_> {
                     outcome: 0,
                 };
                 cost.before_last += cost.last;
-                cost.last = self.cost(&state, plain);
+                cost.last = self.cost(&state, tid as u32, plain);
                 debug_assert!(cost.last <= 1, "a step inside a run is no choice");
             }
             from = Some(state);

@@ -605,7 +605,7 @@ impl Searcher<'_, '_, '_> {
                             Violation::Assertion => Found::Assertion,
                             Violation::Runtime(e) => Found::Runtime(e),
                         };
-                        let len = level + self.ex.cost(&s, choice);
+                        let len = level + self.ex.cost(&s, ctx.hold, choice);
                         let at = self.here(node);
                         self.offer(Candidate {
                             len,
@@ -621,7 +621,7 @@ impl Searcher<'_, '_, '_> {
                             continue;
                         }
                         let child = self.ex.child_canon(&s, &canon, &state);
-                        let len = level + self.ex.cost(&s, choice);
+                        let len = level + self.ex.cost(&s, ctx.hold, choice);
                         let from_ref = self.here(node);
                         if interior {
                             // inside a transaction: not stored; this worker runs on with it

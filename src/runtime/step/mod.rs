@@ -205,12 +205,17 @@ impl Machine<'_> {
             self.atomic_bookkeeping(s, tid, frame.proc, &mut out[first..]);
         }
         if self.program.keep_completed {
-            let runs_on = self.semantics.cooperative
-                && !matches!(self.program.node(frame.proc, frame.pc).stmt, Stmt::Yield)
-                && self.alternatives(s, tid) < 2;
-            Self::count_atomic_steps(s, tid, runs_on, &mut out[first..]);
+            let goes_on = self.semantics.cooperative
+                && !matches!(self.program.node(frame.proc, frame.pc).stmt, Stmt::Yield);
+            let choice = self.alternatives(s, tid) >= 2;
+            let chose = choice || s.threads[tid].atomic_steps & threads::CHOSE != 0;
+            let runs_on = goes_on && !choice;
+            Self::count_atomic_steps(s, tid, runs_on, (chose, goes_on), &mut out[first..]);
             if self.semantics.cooperative {
                 self.forget_spent_counts(s, tid, &mut out[first..]);
+            }
+            if chose {
+                self.forget_choice_marks(s, tid, &mut out[first..]);
             }
         }
         if self.has_glue {
@@ -249,9 +254,57 @@ impl Machine<'_> {
             o.materialize(s);
             if let Outcome::Next { state, .. } = o {
                 if self.blocked(state, tid).is_some() {
-                    *o = Outcome::Violation(Violation::Runtime(RtError::InvalidBlockingSelect));
+                    *o = self.invalid_blocking_select(s, tid, state);
                 }
             }
+        }
+    }
+
+    /// What ZING makes of an invalid blocking select met by thread `tid`'s step from `s`,
+    /// `at` being the state where the thread stands at that `select`: the runtime error, or
+    /// a deadlock. ZING's checker (`StateImpl.RunProcess`) raises the error and then, in a
+    /// step that started by scheduling the process (not at a choice state), looks for an
+    /// invalid end state once the process cannot run on, and that verdict replaces the
+    /// error. The process stops at the `select` when it chooses among two or more branches
+    /// (no `first`: its choice among no enabled branch fails before the process moves);
+    /// otherwise the error returns from the `select`'s method, which ends the process where
+    /// that method is its first (its caller, running on, keeps the error). So where no
+    /// process can then move and one is blocked at a `select` not marked `end`, the
+    /// outcome is that deadlocked state (docs/zing.md).
+    fn invalid_blocking_select(&self, s: &State, tid: usize, at: &State) -> Outcome {
+        let error = Outcome::Violation(Violation::Runtime(RtError::InvalidBlockingSelect));
+        if !self.semantics.deadlock
+            || !self.program.keep_completed
+            || self.came_through_choice(s, tid)
+        {
+            return error;
+        }
+        let Some(frame) = at.threads.get(tid).and_then(|t| t.stack.top()) else {
+            return error;
+        };
+        let Stmt::Select { guards, first, .. } = &self.program.node(frame.proc, frame.pc).stmt
+        else {
+            return error;
+        };
+        let stopped = if !*first && guards.len() > 1 {
+            let mut st = at.clone();
+            st.thread_mut(tid).atomic = false;
+            st
+        } else if at.threads[tid].stack.depth() == 1 {
+            match self.end_thread(at, tid) {
+                Outcome::Next { state, .. } => state,
+                _ => return error,
+            }
+        } else {
+            return error;
+        };
+        if self.deadlocked(&stopped) {
+            Outcome::Next {
+                state: stopped,
+                kind: Kind::Internal,
+            }
+        } else {
+            error
         }
     }
 
@@ -309,9 +362,7 @@ impl Machine<'_> {
             };
             if self.blocked(&state, tid).is_some() {
                 // a disabled select met in the middle of a step (§10 rule 16)
-                out.push(Outcome::Violation(Violation::Runtime(
-                    RtError::InvalidBlockingSelect,
-                )));
+                out.push(self.invalid_blocking_select(s, tid, &state));
                 continue;
             }
             let at = out.len();
@@ -384,8 +435,13 @@ impl Machine<'_> {
         out: &mut Vec<Outcome>,
         win: &mut Window,
     ) {
-        if let Err(e) = self.try_step(s, tid, rec, out, win) {
-            out.push(Outcome::Violation(Violation::Runtime(e)));
+        match self.try_step(s, tid, rec, out, win) {
+            // a disabled select inside an atomic region, where the step stands
+            Err(RtError::InvalidBlockingSelect) => {
+                out.push(self.invalid_blocking_select(s, tid, s))
+            }
+            Err(e) => out.push(Outcome::Violation(Violation::Runtime(e))),
+            Ok(()) => {}
         }
     }
 

@@ -9,22 +9,36 @@ use crate::runtime::record::Recorder;
 use crate::runtime::state::{Frame, State, Thread};
 use crate::runtime::{Machine, Value};
 use std::rc::Rc;
+
+/// The mark in [`Thread::atomic_steps`] above the step count: the thread is inside a step of
+/// ZING's that went through a choice ([`Machine::came_through_choice`]).
+pub(crate) const CHOSE: u32 = 1 << 31;
 use zingrs_lang::ir::{Glue, LValue, Layout, Pc, ProcId, Stmt};
 
 impl Machine<'_> {
     /// Counts the steps of an atomic region: a thread that stays atomic has taken one more,
     /// and more than [`MAX_ATOMIC_STEPS`] is ZING's infinite-loop-in-atomic error (§4.7).
     /// `runs_on`: in cooperative mode, the step neither yielded nor chose, so the process's
-    /// run goes on as one step of ZING's, which the same limit bounds (§6.4).
-    pub(super) fn count_atomic_steps(s: &State, tid: usize, runs_on: bool, outs: &mut [Outcome]) {
-        let before = s.threads[tid].atomic_steps;
+    /// run goes on as one step of ZING's, which the same limit bounds (§6.4). `chose`: the
+    /// step is a choice or comes after one in the same step of ZING's, and `goes_on`: in
+    /// cooperative mode, the step was no `yield`; a successor still inside that step of
+    /// ZING's then carries the [`CHOSE`] mark (see [`Machine::came_through_choice`]).
+    pub(super) fn count_atomic_steps(
+        s: &State,
+        tid: usize,
+        runs_on: bool,
+        (chose, goes_on): (bool, bool),
+        outs: &mut [Outcome],
+    ) {
+        let before = s.threads[tid].atomic_steps & !CHOSE;
+        let mark = |inside: bool| if chose && inside { CHOSE } else { 0 };
         for o in outs {
             if let Outcome::Moved { mv, .. } = o {
                 let steps = if mv.atomic || runs_on { before + 1 } else { 0 };
                 if steps > crate::runtime::state::MAX_ATOMIC_STEPS {
                     *o = Outcome::Violation(Violation::Runtime(RtError::InfiniteLoop));
                 } else {
-                    mv.atomic_steps = steps;
+                    mv.atomic_steps = steps | mark(mv.atomic || goes_on);
                 }
                 continue;
             }
@@ -39,10 +53,45 @@ impl Machine<'_> {
             } else {
                 0
             };
-            if steps > crate::runtime::state::MAX_ATOMIC_STEPS {
+            let steps = steps | mark(t.atomic || (goes_on && !t.stack.is_empty()));
+            if steps & !CHOSE > crate::runtime::state::MAX_ATOMIC_STEPS {
                 *o = Outcome::Violation(Violation::Runtime(RtError::InfiniteLoop));
             } else if steps != t.atomic_steps {
                 state.thread_mut(tid).atomic_steps = steps;
+            }
+        }
+    }
+
+    /// Whether thread `tid`'s step from `s` belongs to a step of ZING's that went through a
+    /// choice: the step is itself a choice (two or more alternatives), or the thread carries
+    /// the [`CHOSE`] mark. ZING's checker runs a step that starts at a choice state by
+    /// another entry point (`RunChoice`) than a step that starts by scheduling a process
+    /// (`RunProcess`), and only the latter looks for a deadlock when the process stops.
+    pub(super) fn came_through_choice(&self, s: &State, tid: usize) -> bool {
+        s.threads[tid].atomic_steps & CHOSE != 0 || self.alternatives(s, tid) >= 2
+    }
+
+    /// A successor that stands at a choice does not keep the [`CHOSE`] mark: the step from
+    /// it is a choice anyway, and two arrivals there that differ only in it are one state,
+    /// as in ZING (a choice state inside an atomic region counts once).
+    pub(super) fn forget_choice_marks(&self, s: &State, tid: usize, outs: &mut [Outcome]) {
+        for o in outs {
+            let marked = match o {
+                Outcome::Moved { mv, .. } => mv.atomic_steps & CHOSE != 0,
+                Outcome::Next { state, .. } => state
+                    .threads
+                    .get(tid)
+                    .is_some_and(|t| t.atomic_steps & CHOSE != 0),
+                _ => false,
+            };
+            if !marked {
+                continue;
+            }
+            o.materialize(s);
+            if let Outcome::Next { state, .. } = o {
+                if self.alternatives(state, tid) >= 2 {
+                    state.thread_mut(tid).atomic_steps &= !CHOSE;
+                }
             }
         }
     }
