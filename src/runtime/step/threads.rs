@@ -47,6 +47,65 @@ impl Machine<'_> {
         }
     }
 
+    /// ZING's atomic step count across a call that a summary stood for (the summary engine's
+    /// Apply, or a transaction applied as one step): thread `tid` entered the callee with the
+    /// count `at_entry` and reached the callee's return with the count `before`; `out` is the
+    /// outcome of the return that the summary completed, and `runs_on` what stepping would
+    /// have said of that return step (see [`Machine::return_runs_on`]). Gives `out` the count
+    /// that stepping through the callee would have left, as [`Machine::count_atomic_steps`]
+    /// does step by step. `Err` when stepping would have stopped at ZING's infinite-loop error
+    /// inside the call: `Some(n)` at the callee's `n`-th step (from 1; only inside an atomic
+    /// region, where the count grows by one a step), `None` at the return step. A summary
+    /// hides the callee's steps, so the caller reports that error itself, on the path cut
+    /// there.
+    pub fn count_summarized_call(
+        &self,
+        tid: usize,
+        at_entry: u32,
+        before: u32,
+        runs_on: bool,
+        out: &mut Outcome,
+    ) -> Result<(), Option<u32>> {
+        if !self.program.keep_completed {
+            return Ok(());
+        }
+        let max = crate::runtime::state::MAX_ATOMIC_STEPS;
+        if before > max {
+            return Err(Some(max.saturating_sub(at_entry) + 1));
+        }
+        let s = match out {
+            Outcome::Next { state, .. } => {
+                let Some(t) = state.threads.get(tid) else {
+                    return Ok(());
+                };
+                let after = if t.atomic || (runs_on && !t.stack.is_empty()) {
+                    before + 1
+                } else {
+                    0
+                };
+                if after > max {
+                    return Err(None);
+                }
+                if after != t.atomic_steps {
+                    state.thread_mut(tid).atomic_steps = after;
+                }
+                state.clone()
+            }
+            _ => return Ok(()),
+        };
+        if self.semantics.cooperative {
+            self.forget_spent_counts(&s, tid, std::slice::from_mut(out));
+        }
+        Ok(())
+    }
+
+    /// Whether the return step of thread `tid`, stopped at a return in `s`, continues a
+    /// cooperative run (the `runs_on` of [`Machine::count_atomic_steps`]): recorded with a
+    /// summary's effect for [`Machine::count_summarized_call`].
+    pub fn return_runs_on(&self, s: &State, tid: usize) -> bool {
+        self.semantics.cooperative && self.alternatives(s, tid) < 2
+    }
+
     /// Cooperative scheduling: a successor whose next step starts the count afresh (a `yield`,
     /// or a choice among two or more alternatives, outside an atomic region) does not keep the
     /// count it arrived with. Nothing reads it there, and two arrivals that differ only in it
