@@ -144,6 +144,9 @@ struct Macro {
     tx: std::rc::Rc<Transaction>,
     /// The effect applied, or `None` for the transaction's finding.
     effect: Option<usize>,
+    /// The effect's steps cut after this many: ZING's infinite-loop error arose inside the
+    /// call ([`Transaction::apply`]).
+    cut: Option<usize>,
 }
 
 /// Marks a [`Choice::outcome`] that indexes [`Transactions::macros`].

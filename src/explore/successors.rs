@@ -213,13 +213,22 @@ impl Explorer<'_, '_> {
                 return;
             };
             if tx.finding.is_some() {
-                let c = self.macro_step(tid, k, &tx, None);
+                let c = self.macro_step(tid, k, &tx, None, None);
                 out.push((c, Outcome::Violation(crate::runtime::Violation::Assertion)));
             }
             for j in 0..tx.effects.len() {
-                if let Some(o2) = tx.apply(self.m, j, &map, &s2, tid) {
-                    let c = self.macro_step(tid, k, &tx, Some(j));
-                    out.push((c, o2));
+                match tx.apply(self.m, j, &map, &s2, tid) {
+                    Some(Ok(o2)) => {
+                        let c = self.macro_step(tid, k, &tx, Some(j), None);
+                        out.push((c, o2));
+                    }
+                    Some(Err(n)) => {
+                        // ZING's infinite-loop error inside the call, on its steps cut there
+                        let c = self.macro_step(tid, k, &tx, Some(j), Some(n));
+                        let error = crate::runtime::RtError::InfiniteLoop;
+                        out.push((c, Outcome::Violation(Violation::Runtime(error))));
+                    }
+                    None => {}
                 }
             }
         }
@@ -231,12 +240,14 @@ impl Explorer<'_, '_> {
         call: usize,
         tx: &std::rc::Rc<Transaction>,
         effect: Option<usize>,
+        cut: Option<usize>,
     ) -> Choice {
         self.tx.macros.push(Macro {
             thread: tid as u32,
             call: call as u32,
             tx: tx.clone(),
             effect,
+            cut,
         });
         Choice {
             thread: tid as u32,
@@ -301,6 +312,7 @@ impl Explorer<'_, '_> {
                 Some(j) => &mac.tx.effects[j].1,
                 None => mac.tx.finding.as_ref().map_or(&[], |f| &f.path().choices),
             };
+            let inner = &inner[..mac.cut.map_or(inner.len(), |n| n.min(inner.len()))];
             choices.extend(inner.iter().map(|i| Choice {
                 thread: mac.thread,
                 outcome: i.outcome,

@@ -30,7 +30,7 @@ pub use moved::Move;
 pub use portable::{wire, Decoded, Portable};
 pub use record::{Record, Recorder, Touched};
 pub use state::{Frame, Heap, Object, Stack, StackDigest, State, Thread};
-pub use step::{const_value, Kind, Outcome, Violation, OUTCOME_WINDOW};
+pub use step::{const_value, Kind, Outcome, ReturnStep, Violation, OUTCOME_WINDOW};
 pub use value::{Addr, Loc, Value, GLOBALS};
 
 use zingrs_lang::ir::{Program, Type};

@@ -7,7 +7,9 @@
 //! neither imports the other.
 
 use super::{Choice, Finding, Limit, Options};
-use crate::runtime::{Addr, Loc, Machine, Outcome, Stack, State, Thread, Value, GLOBALS};
+use crate::runtime::{
+    Addr, Loc, Machine, Outcome, ReturnStep, Stack, State, Thread, Value, GLOBALS,
+};
 use ahash::AHashSet;
 use std::rc::Rc;
 
@@ -40,6 +42,32 @@ impl PathEffect {
 pub struct Effect {
     path: PathEffect,
     rets: Box<[Value]>,
+    /// ZING's count of atomic steps at the return, less the count at the root's entry (0 in
+    /// boolean programs, which keep no count), and what stepping says of the return step:
+    /// Apply gives the caller the count that stepping through the callee would have
+    /// ([`Machine::count_summarized_call`]).
+    steps: i64,
+    ret: ReturnStep,
+}
+
+impl Effect {
+    /// Gives the outcome `out` of a return that applying this effect completed (thread `tid`,
+    /// which entered the callee with the atomic step count `at_entry`) the count stepping
+    /// would have left; `Err` if stepping would have stopped at ZING's infinite-loop error
+    /// inside the call: `Some(n)` at the `n`-th of the steps that the effect stands for (from
+    /// the callee's entry through its return), `None` at the last of them, the return.
+    pub(crate) fn count_steps(
+        &self,
+        m: &Machine,
+        tid: usize,
+        at_entry: u32,
+        out: &mut Outcome,
+    ) -> Result<(), Option<usize>> {
+        let before = i64::from(at_entry) + self.steps;
+        let before = u32::try_from(before.max(0)).unwrap_or(u32::MAX);
+        m.count_summarized_call(tid, at_entry, before, self.ret, out)
+            .map_err(|n| n.map(|n| n as usize))
+    }
 }
 
 /// The first of the labels that name an effect's allocations (far above real addresses).
@@ -50,7 +78,19 @@ const ALLOC_LABEL: Addr = 0x8000_0000;
 /// caller may still reach; a new object hangs off an old one only through a write the path
 /// made) — and the writes except those to allocations that became garbage (seed 004 §5). Allocations are renamed to labels in allocation order, so that effects equal
 /// up to the addresses of new objects are one effect.
-pub(crate) fn effect_at_return(s: &State, path: &PathEffect, rets: &[Value]) -> Effect {
+pub(crate) fn effect_at_return(
+    m: &Machine,
+    entry: &State,
+    s: &State,
+    path: &PathEffect,
+    rets: &[Value],
+) -> Effect {
+    let (steps, ret) = if m.program.keep_completed {
+        let count = |st: &State| i64::from(m.zing_count(st, 0).0);
+        (count(s) - count(entry), m.return_step(s, 0))
+    } else {
+        (0, ReturnStep::default())
+    };
     let is_alloc = |a: Addr| path.allocated(a);
     let mut reach: AHashSet<Addr> = AHashSet::new();
     let mut work: Vec<Addr> = Vec::new();
@@ -121,6 +161,8 @@ pub(crate) fn effect_at_return(s: &State, path: &PathEffect, rets: &[Value]) -> 
                 .collect(),
         },
         rets: rets.iter().map(|&v| rename(v)).collect(),
+        steps,
+        ret,
     }
 }
 
@@ -178,6 +220,17 @@ pub(crate) fn match_entry(
     let (et, vt) = (&entry.threads[0], &visible.threads[0]);
     let (ef, vf) = (et.stack.top()?, vt.stack.top()?);
     if ef.proc != vf.proc || ef.pc != vf.pc || ef.locals.len() != vf.locals.len() {
+        return None;
+    }
+    // ZING's atomic step count (Effect::steps): inside an atomic region it only grows until
+    // the callee returns, so an effect's change to it holds at any count; outside one it is 0
+    // (in a cooperative run it grows too, unless the callee restarts it at a choice: then the
+    // change applied is off by the count at the entry, a limit this does not yet meet)
+    // (and the mark of a step of ZING's that went through a choice, which the callee keeps
+    // unless it meets a choice: the mark at its return is then the entry's)
+    if m.program.keep_completed
+        && (et.atomic != vt.atomic || m.zing_count(entry, 0).1 != m.zing_count(visible, 0).1)
+    {
         return None;
     }
     let mut map = AddrMap::default();
@@ -296,7 +349,10 @@ impl Transaction {
     }
 
     /// Applies effect `j` to thread `tid` of `full` (stopped at the call, the callee's entry
-    /// frame on top): the outcome of the return that completes the call.
+    /// frame on top): the outcome of the return that completes the call, or `Err(n)` when
+    /// stepping through the callee would have stopped at ZING's infinite-loop error at the
+    /// `n`-th of the effect's steps (the error is the caller's to report, on the path cut
+    /// there).
     pub fn apply(
         &self,
         m: &Machine,
@@ -304,9 +360,17 @@ impl Transaction {
         map: &AddrMap,
         full: &State,
         tid: usize,
-    ) -> Option<Outcome> {
-        let a = apply_effect(m, &self.effects[j].0, map, full, tid)?;
-        Some(m.finish_return(&a.state, tid, &a.rets, &mut ()))
+    ) -> Option<Result<Outcome, usize>> {
+        let (effect, steps) = &self.effects[j];
+        let a = apply_effect(m, effect, map, full, tid)?;
+        let mut out = m.finish_return(&a.state, tid, &a.rets, &mut ());
+        let at_entry = m.zing_count(full, tid).0;
+        Some(
+            effect
+                .count_steps(m, tid, at_entry, &mut out)
+                .map(|()| out)
+                .map_err(|n| n.map_or(steps.len(), |n| n.min(steps.len()))),
+        )
     }
 }
 

@@ -65,7 +65,7 @@ impl Summarizer<'_, '_> {
                 }
             };
             for (k, rets) in results.into_iter().enumerate() {
-                let e = effect_at_return(s, wmap, &rets);
+                let e = effect_at_return(m, &self.roots[r as usize].entry, s, wmap, &rets);
                 let root = &mut self.roots[r as usize];
                 if root.effect_set.insert(e.clone()) {
                     root.effects.push((e, id, k as u32));
@@ -214,9 +214,31 @@ impl Summarizer<'_, '_> {
                 continue;
             };
             rec.clear();
-            let out = self.m.finish_return(&applied, 0, &rets, &mut rec);
+            let mut out = self.m.finish_return(&applied, 0, &rets, &mut rec);
             // reads after the return (receivers, the caller's `enforce`) see the callee's writes
             self.learn(r, s, &w, &rec.reads);
+            let at_entry = self.m.zing_count(s, 0).0;
+            if let Err(n) = effect.count_steps(self.m, 0, at_entry, &mut out) {
+                // ZING's infinite-loop error inside the call that the summary stands for, on
+                // the path cut at the step that raised it (whose node the key approximates by
+                // the callee's entry)
+                let error = crate::runtime::RtError::InfiniteLoop;
+                let f = s.threads[0].stack.top().expect("a callee frame");
+                if !self.m.semantics.reports_error(f.proc, f.pc, error) {
+                    continue;
+                }
+                let steps = self.expand_summary(target, j as u32);
+                let mut path = self.path_to(r, id, None);
+                path.choices
+                    .extend_from_slice(&steps[..n.map_or(steps.len(), |n| n.min(steps.len()))]);
+                let finding = Finding::Runtime { error, path };
+                let key = finding.violation_key((f.proc, f.pc));
+                if let Err(e) = self.found(finding, key) {
+                    self.rec = rec;
+                    return Err(e);
+                }
+                continue;
+            }
             if let Outcome::Next { state, .. } = out {
                 for &loc in &rec.writes {
                     w.set(loc, self.m.read_loc(&state, 0, loc));

@@ -12,6 +12,8 @@ mod calls;
 mod commit;
 mod post;
 mod threads;
+
+pub use threads::ReturnStep;
 mod window;
 
 use post::{Post, Target};

@@ -13,6 +13,16 @@ use std::rc::Rc;
 /// The mark in [`Thread::atomic_steps`] above the step count: the thread is inside a step of
 /// ZING's that went through a choice ([`Machine::came_through_choice`]).
 pub(crate) const CHOSE: u32 = 1 << 31;
+
+/// What stepping says of a return step for ZING's atomic step count
+/// ([`Machine::return_step`]), kept with a summary's effect.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ReturnStep {
+    /// In cooperative mode, the step continues the process's run (it is no choice).
+    pub runs_on: bool,
+    /// The step is a choice or comes after one in the same step of ZING's.
+    pub chose: bool,
+}
 use zingrs_lang::ir::{Glue, LValue, Layout, Pc, ProcId, Stmt};
 
 impl Machine<'_> {
@@ -94,6 +104,84 @@ impl Machine<'_> {
                 }
             }
         }
+    }
+
+    /// ZING's atomic step count across a call that a summary stood for (the summary engine's
+    /// Apply, or a transaction applied as one step): thread `tid` entered the callee with the
+    /// count `at_entry` and reached the callee's return with the count `before`; `out` is the
+    /// outcome of the return that the summary completed, and `ret` what stepping would have
+    /// said of that return step ([`Machine::return_step`]). Gives `out` the count (and the
+    /// [`CHOSE`] mark) that stepping through the callee would have left, as
+    /// [`Machine::count_atomic_steps`] does step by step. `Err` when stepping would have
+    /// stopped at ZING's infinite-loop error inside the call: `Some(n)` at the callee's
+    /// `n`-th step (from 1; only inside an atomic region, where the count grows by one a
+    /// step), `None` at the return step. A summary hides the callee's steps, so the caller
+    /// reports that error itself, on the path cut there.
+    pub fn count_summarized_call(
+        &self,
+        tid: usize,
+        at_entry: u32,
+        before: u32,
+        ret: ReturnStep,
+        out: &mut Outcome,
+    ) -> Result<(), Option<u32>> {
+        if !self.program.keep_completed {
+            return Ok(());
+        }
+        let max = crate::runtime::state::MAX_ATOMIC_STEPS;
+        if before > max {
+            return Err(Some(max.saturating_sub(at_entry) + 1));
+        }
+        // a return is no `yield`: in cooperative mode the run goes on past it
+        let goes_on = self.semantics.cooperative;
+        let s = match out {
+            Outcome::Next { state, .. } => {
+                let Some(t) = state.threads.get(tid) else {
+                    return Ok(());
+                };
+                let running = !t.stack.is_empty();
+                let after = if t.atomic || (ret.runs_on && running) {
+                    before + 1
+                } else {
+                    0
+                };
+                if after > max {
+                    return Err(None);
+                }
+                let inside = t.atomic || (goes_on && running);
+                let after = after | if ret.chose && inside { CHOSE } else { 0 };
+                if after != t.atomic_steps {
+                    state.thread_mut(tid).atomic_steps = after;
+                }
+                state.clone()
+            }
+            _ => return Ok(()),
+        };
+        if self.semantics.cooperative {
+            self.forget_spent_counts(&s, tid, std::slice::from_mut(out));
+        }
+        if ret.chose {
+            self.forget_choice_marks(&s, tid, std::slice::from_mut(out));
+        }
+        Ok(())
+    }
+
+    /// What stepping would say of the return step of thread `tid`, stopped at a return in
+    /// `s` (as `step` computes it for [`Machine::count_atomic_steps`]): recorded with a
+    /// summary's effect for [`Machine::count_summarized_call`].
+    pub fn return_step(&self, s: &State, tid: usize) -> ReturnStep {
+        let choice = self.alternatives(s, tid) >= 2;
+        ReturnStep {
+            runs_on: self.semantics.cooperative && !choice,
+            chose: choice || s.threads[tid].atomic_steps & CHOSE != 0,
+        }
+    }
+
+    /// Thread `tid`'s count of ZING's atomic steps, and whether it carries the [`CHOSE`]
+    /// mark (the two share [`Thread::atomic_steps`]).
+    pub fn zing_count(&self, s: &State, tid: usize) -> (u32, bool) {
+        let c = s.threads[tid].atomic_steps;
+        (c & !CHOSE, c & CHOSE != 0)
     }
 
     /// Cooperative scheduling: a successor whose next step starts the count afresh (a `yield`,
