@@ -646,7 +646,7 @@ impl Worker<'_, '_, '_> {
                         }
                         let f = self.ex.violation_finding(v, choice, empty_path());
                         let kind = Explorer::violation_key(&s, choice, &f);
-                        let len = level + self.ex.cost(&s, choice);
+                        let len = level + self.ex.cost(&s, ctx.hold, choice);
                         let fp = self.ex.hasher.full(&s);
                         self.note(
                             (len, fp, choice.thread, choice.outcome, kind),
@@ -662,7 +662,7 @@ impl Worker<'_, '_, '_> {
                         };
                         debug_assert!(self.ex.run_costs.is_empty(), "no cooperative runs here");
                         let ccanon = canon.as_ref().map(|c| self.ex.child_canon(&s, c, &state));
-                        let cost = self.ex.cost(&s, choice);
+                        let cost = self.ex.cost(&s, ctx.hold, choice);
                         if interior {
                             // inside a transaction: not stored, the search runs on
                             self.ex.interior_skipped += 1;
