@@ -111,8 +111,8 @@ impl Machine<'_> {
     /// count `at_entry` and reached the callee's return with the count `before`; `out` is the
     /// outcome of the return that the summary completed, and `ret` what stepping would have
     /// said of that return step ([`Machine::return_step`]). Gives `out` the count (and the
-    /// [`CHOSE`] mark) that stepping through the callee would have left, as
-    /// [`Machine::count_atomic_steps`] does step by step. `Err` when stepping would have
+    /// mark of a step of ZING's that went through a choice) that stepping through the callee
+    /// would have left, as `count_atomic_steps` does step by step. `Err` when stepping would have
     /// stopped at ZING's infinite-loop error inside the call: `Some(n)` at the callee's
     /// `n`-th step (from 1; only inside an atomic region, where the count grows by one a
     /// step), `None` at the return step. A summary hides the callee's steps, so the caller
@@ -167,7 +167,7 @@ impl Machine<'_> {
     }
 
     /// What stepping would say of the return step of thread `tid`, stopped at a return in
-    /// `s` (as `step` computes it for [`Machine::count_atomic_steps`]): recorded with a
+    /// `s` (as `step` computes it for its count of atomic steps): recorded with a
     /// summary's effect for [`Machine::count_summarized_call`].
     pub fn return_step(&self, s: &State, tid: usize) -> ReturnStep {
         let choice = self.alternatives(s, tid) >= 2;
@@ -177,8 +177,8 @@ impl Machine<'_> {
         }
     }
 
-    /// Thread `tid`'s count of ZING's atomic steps, and whether it carries the [`CHOSE`]
-    /// mark (the two share [`Thread::atomic_steps`]).
+    /// Thread `tid`'s count of ZING's atomic steps, and whether it carries the mark of a
+    /// step of ZING's that went through a choice (the two share [`Thread::atomic_steps`]).
     pub fn zing_count(&self, s: &State, tid: usize) -> (u32, bool) {
         let c = s.threads[tid].atomic_steps;
         (c & !CHOSE, c & CHOSE != 0)
