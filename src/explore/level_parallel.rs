@@ -38,7 +38,7 @@
 //! (its chained runs are queued level by level), `--keep-going`, `--seed` (the order within a
 //! level is the seed's), and the summary engine's transactions.
 
-use super::reduce::split_chain;
+use super::reduce::unchain;
 use super::{Ctx, ExplicitOptions, Explorer};
 use crate::canon::{Canon, SharedVisited, Visited};
 use crate::runtime::{InitialStates, Machine, Outcome, Portable, State, Value};
@@ -334,15 +334,7 @@ fn path_to(trees: &[Vec<Link>], inits: &[Vec<Value>], at: NodeRef, last: Option<
         if link.parent.worker == ROOT {
             let mut choices = Vec::with_capacity(rev.len());
             for &c in rev.iter().rev() {
-                let (first, extra) = split_chain(c);
-                choices.push(Choice {
-                    thread: c.thread,
-                    outcome: first,
-                });
-                choices.extend((0..extra).map(|_| Choice {
-                    thread: c.thread,
-                    outcome: 0,
-                }));
+                unchain(c, &mut choices);
             }
             return Path {
                 init: inits[link.parent.node as usize].clone(),

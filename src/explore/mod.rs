@@ -30,7 +30,7 @@ use crate::runtime::{InitialStates, Kind, Machine, Outcome, State, Touched, Valu
 use crate::search::effects::{FrameShape, Transaction};
 use crate::search::{watchdog, Choice, Finding, Limit, Options, Path, SearchResult, Watch};
 use chunked::Chunked;
-use reduce::{split_chain, Levels};
+use reduce::{unchain, Levels};
 use zingrs_lang::ir::{Layout, Stmt};
 
 pub use bounding::{Bounding, Scheduler, MAX_ORDERED};

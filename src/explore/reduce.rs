@@ -28,6 +28,20 @@ pub(super) fn split_chain(c: Choice) -> (u32, u32) {
     }
 }
 
+/// Appends the steps a search choice stands for: its first outcome, then the lone outcome
+/// of each chained step after it (a path's choices as replay takes them).
+pub(super) fn unchain(c: Choice, out: &mut Vec<Choice>) {
+    let (first, extra) = split_chain(c);
+    out.push(Choice {
+        thread: c.thread,
+        outcome: first,
+    });
+    out.extend((0..extra).map(|_| Choice {
+        thread: c.thread,
+        outcome: 0,
+    }));
+}
+
 /// What the states inside a cooperative run chained by [`Explorer::chain`] would have added
 /// to a breadth-first search's level, one step after another: the run's last state is queued
 /// where the step from the state before it would have queued it (`bfs.rs`).

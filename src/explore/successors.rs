@@ -292,15 +292,7 @@ impl Explorer<'_, '_> {
         for c in p.choices {
             if c.outcome & MACRO == 0 {
                 // a chained transaction: its first choice, then the lone outcome of each step
-                let (first, extra) = split_chain(c);
-                choices.push(Choice {
-                    thread: c.thread,
-                    outcome: first,
-                });
-                choices.extend((0..extra).map(|_| Choice {
-                    thread: c.thread,
-                    outcome: 0,
-                }));
+                unchain(c, &mut choices);
                 continue;
             }
             let mac = &self.tx.macros[(c.outcome & !MACRO) as usize];
