@@ -220,7 +220,8 @@ fn examples() {
 }
 
 fn temp_model(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("zingrs-bdd-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-bdd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let p = dir.join(name);
     std::fs::write(&p, text).expect("write model");

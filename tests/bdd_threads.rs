@@ -14,7 +14,8 @@ use common::run::zingrs;
 
 /// Writes `text` to a file named `name` in a directory of this test process.
 fn model(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("zingrs-bdd-threads-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-bdd-threads-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write model");

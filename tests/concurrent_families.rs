@@ -26,7 +26,8 @@ fn generate(args: &[&str]) -> PathBuf {
 
 /// Writes a model named `name` in a directory of this test process.
 fn write_model(name: &str, text: impl AsRef<[u8]>) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("zingrs-families-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-families-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write model");

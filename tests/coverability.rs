@@ -119,7 +119,8 @@ fn auto_answers_with_the_explicit_engine_where_coverability_would_run_long() {
     // in a tenth of a second, the stopped engine sees its flag at its next node
     assert!(took < Duration::from_secs(10), "took {took:?}");
     // the counterexample replays like any other
-    let dir = std::env::temp_dir().join(format!("zingrs-auto-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-auto-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let saved = dir.join("cex.json");
     let saved = saved.to_str().expect("utf-8 path");
@@ -169,7 +170,8 @@ fn auto_gives_the_same_answer_whichever_engine_ends_first() {
 
 #[test]
 fn a_saved_counterexample_replays() {
-    let dir = std::env::temp_dir().join(format!("zingrs-cov-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-cov-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let saved = dir.join("cex.json");
     let saved = saved.to_str().expect("utf-8 path");

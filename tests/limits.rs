@@ -105,7 +105,8 @@ fn measure_with(args: &[&str], limit: Option<u64>) -> Measured {
 
 /// Writes `text` to a fresh file named `name` and returns its path.
 fn model(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("zingrs-limits-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-limits-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();

@@ -102,7 +102,8 @@ fn other_subcommands_validate_their_numbers() {
 /// options of that model, not a panic of the whole run.
 #[test]
 fn a_huge_timeout_in_a_regression_header_is_not_a_panic() {
-    let dir = std::env::temp_dir().join(format!("zingrs-options-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-options-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let model = dir.join("huge.bp");
     std::fs::write(

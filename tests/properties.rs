@@ -34,7 +34,8 @@ class Main {
 "#;
 
 fn scratch(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("zingrs-props-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-props-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let p = dir.join(name);
     std::fs::write(&p, text).expect("write model");
@@ -146,7 +147,8 @@ fn a_counterexample_under_a_selection_replays() {
         "nondet.bp",
         "decl g;\nvoid main() begin\n  assert(*);\n  g := T;\n  assert(!g);\nend\n",
     );
-    let saved = std::env::temp_dir().join(format!("zingrs-props-{}.json", std::process::id()));
+    let saved = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-props-{}.json", std::process::id()));
     let s = saved.display().to_string();
     for engine in ["explicit", "summary", "bdd"] {
         let o = zingrs(&[

@@ -15,7 +15,8 @@ use common::run::zingrs;
 fn generated(family: &str, n: u32, ext: &str) -> PathBuf {
     let o = zingrs(&["gen", family, &n.to_string()]);
     assert!(o.status.success(), "gen {family} {n}");
-    let dir = std::env::temp_dir().join(format!("zingrs-reduction-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-reduction-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(format!("{family}-{n}.{ext}"));
     std::fs::write(&path, &o.stdout).expect("model written");
@@ -86,7 +87,8 @@ end
 
 #[test]
 fn states_that_differ_only_in_dead_locals_are_one_state() {
-    let dir = std::env::temp_dir().join(format!("zingrs-dead-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-dead-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let dead = dir.join("dead.bp");
     let live = dir.join("live.bp");
@@ -250,7 +252,8 @@ const BOTH: &str = "class Main {
 
 #[test]
 fn zings_search_order_reports_the_error_it_meets_first() {
-    let dir = std::env::temp_dir().join(format!("zingrs-order-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-order-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let m = dir.join("both.zing");
     std::fs::write(&m, BOTH).expect("model written");
@@ -329,7 +332,8 @@ fn lock_protected_data_makes_a_critical_section_one_transaction() {
     // With the shared steps as non-movers, the second one ended the transaction and the
     // workers interleaved there (33 states for n = 3 and 193 for n = 5 before this analysis;
     // 383 and 5,353 without reduction).
-    let dir = std::env::temp_dir().join(format!("zingrs-guarded-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-guarded-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     for n in [3u32, 5] {
         let m = dir.join(format!("counter-{n}.zing"));

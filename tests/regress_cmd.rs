@@ -214,7 +214,8 @@ fn gen_random_zing_prints_a_model_that_checks() {
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(text.contains("activate static void main()"), "{text}");
     assert_eq!(zingrs(&["gen", "random-zing", "1"]).stdout, o.stdout);
-    let dir = std::env::temp_dir().join(format!("zingrs-gen-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-gen-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("r.zing");
     std::fs::write(&file, &text).expect("write model");

@@ -238,7 +238,8 @@ fn bebop_output_says_the_detail_under_the_verdict() {
 #[test]
 fn a_saved_report_with_details_replays() {
     let m = model("runtime_detail_index_expression_write.zing");
-    let dir = std::env::temp_dir().join(format!("zingrs-rtdetail-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-rtdetail-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let report = dir.join("r.json");
     let r = report.to_str().expect("utf-8 path");

@@ -109,7 +109,8 @@ fn verdicts_agree_with_and_without_symmetry_and_store_fewer_states() {
 
 #[test]
 fn a_counterexample_found_under_symmetry_replays() {
-    let dir = std::env::temp_dir().join(format!("zingrs-symmetry-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-symmetry-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let model = dir.join("race.bp");
     std::fs::write(&model, RACE).unwrap();

@@ -178,7 +178,8 @@ fn every_concurrent_zing_regression_agrees_with_and_without_symmetry() {
 
 #[test]
 fn a_counterexample_found_under_symmetry_replays() {
-    let dir = std::env::temp_dir().join(format!("zingrs-symmetry-zing-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-symmetry-zing-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let report = dir.join("race.json");
     let model = zing_model("symmetry_identical_workers_lose_an_update.zing");

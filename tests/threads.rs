@@ -62,7 +62,8 @@ fn a_creation_loop_ends_under_the_bound() {
 
 #[test]
 fn a_counterexample_found_under_the_bound_replays_without_it() {
-    let dir = std::env::temp_dir().join(format!("zingrs-threads-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-threads-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let model = dir.join("m.bp");
     let saved = dir.join("r.json");
@@ -213,7 +214,8 @@ fn deepening_on_threads_goes_on_while_the_bound_cuts() {
 /// step that does it, and the saved trace replays through the interpreter.
 #[test]
 fn a_broadcast_counterexample_shows_the_passive_write_and_replays() {
-    let dir = std::env::temp_dir().join(format!("zingrs-passive-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-passive-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let model = dir.join("m.bp");
     let saved = dir.join("r.json");

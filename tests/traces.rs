@@ -10,7 +10,7 @@ use common::run::{engine_row, err, out, zingrs};
 
 /// Writes `text` to a fresh file named `name` in a directory of its own.
 fn model(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "zingrs-traces-{}-{}",
         std::process::id(),
         name.replace('.', "-")

@@ -165,7 +165,8 @@ fn zingrs(args: &[&str]) -> std::process::Output {
 #[test]
 fn the_state_limit_holds_across_workers() {
     let model = zingrs(&["gen", "philosophers-ordered", "7"]);
-    let dir = std::env::temp_dir().join(format!("zingrs-workers-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-workers-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("po7.zing");
     std::fs::write(&path, &model.stdout).unwrap();
@@ -313,7 +314,8 @@ fn handed_over_states_are_the_states_their_paths_reach() {
 #[test]
 fn statistics_give_the_speed_up_and_each_worker() {
     let model = zingrs(&["gen", "philosophers-ordered", "5"]);
-    let dir = std::env::temp_dir().join(format!("zingrs-speedup-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-speedup-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("po5.zing");
     std::fs::write(&path, &model.stdout).unwrap();
