@@ -288,3 +288,35 @@ fn states_sent_between_workers_are_fingerprinted_as_one_walk_does() {
         }
     }
 }
+
+/// A cluster that cannot form (here: this process's own address is taken) is no verdict:
+/// the library returns [`zingrs::check::CheckError::Incomplete`] (the command line's exit 9,
+/// inconclusive) and the calling process goes on.
+#[test]
+fn a_cluster_that_cannot_form_is_an_error_for_the_caller() {
+    use zingrs::check::{CheckError, CheckOptions};
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let port = taken.local_addr().expect("an address").port();
+    let text = std::fs::read_to_string(root("examples/philosophers-3.zing")).expect("readable");
+    let parsed =
+        zingrs::parse_str("philosophers-3.zing", &text, zingrs::Lang::Zing).expect("parses");
+    let mut cluster = zingrs::explore::Cluster::loopback(2, 0, port).expect("a cluster");
+    cluster.connect_timeout = Duration::from_secs(2);
+    let opts = CheckOptions {
+        distributed: Some(cluster),
+        trace: false,
+        ..CheckOptions::default()
+    };
+    let started = Instant::now();
+    match zingrs::check(&parsed.program, &opts) {
+        Err(e @ CheckError::Incomplete(_)) => {
+            assert_eq!(e.exit_code(), 9, "{e}");
+            assert!(e.to_string().contains(&port.to_string()), "{e}");
+        }
+        other => panic!(
+            "expected an incomplete check, got {:?}",
+            other.map(|r| r.exit_code)
+        ),
+    }
+    assert!(started.elapsed() < Duration::from_secs(30));
+}

@@ -36,7 +36,8 @@ use std::sync::Arc;
 use zingrs_lang::ir::Program;
 
 /// Why a check cannot run. Each is the command line's exit 7 (invalid usage,
-/// [`CheckError::exit_code`]); the message is the one `zingrs check` prints.
+/// [`CheckError::exit_code`]) but [`CheckError::Incomplete`] (exit 9, inconclusive); the
+/// message is the one `zingrs check` prints.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CheckError {
     /// A target label the program does not have: a mistyped label must not look like a
@@ -70,12 +71,19 @@ pub enum CheckError {
         /// What is wrong.
         message: String,
     },
+    /// The search could not run to any verdict: a distributed search whose processes did
+    /// not form a cluster (an address that cannot be bound or reached, a peer checking
+    /// another model). Inconclusive, as a limit is: the command line's exit 9.
+    Incomplete(String),
 }
 
 impl CheckError {
     /// The command line's exit code for this error.
     pub fn exit_code(&self) -> i32 {
-        exit::INVALID
+        match self {
+            CheckError::Incomplete(_) => exit::LIMIT,
+            _ => exit::INVALID,
+        }
     }
 }
 
@@ -85,9 +93,9 @@ impl std::fmt::Display for CheckError {
             CheckError::UnknownTarget { label, model } => {
                 write!(f, "the target label {label} does not occur in {model}")
             }
-            CheckError::Options(why) | CheckError::NotApplicable { reason: why, .. } => {
-                f.write_str(why)
-            }
+            CheckError::Options(why)
+            | CheckError::NotApplicable { reason: why, .. }
+            | CheckError::Incomplete(why) => f.write_str(why),
             CheckError::NoEngine(why) => {
                 write!(f, "no engine checks this model with these options ({why})")
             }
@@ -366,6 +374,9 @@ impl<'p> Check<'p> {
                     run_portfolio(&m, name, opts, &portfolio(program, bounded))
                 }
                 e => match run_engine_on(e, &m, opts) {
+                    Ok((result, _)) if result.failure.is_some() => {
+                        Err(CheckError::Incomplete(result.failure.unwrap_or_default()))
+                    }
                     Ok((mut result, replays)) => {
                         limit_reached_during(&mut result);
                         Ok(report_with(&m, name, e.name(), &result, replays, opts))

@@ -197,10 +197,10 @@ fn search_salted(m: &Machine, opts: &Options, how: &ExplicitOptions) -> SearchRe
         return cycles::search(m, opts, how, property);
     }
     if let Some(cluster) = &how.distributed {
-        return distributed::search(m, opts, how, cluster).unwrap_or_else(|e| {
-            // no verdict can come of a cluster that did not form: inconclusive, as a limit
-            eprintln!("error: {e}");
-            std::process::exit(crate::report::exit::LIMIT)
+        // no verdict can come of a cluster that did not form: the caller says so
+        return distributed::search(m, opts, how, cluster).unwrap_or_else(|e| SearchResult {
+            failure: Some(e.to_string()),
+            ..SearchResult::default()
         });
     }
     if how.workers > 1 && !how.bfs {

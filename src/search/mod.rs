@@ -224,6 +224,10 @@ pub struct SearchResult {
     /// nothing is then no proof (the bdd and coverability engines on boolean programs with
     /// threads, unless `--no-deadlock`).
     pub deadlocks_unchecked: bool,
+    /// The search could not run at all (a distributed search whose processes did not form
+    /// a cluster): no verdict, for the reason given. A library caller gets it as an error
+    /// ([`crate::check::CheckError::Incomplete`]), never as an ended process.
+    pub failure: Option<String>,
     pub stats: SearchStats,
 }
 

@@ -330,7 +330,10 @@ pub fn run(a: &CheckArgs) -> i32 {
     }
     let report = match check.run() {
         Ok(r) => r,
-        Err(e) => return usage_error(&e.to_string()),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return e.exit_code();
+        }
     };
     if let (Some(from), Some(flag)) = (
         a.preemptions_from.or(a.delays_from),
