@@ -618,7 +618,8 @@ fn replay_shows_what_each_step_changed() {
 
 /// A scratch directory for one test.
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("zingrs-{name}-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("zingrs-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
 }
@@ -1710,4 +1711,55 @@ fn every_subcommand_has_a_man_page_with_every_option() {
     let o = zingrs(&["manpage", "nope"]);
     assert_eq!(o.status.code(), Some(7));
     assert!(err(&o).contains("one of: check, cfg"), "{}", err(&o));
+}
+
+/// `--max-atomic-steps N`: an atomic loop is the infinite-loop error after N steps instead of
+/// ZING's 1,000,000; the saved report records N, so that its counterexample replays; 0 is
+/// refused.
+#[test]
+fn the_atomic_step_limit_can_be_set_and_replays() {
+    let dir = scratch("atomic-steps");
+    let model = zing_model("atomic_endless_loop_is_infinite_loop_error.zing");
+    let json = dir.join("loop.json");
+    let json_s = json.to_str().expect("utf-8 path");
+    let o = zingrs(&[
+        "check",
+        &model,
+        "--engine",
+        "explicit",
+        "--max-atomic-steps",
+        "10",
+        "-o",
+        json_s,
+    ]);
+    assert_eq!(o.status.code(), Some(4), "{}", err(&o));
+    let s = out(&o);
+    assert!(s.contains("infinite loop inside an atomic region"), "{s}");
+    // the loop's 11 steps of the region, each a trace step, and the step into it
+    let steps: usize = s
+        .lines()
+        .find_map(|l| l.strip_prefix("Counterexample ("))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a counterexample's length");
+    assert!(steps < 20, "{s}");
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("saved report")).expect("json");
+    assert_eq!(saved["max_atomic_steps"], 10, "{saved}");
+    let o = zingrs(&["replay", &model, json_s]);
+    assert_eq!(o.status.code(), Some(4), "{}", err(&o));
+    assert!(
+        out(&o).contains("the path ends in the reported verdict"),
+        "{}",
+        out(&o)
+    );
+    // the default limit is not written
+    let o = zingrs(&["check", FIG1, "--target", "R", "-q", "-o", json_s]);
+    assert_eq!(o.status.code(), Some(3), "{}", err(&o));
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("saved report")).expect("json");
+    assert!(saved.get("max_atomic_steps").is_none(), "{saved}");
+    let o = zingrs(&["check", &model, "--max-atomic-steps", "0"]);
+    assert_eq!(o.status.code(), Some(7), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
 }

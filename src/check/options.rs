@@ -83,6 +83,9 @@ pub struct CheckOptions {
     pub search: Option<Search>,
     /// `--cooperative`: Zing's non-preemptive scheduling.
     pub cooperative: bool,
+    /// `--max-atomic-steps N`: the steps an atomic region (or a cooperative run) may take
+    /// before it is the infinite-loop error (default ZING's 1,000,000).
+    pub max_atomic_steps: u32,
     /// `--reduction`; `None`: the default for the search order.
     pub reduction: Option<Reduction>,
     /// `--symmetry on|off`; `None`: on, except for ZING's order and layout.
@@ -142,6 +145,7 @@ impl Default for CheckOptions {
             threads: None,
             search: None,
             cooperative: false,
+            max_atomic_steps: crate::runtime::MAX_ATOMIC_STEPS,
             reduction: None,
             symmetry: None,
             exact: false,
@@ -275,6 +279,7 @@ pub fn options_and_semantics(o: &CheckOptions, program: &Program) -> (Settings, 
         observe_globals: o.ltl.is_some(),
         selection: None,
         coverage: None,
+        max_atomic_steps: o.max_atomic_steps,
     };
     (opts, semantics)
 }

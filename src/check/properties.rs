@@ -289,7 +289,7 @@ pub(crate) fn listed(program: &Program, opts: &super::CheckOptions) -> Vec<Liste
                 procedure: None,
                 line: 0,
                 column: 0,
-                text: "an atomic region (or a cooperative run) of over 1,000,000 steps".into(),
+                text: "an atomic region (or a cooperative run) of over 1,000,000 steps (or --max-atomic-steps)".into(),
             },
             what: What::Runtime(RtError::InfiniteLoop, None),
         });

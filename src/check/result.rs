@@ -93,6 +93,8 @@ pub(super) fn report_with<'p>(
     r.more = more;
     r.assertions = m.semantics.check_assertions;
     r.cooperative = m.semantics.cooperative;
+    r.max_atomic_steps = (m.semantics.max_atomic_steps != crate::runtime::MAX_ATOMIC_STEPS)
+        .then_some(m.semantics.max_atomic_steps);
     r.fewest_switches = result.fewest_switches;
     // the coverability engine reports its first error only, even under --keep-going
     r.exhaustive = result.limit.is_none()

@@ -43,6 +43,7 @@ struct Saved {
     path: Option<Path>,
     assertions: Option<bool>,
     cooperative: Option<bool>,
+    max_atomic_steps: Option<u32>,
     /// `check --property`'s ids: the same selection is made again (a thread waiting at an
     /// assertion left out is blocked, as it was in the check).
     #[serde(default)]
@@ -269,6 +270,9 @@ pub(crate) fn verify<'p>(
         observe_globals: matches!(claim, Claim::Cycle(search::Liveness::Ltl, ..)),
         selection,
         coverage: None,
+        max_atomic_steps: saved
+            .max_atomic_steps
+            .unwrap_or(crate::runtime::MAX_ATOMIC_STEPS),
     };
     let m = std::sync::Arc::new(Machine::new(program, semantics));
     let wrong = |e: String| {

@@ -715,6 +715,10 @@ pub struct Report<'m> {
     /// disabled `select` not right after a `yield` is an error); written only when true.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cooperative: bool,
+    /// `check --max-atomic-steps N`: where an infinite-loop error lies depends on it, so
+    /// replay needs it; written only when it is not the default (1,000,000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_atomic_steps: Option<u32>,
     /// [`crate::search::SearchResult::fewest_switches`]: `--contexts-from` reports that bound.
     #[serde(skip)]
     pub fewest_switches: Option<u32>,
@@ -753,6 +757,7 @@ impl<'m> Report<'m> {
             path: None,
             assertions: true,
             cooperative: false,
+            max_atomic_steps: None,
             fewest_switches: None,
             exhaustive: false,
             seed: None,

@@ -27,7 +27,8 @@ pub enum RtError {
     TypeMismatch,
     /// A `wait` predicate method failed an assertion or did not return.
     PredicateFailed,
-    /// An atomic region ran more than a million steps.
+    /// An atomic region ran more steps than `Semantics::max_atomic_steps` (a million by
+    /// default).
     InfiniteLoop,
 }
 
@@ -44,7 +45,7 @@ impl RtError {
             RtError::UnhandledException => "unhandled exception",
             RtError::TypeMismatch => "a reference used at a type it does not have",
             RtError::PredicateFailed => "a `wait` predicate failed an assertion or did not return",
-            RtError::InfiniteLoop => "infinite loop inside an atomic region (over 1,000,000 steps)",
+            RtError::InfiniteLoop => "infinite loop inside an atomic region (over 1,000,000 steps, or --max-atomic-steps)",
         }
     }
 }

@@ -29,7 +29,7 @@ pub use locks::Mover;
 pub use moved::Move;
 pub use portable::{wire, Decoded, Portable};
 pub use record::{Record, Recorder, Touched};
-pub use state::{Frame, Heap, Object, Stack, StackDigest, State, Thread};
+pub use state::{Frame, Heap, Object, Stack, StackDigest, State, Thread, MAX_ATOMIC_STEPS};
 pub use step::{const_value, Kind, Outcome, ReturnStep, Violation, OUTCOME_WINDOW};
 pub use value::{Addr, Loc, Value, GLOBALS};
 
@@ -90,6 +90,10 @@ pub struct Semantics {
     /// meaning; here so that every machine a check makes from these semantics records into
     /// the same place).
     pub coverage: Option<std::sync::Arc<Coverage>>,
+    /// The most steps one atomic region (or, under cooperative scheduling, one run of a
+    /// process up to its next `yield`) may take before it is ZING's infinite-loop error
+    /// (zing-language.md §4.7; `--max-atomic-steps`, default ZING's 1,000,000).
+    pub max_atomic_steps: u32,
 }
 
 impl Semantics {
@@ -126,6 +130,7 @@ impl Default for Semantics {
             observe_globals: false,
             selection: None,
             coverage: None,
+            max_atomic_steps: crate::runtime::MAX_ATOMIC_STEPS,
         }
     }
 }

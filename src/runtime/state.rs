@@ -188,13 +188,14 @@ pub struct Thread {
     pub thread_locals: Rc<[Value]>,
     pub atomic: bool,
     /// Steps taken since the thread entered the atomic region it is in (0 outside one): more
-    /// than `MAX_ATOMIC_STEPS` is ZING's infinite-loop-in-atomic error. Part of the state,
+    /// than `Semantics::max_atomic_steps` is ZING's infinite-loop-in-atomic error. Part of the state,
     /// so that a loop inside an atomic region is not cut by the visited set.
     pub atomic_steps: u32,
 }
 
-/// The most steps one atomic region may take (zing-language.md §4.7: "more than 1,000,000 basic
-/// actions in one step").
+/// The most steps one atomic region may take by default (zing-language.md §4.7: "more than
+/// 1,000,000 basic actions in one step"); [`crate::runtime::Semantics::max_atomic_steps`]
+/// holds a run's own.
 pub const MAX_ATOMIC_STEPS: u32 = 1_000_000;
 
 /// A heap object: an instance of a class, its fields in the class's order.

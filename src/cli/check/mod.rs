@@ -105,6 +105,12 @@ pub struct CheckArgs {
     /// Zing's non-preemptive scheduling.
     #[arg(long)]
     pub cooperative: bool,
+    /// The steps one atomic region (or, with `--cooperative`, one run of a process up to its
+    /// next yield) may take before it is ZING's infinite-loop error (exit 4). Default: ZING's
+    /// 1,000,000.
+    #[arg(long, value_name = "N", default_value_t = crate::runtime::MAX_ATOMIC_STEPS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_atomic_steps: u32,
     /// Bound on the call-stack depth of any thread; deeper states are cut (exit 8). With
     /// `--search random`, also the steps of each walk.
     #[arg(long, value_name = "N", default_value_t = search::DEFAULT_MAX_DEPTH,
@@ -572,6 +578,7 @@ fn check_options(a: &CheckArgs) -> CheckOptions {
         threads: a.threads,
         search,
         cooperative: a.cooperative,
+        max_atomic_steps: a.max_atomic_steps,
         reduction: a.reduction,
         symmetry: a.symmetry.map(|s| s == Symmetry::On),
         exact: a.exact,

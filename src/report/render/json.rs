@@ -74,6 +74,7 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
         path,
         assertions,
         cooperative,
+        max_atomic_steps,
         // not written: the `contexts` counter the CLI adds names the bound reported
         fewest_switches: _,
         exhaustive: _,
@@ -115,6 +116,9 @@ pub fn write(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
         field(w, 1, "cooperative", false, |w| {
             value(w, cooperative, 1, buf)
         })?;
+    }
+    if let Some(n) = max_atomic_steps {
+        field(w, 1, "max_atomic_steps", false, |w| value(w, n, 1, buf))?;
     }
     if let Some(seed) = seed {
         field(w, 1, "seed", false, |w| value(w, seed, 1, buf))?;

@@ -52,7 +52,7 @@ fn zing_runtime_message(e: &RtError) -> Vec<String> {
         ],
         RtError::UnhandledException => one("ZingUnhandledException"),
         RtError::InfiniteLoop => one(
-            "The model appears to be in an infinite loop inside an atomic block (over 1,000,000 steps without leaving it).",
+            "The model appears to be in an infinite loop inside an atomic block (over 1,000,000 steps without leaving it, or --max-atomic-steps).",
         ),
         other => one(other.describe()),
     }

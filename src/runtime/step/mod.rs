@@ -212,7 +212,7 @@ impl Machine<'_> {
             let choice = self.alternatives(s, tid) >= 2;
             let chose = choice || s.threads[tid].atomic_steps & threads::CHOSE != 0;
             let runs_on = goes_on && !choice;
-            Self::count_atomic_steps(s, tid, runs_on, (chose, goes_on), &mut out[first..]);
+            self.count_atomic_steps(s, tid, runs_on, (chose, goes_on), &mut out[first..]);
             if self.semantics.cooperative {
                 self.forget_spent_counts(s, tid, &mut out[first..]);
             }

@@ -27,13 +27,14 @@ use zingrs_lang::ir::{Glue, LValue, Layout, Pc, ProcId, Stmt};
 
 impl Machine<'_> {
     /// Counts the steps of an atomic region: a thread that stays atomic has taken one more,
-    /// and more than [`MAX_ATOMIC_STEPS`] is ZING's infinite-loop-in-atomic error (§4.7).
+    /// and more than [`Semantics::max_atomic_steps`](crate::runtime::Semantics::max_atomic_steps) is ZING's infinite-loop-in-atomic error (§4.7).
     /// `runs_on`: in cooperative mode, the step neither yielded nor chose, so the process's
     /// run goes on as one step of ZING's, which the same limit bounds (§6.4). `chose`: the
     /// step is a choice or comes after one in the same step of ZING's, and `goes_on`: in
     /// cooperative mode, the step was no `yield`; a successor still inside that step of
     /// ZING's then carries the [`CHOSE`] mark (see [`Machine::came_through_choice`]).
     pub(super) fn count_atomic_steps(
+        &self,
         s: &State,
         tid: usize,
         runs_on: bool,
@@ -45,7 +46,7 @@ impl Machine<'_> {
         for o in outs {
             if let Outcome::Moved { mv, .. } = o {
                 let steps = if mv.atomic || runs_on { before + 1 } else { 0 };
-                if steps > crate::runtime::state::MAX_ATOMIC_STEPS {
+                if steps > self.semantics.max_atomic_steps {
                     *o = Outcome::Violation(Violation::Runtime(RtError::InfiniteLoop));
                 } else {
                     mv.atomic_steps = steps | mark(mv.atomic || goes_on);
@@ -64,7 +65,7 @@ impl Machine<'_> {
                 0
             };
             let steps = steps | mark(t.atomic || (goes_on && !t.stack.is_empty()));
-            if steps & !CHOSE > crate::runtime::state::MAX_ATOMIC_STEPS {
+            if steps & !CHOSE > self.semantics.max_atomic_steps {
                 *o = Outcome::Violation(Violation::Runtime(RtError::InfiniteLoop));
             } else if steps != t.atomic_steps {
                 state.thread_mut(tid).atomic_steps = steps;
@@ -128,7 +129,7 @@ impl Machine<'_> {
         if !self.program.keep_completed {
             return Ok(());
         }
-        let max = crate::runtime::state::MAX_ATOMIC_STEPS;
+        let max = self.semantics.max_atomic_steps;
         if before > max {
             return Err(Some(max.saturating_sub(at_entry) + 1));
         }
