@@ -13,16 +13,11 @@
 //! crosses between workers per state: no encoding, no copy, no lookup in a list of waiting
 //! states (the distributed search's costs, `distributed/`), only the shared table's insert.
 //!
-//! Balance by time, not by count: a worker's successors stay with it, and states differ in
-//! cost, so the workers' shares of a level neither hold the same number of states nor take
-//! the same time. A worker that runs out of states of the level says so (a counter read
-//! after every state expanded); the next worker to look that still holds at least
-//! [`MIN_SHARE`] unexpanded states of its own (states move at most once a level) hands half
-//! of them over as copies ([`Portable`]), and the
-//! level ends when no worker holds any (a count of busy workers, which a hand-over raises
-//! before the giver can end). Only what balances the level's end moves, and one barrier per
-//! level remains (measured against moving by count before the level behind a second barrier:
-//! docs/performance.md, "Breadth-first on every core").
+//! Balance: a worker's successors stay with it, so the workers' shares of a level drift
+//! apart. Where they differ by more than [`SLACK`] of the level, the workers that hold more
+//! than their share move the surplus as copies ([`Portable`]) to those that hold less (the
+//! same plan computed by every worker from the counts they all read), behind a second
+//! barrier. On wide searches only a few per cent of the states move.
 //!
 //! Findings: a worker that finds an error (a violating step, or a stored successor at a
 //! target label or deadlocked) notes it with a key (its path's length in single steps, the
@@ -49,18 +44,15 @@ use crate::canon::{Canon, SharedVisited, Visited};
 use crate::runtime::{InitialStates, Machine, Outcome, Portable, State, Value};
 use crate::search::{watchdog, Choice, Finding, Limit, Options, Path, SearchResult};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// A worker shares its unexpanded states of a level with a worker that ran dry only while it
-/// holds at least this many (half of them move): moving a state (a [`Portable`] copy made,
-/// sent and rebuilt) costs about as much as expanding it, so a level's last few hundred
-/// states stay where they are.
-const MIN_SHARE: usize = 256;
-/// How many times a waiting worker polls (a spin-loop hint each) before it sleeps: the other
-/// worker is usually microseconds away at the end of a level.
-const SPINS: u32 = 4096;
+/// The share of a level by which the workers' parts may differ before states are moved to
+/// balance them (and at least [`MIN_MOVE`] states).
+const SLACK: f64 = 0.05;
+/// Below this many states of difference, a level is never rebalanced.
+const MIN_MOVE: usize = 32;
 
 /// Whether the level-synchronous search on several workers applies to a search (else it
 /// runs on one thread).
@@ -133,16 +125,12 @@ struct Slot {
 struct Gate {
     workers: usize,
     state: Mutex<(usize, u64, bool)>,
-    /// The generation, readable without the lock (the spinning wait's).
-    generation: AtomicU64,
-    broken: AtomicBool,
     cv: Condvar,
 }
 
 impl Gate {
-    /// Waits for every worker, the last to arrive running `last` first (before any worker
-    /// passes); false once the gate is broken. Polls [`SPINS`] times before sleeping.
-    fn wait(&self, last: impl FnOnce()) -> bool {
+    /// Waits for every worker; false once the gate is broken.
+    fn wait(&self) -> bool {
         let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if g.2 {
             return false;
@@ -151,20 +139,10 @@ impl Gate {
         g.0 += 1;
         if g.0 == self.workers {
             g.0 = 0;
-            last();
             g.1 += 1;
-            self.generation.store(g.1, Release);
             self.cv.notify_all();
             return true;
         }
-        drop(g);
-        for _ in 0..SPINS {
-            if self.generation.load(Acquire) != generation || self.broken.load(Relaxed) {
-                break;
-            }
-            std::hint::spin_loop();
-        }
-        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
         while g.1 == generation && !g.2 {
             g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
         }
@@ -174,26 +152,9 @@ impl Gate {
     fn break_open(&self) {
         let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
         g.2 = true;
-        self.broken.store(true, Relaxed);
         self.cv.notify_all();
     }
 }
-
-/// A worker's mailbox, on a cache line of its own: whether it wants states, the states
-/// moved to it, its thread (to wake it).
-#[repr(align(128))]
-struct Mailbox {
-    /// Set by the worker when it ran dry; cleared by the worker that takes it on.
-    hungry: AtomicBool,
-    /// Set when `inbox` holds states.
-    full: AtomicBool,
-    inbox: Mutex<Vec<Moved>>,
-    thread: std::sync::OnceLock<std::thread::Thread>,
-}
-
-/// A counter on a cache line of its own.
-#[repr(align(128))]
-struct Padded(AtomicUsize);
 
 /// What the workers share besides the visited set.
 struct Shared {
@@ -204,34 +165,14 @@ struct Shared {
     /// The workers' slots, by the parity of the round (a worker writes the next round's
     /// while a slower one may still read this one's).
     slots: [Mutex<Vec<Slot>>; 2],
-    /// How many workers are expanding states of the level (or have been given some to): the
-    /// level ends when none is. Reset by the last worker to reach the gate.
-    busy: Padded,
-    /// How many workers ran dry and wait for states (read after every state expanded).
-    hungry: Padded,
-    mail: Vec<Mailbox>,
+    /// States moved to each worker.
+    inbox: Vec<Mutex<Vec<Moved>>>,
 }
 
 impl Shared {
     fn stop_at(&self, l: Limit) {
         let _ = self.limit.compare_exchange(0, l.code(), Relaxed, Relaxed);
         self.stop.store(true, Relaxed);
-    }
-
-    /// Ready for the next level: every worker busy, none hungry.
-    fn reset(&self) {
-        self.busy.0.store(self.mail.len(), Relaxed);
-        self.hungry.0.store(0, Relaxed);
-        for m in &self.mail {
-            m.hungry.store(false, Relaxed);
-        }
-    }
-
-    /// Wakes a waiting worker.
-    fn wake(&self, w: usize) {
-        if let Some(t) = self.mail[w].thread.get() {
-            t.unpark();
-        }
     }
 }
 
@@ -267,8 +208,6 @@ pub(super) fn search(m: &Machine, opts: &Options, how: &ExplicitOptions) -> Sear
         gate: Gate {
             workers,
             state: Mutex::new((0, 0, false)),
-            generation: AtomicU64::new(0),
-            broken: AtomicBool::new(false),
             cv: Condvar::new(),
         },
         stop: AtomicBool::new(false),
@@ -277,16 +216,7 @@ pub(super) fn search(m: &Machine, opts: &Options, how: &ExplicitOptions) -> Sear
             Mutex::new(vec![Slot::default(); workers]),
             Mutex::new(vec![Slot::default(); workers]),
         ],
-        busy: Padded(AtomicUsize::new(workers)),
-        hungry: Padded(AtomicUsize::new(0)),
-        mail: (0..workers)
-            .map(|_| Mailbox {
-                hungry: AtomicBool::new(false),
-                full: AtomicBool::new(false),
-                inbox: Mutex::default(),
-                thread: std::sync::OnceLock::new(),
-            })
-            .collect(),
+        inbox: (0..workers).map(|_| Mutex::default()).collect(),
     };
     let start = Instant::now();
     let ends: Vec<Ended> = std::thread::scope(|sc| {
@@ -299,7 +229,6 @@ pub(super) fn search(m: &Machine, opts: &Options, how: &ExplicitOptions) -> Sear
                     .stack_size(crate::search::WORKER_STACK)
                     .spawn_scoped(sc, move || {
                         let salt = how.swarm.salt();
-                        let _ = shared.mail[w].thread.set(std::thread::current());
                         let run = std::panic::AssertUnwindSafe(move || {
                             crate::canon::salted(salt, || {
                                 let mut ex = Explorer::new(m, opts, how, visited, None);
@@ -354,7 +283,6 @@ pub(super) fn search(m: &Machine, opts: &Options, how: &ExplicitOptions) -> Sear
                             })
                         });
                         std::panic::catch_unwind(run).unwrap_or_else(|e| {
-                            shared.stop.store(true, Relaxed);
                             shared.gate.break_open();
                             std::panic::resume_unwind(e)
                         })
@@ -467,100 +395,95 @@ impl Worker<'_, '_, '_> {
             if shortest.is_some_and(|len| level + 1 >= len) {
                 return;
             }
+            let counts: Vec<usize> = slots
+                .iter()
+                .map(|s| s.next.filter(|n| n.0 == level).map_or(0, |n| n.1))
+                .collect();
+            if self.balance(level, &counts) && !self.wait() {
+                return;
+            }
+            self.receive(level);
             self.expand_level(level);
         }
     }
 
     fn wait(&mut self) -> bool {
         let t = Instant::now();
-        let shared = self.shared;
-        let ok = shared.gate.wait(|| shared.reset());
+        let ok = self.shared.gate.wait();
         self.idle += t.elapsed();
         ok
     }
 
-    /// Hands half of `items` (the first half: the latest pushed stay, their parts still in
-    /// this core's caches) to a worker that ran dry, if one did and `items` are enough.
-    fn share(&mut self, items: &mut Vec<Item>) {
-        if items.len() < MIN_SHARE {
-            return;
+    /// Moves the surplus of `level`'s states to the workers that hold fewer than their share
+    /// (every worker computes the same plan from the same `counts`); whether any move.
+    fn balance(&mut self, level: u64, counts: &[usize]) -> bool {
+        let total: usize = counts.iter().sum();
+        let (lo, hi) = (
+            counts.iter().min().copied().unwrap_or(0),
+            counts.iter().max().copied().unwrap_or(0),
+        );
+        if hi - lo <= MIN_MOVE.max((total as f64 * SLACK) as usize) {
+            return false;
         }
-        let shared = self.shared;
-        let Some(to) = (0..shared.mail.len()).find(|&w| {
-            w != self.me as usize
-                && shared.mail[w].hungry.load(Relaxed)
-                && shared.mail[w].hungry.swap(false, AcqRel)
-        }) else {
+        let w = counts.len();
+        let share = |i: usize| total / w + usize::from(i < total % w);
+        // donors and takers matched in worker order
+        let mut takers: Vec<(usize, usize)> = (0..w)
+            .filter(|&i| counts[i] < share(i))
+            .map(|i| (i, share(i) - counts[i]))
+            .collect();
+        let mut t = 0;
+        for (i, &count) in counts.iter().enumerate() {
+            let mut surplus = count.saturating_sub(share(i));
+            while surplus > 0 && t < takers.len() {
+                let n = surplus.min(takers[t].1);
+                if i == self.me as usize {
+                    self.give(level, takers[t].0, n);
+                }
+                surplus -= n;
+                takers[t].1 -= n;
+                if takers[t].1 == 0 {
+                    t += 1;
+                }
+            }
+        }
+        true
+    }
+
+    /// Moves `n` of this worker's states of `level` to worker `to`.
+    fn give(&mut self, level: u64, to: usize, n: usize) {
+        let Some(q) = self.levels.get_mut(&level) else {
             return;
         };
-        shared.hungry.0.fetch_sub(1, AcqRel);
-        // busy again before this worker can end the level
-        shared.busy.0.fetch_add(1, AcqRel);
-        let n = items.len() / 2;
-        let moved: Vec<Moved> = items
-            .drain(..n)
+        let moved: Vec<Moved> = q
+            .drain(q.len().saturating_sub(n)..)
             .map(|i| Moved {
                 state: Portable::of(&i.state),
                 ctx: i.ctx,
                 node: i.node,
             })
             .collect();
-        self.given += n as u64;
-        lock(&shared.mail[to].inbox).extend(moved);
-        shared.mail[to].full.store(true, Release);
-        shared.wake(to);
+        self.given += moved.len() as u64;
+        lock(&self.shared.inbox[to]).extend(moved);
     }
 
-    /// Waits, having run dry, for states from another worker (then `Some`) or the end of
-    /// the level (`None`).
-    fn hunger(&mut self) -> Option<Vec<Item>> {
-        let shared = self.shared;
-        let me = self.me as usize;
-        let t = Instant::now();
-        shared.hungry.0.fetch_add(1, AcqRel);
-        shared.mail[me].hungry.store(true, Release);
-        if shared.busy.0.fetch_sub(1, AcqRel) == 1 {
-            // the last to run dry: the level is over, wake those that wait for it
-            (0..shared.mail.len())
-                .filter(|&w| w != me)
-                .for_each(|w| shared.wake(w));
+    /// Queues the states moved to this worker.
+    fn receive(&mut self, level: u64) {
+        let moved = std::mem::take(&mut *lock(&self.shared.inbox[self.me as usize]));
+        if moved.is_empty() {
+            return;
         }
-        let mut spins = 0;
-        let got = loop {
-            if shared.mail[me].full.swap(false, Acquire) {
-                break Some(self.receive());
-            }
-            if shared.busy.0.load(Acquire) == 0 || shared.stop.load(Relaxed) {
-                break None;
-            }
-            if spins < SPINS {
-                spins += 1;
-                std::hint::spin_loop();
-            } else {
-                std::thread::park_timeout(Duration::from_millis(1));
-            }
-        };
-        self.idle += t.elapsed();
-        got
-    }
-
-    /// The states moved to this worker.
-    fn receive(&mut self) -> Vec<Item> {
-        let moved = std::mem::take(&mut *lock(&self.shared.mail[self.me as usize].inbox));
         self.taken += moved.len() as u64;
-        moved
-            .into_iter()
-            .map(|mv| {
-                let state = mv.state.state();
-                let canon = self.ex.canon_of(&state);
-                Item {
-                    state,
-                    ctx: mv.ctx,
-                    node: mv.node,
-                    canon,
-                }
-            })
-            .collect()
+        for mv in moved {
+            let state = mv.state.state();
+            let canon = self.ex.canon_of(&state);
+            self.levels.entry(level).or_default().push(Item {
+                state,
+                ctx: mv.ctx,
+                node: mv.node,
+                canon,
+            });
+        }
     }
 
     /// Stores and queues the initial states (the first worker's).
@@ -653,37 +576,23 @@ impl Worker<'_, '_, '_> {
         Arrival::Expand
     }
 
-    /// Expands this worker's states of `level`, sharing them with workers that run dry and
-    /// taking states from the others when it runs dry, until every worker has.
+    /// Expands this worker's states of `level`.
     fn expand_level(&mut self, level: u64) {
-        let mut items = self.levels.remove(&level).unwrap_or_default();
+        let Some(items) = self.levels.remove(&level) else {
+            return;
+        };
         self.ex.result.stats.max_path = self.ex.result.stats.max_path.max(level);
         self.ex.watch.depth = level;
-        // states moved here are not moved again in this level: on a loaded machine, where a
-        // worker waits mostly for the other to be scheduled, they would go back and forth
-        let mut moved_here = false;
-        loop {
-            while let Some(item) = items.pop() {
-                if self.shared.stop.load(Relaxed) {
-                    return;
-                }
-                if let Some(l) = watchdog::stopped() {
-                    self.shared.stop_at(l);
-                    return;
-                }
-                if !self.expand(item, level) {
-                    return;
-                }
-                if !moved_here && self.shared.hungry.0.load(Relaxed) > 0 {
-                    self.share(&mut items);
-                }
+        for item in items {
+            if self.shared.stop.load(Relaxed) {
+                return;
             }
-            match self.hunger() {
-                Some(more) => {
-                    items = more;
-                    moved_here = true;
-                }
-                None => return,
+            if let Some(l) = watchdog::stopped() {
+                self.shared.stop_at(l);
+                return;
+            }
+            if !self.expand(item, level) {
+                return;
             }
         }
     }
