@@ -23,34 +23,20 @@ struct Arrival {
     cost: u64,
 }
 
-/// Where an arriving successor goes once stored ([`Explorer::take_arrival`]).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Place {
-    /// Queued at its level.
-    Queue,
-    /// Expanded at once, before the next successor of its parent (ZING's depth-first search
-    /// goes straight on through a state it does not fingerprint).
-    Now,
-}
-
 /// What became of an arriving successor.
 enum Taken {
     /// The search ends (a finding or a limit).
     Stop,
     /// Known already, queued, or nothing to expand.
     Done,
-    /// To expand at once ([`Place::Now`]): the state, its context, its node and level, and
-    /// its canon.
+    /// To expand at once, before the next successor of its parent (ZING's depth-first
+    /// search goes straight on through a state it does not fingerprint): the state, its
+    /// context, its node and level, and its canon.
     Now(State, Ctx, u32, u64, Option<Canon>),
 }
 
-/// A successor of a node as a frame takes it: an outcome with whether it is interior, or in
-/// ZING's order a choice's outcomes that wait for the level of ZING's choice state
-/// ([`Queued::Choice`]).
-enum Item {
-    One((Choice, Outcome), bool),
-    Choice(Vec<((Choice, Outcome), bool)>),
-}
+/// A node's successors as a frame takes them: each outcome with whether it is interior.
+type Items = std::vec::IntoIter<((Choice, Outcome), bool)>;
 
 /// A node being expanded, one window of its successors at a time. In ZING's order a
 /// successor that ZING does not fingerprint is expanded at once, as a frame above its
@@ -62,7 +48,13 @@ struct Frame {
     node: u32,
     level: u64,
     canon: Option<Canon>,
-    items: std::vec::IntoIter<Item>,
+    items: Items,
+    /// In ZING's order, the choices among the window's outcomes that wait for the level of
+    /// ZING's choice state ([`Queued::Choice`]): how many outcomes come before each, and
+    /// how many it has (in the order they come).
+    choices: std::collections::VecDeque<(usize, usize)>,
+    /// The outcomes taken so far from `items`.
+    taken: usize,
     /// The chained cooperative runs among the window's outcomes.
     run_costs: Vec<reduce::RunCost>,
     /// Where the next window starts (a wide step), and whether a window was cut.
@@ -105,11 +97,12 @@ fn path_to(inits: &[Vec<Value>], tree: &[Link], mut node: u32, last: Option<Choi
 
 impl Explorer<'_, '_> {
     /// Stores an arriving successor (unless it is interior), links it into the search tree
-    /// and queues it (or hands it back to expand at once, `place`).
+    /// and queues it, or with `dfs` (ZING's order) hands it back to expand at once where ZING
+    /// does not fingerprint it.
     fn take_arrival(
         &mut self,
         a: Arrival,
-        place: Place,
+        dfs: bool,
         tree: &mut Vec<Link>,
         queue: &mut Levels<Queued>,
         path: &dyn Fn(&[Link], u32) -> Path,
@@ -133,11 +126,14 @@ impl Explorer<'_, '_> {
             Arrive::Skip => Taken::Done,
             Arrive::Expand => {
                 let next = a.level + a.cost;
-                if place == Place::Now {
+                if dfs && !self.zing_fingerprints(&a.state, a.ctx) {
                     return Taken::Now(a.state, a.ctx, child, next, a.canon);
                 }
                 let item = Queued::Node(a.state, a.ctx, child, next, a.canon);
-                queue.push(next, item, a.cost == 0);
+                // (a successor at no cost goes first in its level where that level is being
+                // taken; below ZING's depth-first search it never is, and its level keeps
+                // the order the states were found in)
+                queue.push(next, item, a.cost == 0 && !self.zing_dfs());
                 Taken::Done
             }
         }
@@ -151,8 +147,14 @@ impl Explorer<'_, '_> {
 
     /// Whether ZING fingerprints `s`, reached with `ctx` ([`zing_count::fingerprints`]).
     fn zing_fingerprints(&self, s: &State, ctx: Ctx) -> bool {
-        let held = (ctx.hold as usize) < s.threads.len();
-        zing_count::fingerprints(self.m, s, held.then_some(ctx.hold as usize))
+        let held = ((ctx.hold as usize) < s.threads.len()).then_some(ctx.hold as usize);
+        if s.atomic_owner().or(held).is_none() {
+            // between steps the process count decides: a state where no process can move
+            // has no successors, so taking it at once or in its level changes nothing (and
+            // asking whether a process can move evaluates its guards)
+            return s.threads.len() >= 2;
+        }
+        zing_count::fingerprints(self.m, s, held)
     }
 
     /// The first window of `s`'s successors (or the next, `from`), as a frame; `None` where
@@ -215,10 +217,10 @@ impl Explorer<'_, '_> {
                 }
             }
         }
-        let items = if self.zing_dfs() && !wide {
-            self.group_choices(&s, ctx, succs)
+        let choices = if self.zing_dfs() && !wide {
+            self.zing_choices(&s, ctx, &succs)
         } else {
-            succs.into_iter().map(|(o, i)| Item::One(o, i)).collect()
+            Default::default()
         };
         Some(Frame {
             s,
@@ -226,7 +228,9 @@ impl Explorer<'_, '_> {
             node,
             level,
             canon,
-            items: items.into_iter(),
+            items: succs.into_iter(),
+            choices,
+            taken: 0,
             run_costs: std::mem::take(&mut self.run_costs),
             more,
             wide,
@@ -236,22 +240,17 @@ impl Explorer<'_, '_> {
     /// ZING's order: a process's choice among two or more alternatives, at a node where its
     /// process step comes first, is ZING's choice state one level below the node, where
     /// ZING's search cuts it and runs on below each alternative it does not fingerprint at
-    /// the next level. Such a choice's outcomes become one [`Item::Choice`] where one of
-    /// them is a state ZING does not fingerprint (the others queue as before).
-    fn group_choices(
+    /// the next level. The outcomes of such a choice among which is a state ZING does not
+    /// fingerprint wait for that level ([`Frame::choices`]; the others queue as before).
+    fn zing_choices(
         &mut self,
         s: &State,
         ctx: Ctx,
-        succs: Vec<((Choice, Outcome), bool)>,
-    ) -> Vec<Item> {
-        let mut items = Vec::with_capacity(succs.len());
-        let mut rest = succs.into_iter().peekable();
-        while let Some(first) = rest.next() {
-            let thread = first.0 .0.thread;
-            let mut group = vec![first];
-            while let Some(next) = rest.next_if(|x| x.0 .0.thread == thread) {
-                group.push(next);
-            }
+        succs: &[((Choice, Outcome), bool)],
+    ) -> std::collections::VecDeque<(usize, usize)> {
+        let mut choices = std::collections::VecDeque::new();
+        let mut at = 0;
+        for group in succs.chunk_by(|a, b| a.0 .0.thread == b.0 .0.thread) {
             let goes_on = group
                 .iter()
                 .filter(|((_, o), _)| matches!(o, Outcome::Next { .. }))
@@ -265,12 +264,11 @@ impl Explorer<'_, '_> {
                     _ => false,
                 });
             if deferred {
-                items.push(Item::Choice(group));
-            } else {
-                items.extend(group.into_iter().map(|(o, i)| Item::One(o, i)));
+                choices.push_back((at, group.len()));
             }
+            at += group.len();
         }
-        items
+        choices
     }
 
     pub(super) fn bfs(&mut self) {
@@ -330,15 +328,15 @@ impl Explorer<'_, '_> {
                             run_costs,
                         } = *c;
                         // (its outcomes not fingerprinted are expanded at once below)
-                        let items: Vec<Item> =
-                            succs.into_iter().map(|(o, i)| Item::One(o, i)).collect();
                         stack.push(Frame {
                             s,
                             ctx,
                             node,
                             level,
                             canon,
-                            items: items.into_iter(),
+                            items: succs.into_iter(),
+                            choices: Default::default(),
+                            taken: 0,
                             run_costs,
                             more: None,
                             wide: false,
@@ -374,8 +372,7 @@ impl Explorer<'_, '_> {
                             cost: cost.last,
                         };
                         let path = |t: &[Link], n: u32| path_to(&inits, t, n, None);
-                        let taken =
-                            self.take_arrival(arrival, Place::Queue, &mut tree, &mut queue, &path);
+                        let taken = self.take_arrival(arrival, false, &mut tree, &mut queue, &path);
                         if let Taken::Stop = taken {
                             return;
                         }
@@ -383,7 +380,26 @@ impl Explorer<'_, '_> {
                 }
                 continue;
             };
-            let Some(item) = f.items.next() else {
+            if f.choices.front().is_some_and(|&(at, _)| at == f.taken) {
+                // queued at the level of ZING's choice state: its process step comes
+                // first (the choice's own level is the one its outcomes then add)
+                let (_, n) = f.choices.pop_front().expect("looked at");
+                let succs: Vec<_> = f.items.by_ref().take(n).collect();
+                f.taken += n;
+                let at = f.level + self.cost(&f.s, f.ctx.hold, succs[0].0 .0) - 1;
+                let chosen = Chosen {
+                    s: f.s.clone(),
+                    ctx: f.ctx,
+                    node: f.node,
+                    level: f.level,
+                    canon: f.canon.clone(),
+                    succs,
+                    run_costs: f.run_costs.clone(),
+                };
+                queue.push(at, Queued::Choice(Box::new(chosen)), false);
+                continue;
+            }
+            let Some(((choice, outcome), interior)) = f.items.next() else {
                 let f = stack.pop().expect("the frame just looked at");
                 if let Some(r) = f.more {
                     let node = (f.s, f.ctx, f.node, f.level, f.canon);
@@ -397,26 +413,7 @@ impl Explorer<'_, '_> {
             let (s, ctx, node, level) = (&f.s, f.ctx, f.node, f.level);
             // cooperative mode: the process of `s` that must go on (its run costs no level)
             let hold = ctx.hold;
-            let ((choice, outcome), interior) = match item {
-                Item::One(o, i) => (o, i),
-                Item::Choice(succs) => {
-                    // queued at the level of ZING's choice state: its process step comes
-                    // first (the choice's own level is the one its outcomes then add)
-                    let at = level + self.cost(s, hold, succs[0].0 .0) - 1;
-                    let run_costs = f.run_costs.clone();
-                    let chosen = Chosen {
-                        s: s.clone(),
-                        ctx,
-                        node,
-                        level,
-                        canon: f.canon.clone(),
-                        succs,
-                        run_costs,
-                    };
-                    queue.push(at, Queued::Choice(Box::new(chosen)), false);
-                    continue;
-                }
-            };
+            f.taken += 1;
             let taken = match outcome {
                 Outcome::Pruned => Taken::Done,
                 Outcome::Moved { .. } => unreachable!("successors() builds every state"),
@@ -472,11 +469,6 @@ impl Explorer<'_, '_> {
                         Some(&cost) => first() + cost.before_last + cost.last,
                         None => self.cost(s, hold, choice),
                     };
-                    let place = if dfs && !self.zing_fingerprints(&state, next) {
-                        Place::Now
-                    } else {
-                        Place::Queue
-                    };
                     let arrival = Arrival {
                         canon: f.canon.as_ref().map(|c| self.child_canon(s, c, &state)),
                         cost,
@@ -488,7 +480,7 @@ impl Explorer<'_, '_> {
                         level,
                     };
                     let path = |t: &[Link], n: u32| path_to(&inits, t, n, None);
-                    self.take_arrival(arrival, place, &mut tree, &mut queue, &path)
+                    self.take_arrival(arrival, dfs, &mut tree, &mut queue, &path)
                 }
             };
             match taken {
