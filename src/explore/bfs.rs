@@ -23,40 +23,252 @@ struct Arrival {
     cost: u64,
 }
 
+/// What became of an arriving successor.
+enum Taken {
+    /// The search ends (a finding or a limit).
+    Stop,
+    /// Known already, queued, or nothing to expand.
+    Done,
+    /// To expand at once, before the next successor of its parent (ZING's depth-first
+    /// search goes straight on through a state it does not fingerprint): the state, its
+    /// context, its node and level, and its canon.
+    Now(State, Ctx, u32, u64, Option<Canon>),
+}
+
+/// A node's successors as a frame takes them: each outcome with whether it is interior.
+type Items = std::vec::IntoIter<((Choice, Outcome), bool)>;
+
+/// A node being expanded, one window of its successors at a time. In ZING's order a
+/// successor that ZING does not fingerprint is expanded at once, as a frame above its
+/// parent's, before the parent's next successor: the breadth-first search holds a
+/// depth-first search below each queued state, as ZING's iterative deepening does.
+struct Frame {
+    s: State,
+    ctx: Ctx,
+    node: u32,
+    level: u64,
+    canon: Option<Canon>,
+    items: Items,
+    /// In ZING's order, the choices among the window's outcomes that wait for the level of
+    /// ZING's choice state ([`Queued::Choice`]): how many outcomes come before each, and
+    /// how many it has (in the order they come).
+    choices: std::collections::VecDeque<(usize, usize)>,
+    /// The outcomes taken so far from `items`.
+    taken: usize,
+    /// The chained cooperative runs among the window's outcomes.
+    run_costs: Vec<reduce::RunCost>,
+    /// Where the next window starts (a wide step), and whether a window was cut.
+    more: Option<Resume>,
+    wide: bool,
+}
+
+/// The choice among a node's outcomes that ZING takes at its choice state, one level after
+/// the node (its process step comes first): queued there, the outcomes that ZING does not
+/// fingerprint are expanded when it is taken, as ZING runs on below its choice state then.
+struct Chosen {
+    s: State,
+    ctx: Ctx,
+    node: u32,
+    level: u64,
+    canon: Option<Canon>,
+    succs: Vec<((Choice, Outcome), bool)>,
+    run_costs: Vec<reduce::RunCost>,
+}
+
+/// The path to tree node `node` of the search, then `last`.
+fn path_to(inits: &[Vec<Value>], tree: &[Link], mut node: u32, last: Option<Choice>) -> Path {
+    let mut choices: Vec<Choice> = last.into_iter().collect();
+    loop {
+        match tree[node as usize] {
+            Link::Root(i) => {
+                choices.reverse();
+                return Path {
+                    init: inits[i as usize].clone(),
+                    choices,
+                };
+            }
+            Link::Child(p, c) => {
+                choices.push(c);
+                node = p;
+            }
+        }
+    }
+}
+
 impl Explorer<'_, '_> {
     /// Stores an arriving successor (unless it is interior), links it into the search tree
-    /// and queues it; `false` where the search ends (a finding or a limit).
+    /// and queues it, or with `dfs` (ZING's order) hands it back to expand at once where ZING
+    /// does not fingerprint it.
     fn take_arrival(
         &mut self,
         a: Arrival,
+        dfs: bool,
         tree: &mut Vec<Link>,
         queue: &mut Levels<Queued>,
         path: &dyn Fn(&[Link], u32) -> Path,
-    ) -> bool {
+    ) -> Taken {
         if a.interior {
             // inside a transaction: not stored, the search runs on
             self.interior_skipped += 1;
         } else if !self.visit_keyed(&a.state, a.ctx, a.canon.as_ref()) {
-            return true;
+            return Taken::Done;
         } else {
             self.count_zing(&a.state, a.ctx, false);
         }
         if let Some(l) = self.watch.check(self.visited.len() as u64) {
             self.result.limit = Some(l);
-            return false;
+            return Taken::Stop;
         }
         tree.push(Link::Child(a.parent, a.choice));
         let child = tree.len() as u32 - 1;
         match self.arrive(&a.state, || path(tree, child)) {
-            Arrive::Stop => return false,
-            Arrive::Skip => {}
+            Arrive::Stop => Taken::Stop,
+            Arrive::Skip => Taken::Done,
             Arrive::Expand => {
                 let next = a.level + a.cost;
+                if dfs && !self.zing_fingerprints(&a.state, a.ctx) {
+                    return Taken::Now(a.state, a.ctx, child, next, a.canon);
+                }
                 let item = Queued::Node(a.state, a.ctx, child, next, a.canon);
-                queue.push(next, item, a.cost == 0);
+                // (a successor at no cost goes first in its level where that level is being
+                // taken; below ZING's depth-first search it never is, and its level keeps
+                // the order the states were found in)
+                queue.push(next, item, a.cost == 0 && !self.zing_dfs());
+                Taken::Done
             }
         }
-        true
+    }
+
+    /// Whether the search follows ZING's depth-first search below the states it queues
+    /// ([`Frame`]): in ZING's order, unless a bound counts another order.
+    fn zing_dfs(&self) -> bool {
+        self.how.zing_order && self.how.bounding.is_none() && self.opts.contexts.is_none()
+    }
+
+    /// Whether ZING fingerprints `s`, reached with `ctx` ([`zing_count::fingerprints`]).
+    fn zing_fingerprints(&self, s: &State, ctx: Ctx) -> bool {
+        let held = ((ctx.hold as usize) < s.threads.len()).then_some(ctx.hold as usize);
+        if s.atomic_owner().or(held).is_none() {
+            // between steps the process count decides: a state where no process can move
+            // has no successors, so taking it at once or in its level changes nothing (and
+            // asking whether a process can move evaluates its guards)
+            return s.threads.len() >= 2;
+        }
+        zing_count::fingerprints(self.m, s, held)
+    }
+
+    /// The first window of `s`'s successors (or the next, `from`), as a frame; `None` where
+    /// the search ends.
+    #[allow(clippy::too_many_arguments)]
+    fn open(
+        &mut self,
+        (s, ctx, node, level, canon): (State, Ctx, u32, u64, Option<Canon>),
+        from: Option<Resume>,
+        wide: bool,
+        inits: &[Vec<Value>],
+        tree: &[Link],
+    ) -> Option<Frame> {
+        if let Some(l) = watchdog::stopped() {
+            self.result.limit = Some(l);
+            return None;
+        }
+        self.result.stats.max_path = self.result.stats.max_path.max(level);
+        self.watch.depth = level;
+        self.run_costs.clear();
+        let succs = self.successors_from(&s, ctx, from);
+        self.interior_skipped += self.chained;
+        let more = self.more.take();
+        // a wide step's outcomes come a window at a time, each stored as it comes
+        let wide = wide || more.is_some();
+        if self.result.limit.is_some() {
+            return None;
+        }
+        // a wide step is a choice, whatever a chunk of it holds
+        let interior: Vec<bool> = succs
+            .iter()
+            .zip(Self::branching(&succs))
+            .map(|((c, o), b)| self.interior(&s, ctx.hold, c.thread, o, b || wide))
+            .collect();
+        let mut succs: Vec<_> = succs.into_iter().zip(interior).collect();
+        // `--seed`: the level's order within a node's successors is permuted
+        if let Some(mut rng) = self
+            .how
+            .swarm
+            .order(&[u64::from(node), from.map_or(0, |r: Resume| r.skip)])
+        {
+            rng.shuffle(&mut succs);
+        }
+        if self.how.zing_order {
+            // ZING runs a process's whole step before it takes the next process:
+            // an error that step ends in comes before a later process's error
+            for (f, key) in self.errors_ending_steps_first(&s, ctx, &succs) {
+                let mut path = path_to(inits, tree, node, Some(f.0));
+                let tail = Choice {
+                    thread: f.0.thread,
+                    outcome: 0,
+                };
+                path.choices.extend((0..f.2).map(|_| tail));
+                let finding = match f.1 {
+                    Some(v) => self.violation_finding(v, tail, path),
+                    None => Finding::Deadlock { path },
+                };
+                if self.found(finding, key) {
+                    return None;
+                }
+            }
+        }
+        let choices = if self.zing_dfs() && !wide {
+            self.zing_choices(&s, ctx, &succs)
+        } else {
+            Default::default()
+        };
+        Some(Frame {
+            s,
+            ctx,
+            node,
+            level,
+            canon,
+            items: succs.into_iter(),
+            choices,
+            taken: 0,
+            run_costs: std::mem::take(&mut self.run_costs),
+            more,
+            wide,
+        })
+    }
+
+    /// ZING's order: a process's choice among two or more alternatives, at a node where its
+    /// process step comes first, is ZING's choice state one level below the node, where
+    /// ZING's search cuts it and runs on below each alternative it does not fingerprint at
+    /// the next level. The outcomes of such a choice among which is a state ZING does not
+    /// fingerprint wait for that level ([`Frame::choices`]; the others queue as before).
+    fn zing_choices(
+        &mut self,
+        s: &State,
+        ctx: Ctx,
+        succs: &[((Choice, Outcome), bool)],
+    ) -> std::collections::VecDeque<(usize, usize)> {
+        let mut choices = std::collections::VecDeque::new();
+        let mut at = 0;
+        for group in succs.chunk_by(|a, b| a.0 .0.thread == b.0 .0.thread) {
+            let goes_on = group
+                .iter()
+                .filter(|((_, o), _)| matches!(o, Outcome::Next { .. }))
+                .count();
+            let deferred = goes_on >= 2
+                && self.cost(s, ctx.hold, group[0].0 .0) >= 2
+                && group.iter().any(|((c, o), _)| match o {
+                    Outcome::Next { state, kind } => self
+                        .advance(s, ctx, *c, *kind)
+                        .is_some_and(|next| !self.zing_fingerprints(state, next)),
+                    _ => false,
+                });
+            if deferred {
+                choices.push_back((at, group.len()));
+            }
+            at += group.len();
+        }
+        choices
     }
 
     pub(super) fn bfs(&mut self) {
@@ -68,24 +280,7 @@ impl Explorer<'_, '_> {
         // each queued state keeps its canon (segmented fingerprints), so its successors are
         // fingerprinted from the parts their step changed, as in the depth-first search
         let mut queue: Levels<Queued> = Levels::default();
-        let path_to = |inits: &[Vec<Value>], tree: &[Link], mut node: u32, last: Option<Choice>| {
-            let mut choices: Vec<Choice> = last.into_iter().collect();
-            loop {
-                match tree[node as usize] {
-                    Link::Root(i) => {
-                        choices.reverse();
-                        return Path {
-                            init: inits[i as usize].clone(),
-                            choices,
-                        };
-                    }
-                    Link::Child(p, c) => {
-                        choices.push(c);
-                        node = p;
-                    }
-                }
-            }
-        };
+        let dfs = self.zing_dfs();
         for (init, s0) in InitialStates::new(m) {
             if !self.visit(&s0, Ctx::START) {
                 continue;
@@ -108,170 +303,202 @@ impl Explorer<'_, '_> {
                 return;
             }
         }
-        while let Some(item) = queue.pop() {
-            // a level whose successors are all known stores nothing: look at the watchdog here
-            if let Some(l) = watchdog::stopped() {
-                self.result.limit = Some(l);
-                return;
-            }
-            let (s, ctx, node, level, canon) = match item {
-                Queued::Node(s, ctx, node, level, canon) => (s, ctx, node, level, canon),
-                Queued::Run(mut run) if run.cost.before_last > 0 => {
-                    // where a state inside the run would have been taken: the next one is
-                    // queued at the end of the next level
-                    run.cost.before_last -= 1;
-                    run.level += 1;
-                    self.result.stats.max_path = self.result.stats.max_path.max(run.level);
-                    queue.push(run.level, Queued::Run(run), false);
-                    continue;
-                }
-                Queued::Run(run) => {
-                    // the state before the run's last: the step from it reaches that one
-                    let Run {
-                        state,
-                        ctx,
-                        parent,
-                        choice,
-                        level,
-                        cost,
-                        interior,
-                    } = *run;
-                    let arrival = Arrival {
-                        canon: self.canon_of(&state),
-                        state,
-                        ctx,
-                        parent,
-                        choice,
-                        interior,
-                        level,
-                        cost: cost.last,
-                    };
-                    let path = |t: &[Link], n: u32| path_to(&inits, t, n, None);
-                    if !self.take_arrival(arrival, &mut tree, &mut queue, &path) {
-                        return;
-                    }
-                    continue;
-                }
-            };
-            self.result.stats.max_path = self.result.stats.max_path.max(level);
-            self.watch.depth = level;
-            // cooperative mode: the process of `s` that must go on (its run costs no level)
-            let hold = ctx.hold;
-            // a wide step's outcomes come a window at a time, each stored as it comes
-            let mut from = None;
-            let mut wide = false;
-            loop {
-                self.run_costs.clear();
-                let succs = self.successors_from(&s, ctx, from);
-                self.interior_skipped += self.chained;
-                let more = self.more.take();
-                wide |= more.is_some();
-                if self.result.limit.is_some() {
+        // the nodes being expanded: a queued state's, and above it those expanded at once
+        let mut stack: Vec<Frame> = Vec::new();
+        loop {
+            let Some(f) = stack.last_mut() else {
+                let Some(item) = queue.pop() else {
                     return;
-                }
-                // a wide step is a choice, whatever a chunk of it holds
-                let interior: Vec<bool> = succs
-                    .iter()
-                    .zip(Self::branching(&succs))
-                    .map(|((c, o), b)| self.interior(&s, ctx.hold, c.thread, o, b || wide))
-                    .collect();
-                let mut succs: Vec<_> = succs.into_iter().zip(interior).collect();
-                // `--seed`: the level's order within a node's successors is permuted
-                if let Some(mut rng) = self
-                    .how
-                    .swarm
-                    .order(&[u64::from(node), from.map_or(0, |r: Resume| r.skip)])
-                {
-                    rng.shuffle(&mut succs);
-                }
-                if self.how.zing_order {
-                    // ZING runs a process's whole step before it takes the next process:
-                    // an error that step ends in comes before a later process's error
-                    for (f, key) in self.errors_ending_steps_first(&s, ctx, &succs) {
-                        let mut path = path_to(&inits, &tree, node, Some(f.0));
-                        let tail = Choice {
-                            thread: f.0.thread,
-                            outcome: 0,
+                };
+                match item {
+                    Queued::Node(s, ctx, node, level, canon) => {
+                        match self.open((s, ctx, node, level, canon), None, false, &inits, &tree) {
+                            Some(frame) => stack.push(frame),
+                            None => return,
+                        }
+                    }
+                    Queued::Choice(c) => {
+                        let Chosen {
+                            s,
+                            ctx,
+                            node,
+                            level,
+                            canon,
+                            succs,
+                            run_costs,
+                        } = *c;
+                        // (its outcomes not fingerprinted are expanded at once below)
+                        stack.push(Frame {
+                            s,
+                            ctx,
+                            node,
+                            level,
+                            canon,
+                            items: succs.into_iter(),
+                            choices: Default::default(),
+                            taken: 0,
+                            run_costs,
+                            more: None,
+                            wide: false,
+                        });
+                    }
+                    Queued::Run(mut run) if run.cost.before_last > 0 => {
+                        // where a state inside the run would have been taken: the next one is
+                        // queued at the end of the next level
+                        run.cost.before_last -= 1;
+                        run.level += 1;
+                        self.result.stats.max_path = self.result.stats.max_path.max(run.level);
+                        queue.push(run.level, Queued::Run(run), false);
+                    }
+                    Queued::Run(run) => {
+                        // the state before the run's last: the step from it reaches that one
+                        let Run {
+                            state,
+                            ctx,
+                            parent,
+                            choice,
+                            level,
+                            cost,
+                            interior,
+                        } = *run;
+                        let arrival = Arrival {
+                            canon: self.canon_of(&state),
+                            state,
+                            ctx,
+                            parent,
+                            choice,
+                            interior,
+                            level,
+                            cost: cost.last,
                         };
-                        path.choices.extend((0..f.2).map(|_| tail));
-                        let finding = match f.1 {
-                            Some(v) => self.violation_finding(v, tail, path),
-                            None => Finding::Deadlock { path },
-                        };
-                        if self.found(finding, key) {
+                        let path = |t: &[Link], n: u32| path_to(&inits, t, n, None);
+                        let taken = self.take_arrival(arrival, false, &mut tree, &mut queue, &path);
+                        if let Taken::Stop = taken {
                             return;
                         }
                     }
                 }
-                for ((choice, outcome), interior) in succs {
-                    match outcome {
-                        Outcome::Pruned => {}
-                        Outcome::Moved { .. } => unreachable!("successors() builds every state"),
-                        Outcome::Violation(v) => {
-                            if self.advance(&s, ctx, choice, Kind::Internal).is_none() {
-                                continue;
-                            }
-                            let f = self.violation_finding(
-                                v,
-                                choice,
-                                path_to(&inits, &tree, node, Some(choice)),
-                            );
-                            let key = Self::violation_key(&s, choice, &f);
-                            if self.found(f, key) {
-                                return;
-                            }
-                        }
-                        Outcome::Next { state, kind } => {
-                            self.result.stats.transitions += 1;
-                            let Some(ctx) = self.advance(&s, ctx, choice, kind) else {
-                                continue;
-                            };
-                            if let Some(&cost) =
-                                self.run_costs.iter().find(|r| r.thread == choice.thread)
-                            {
-                                // a chained cooperative run: queued where its first state
-                                // would have been, taken level by level as its states would
-                                // have been, so that the search's order stays the same
-                                let first = self.cost(
-                                    &s,
-                                    hold,
-                                    Choice {
-                                        thread: choice.thread,
-                                        outcome: 0,
-                                    },
-                                );
-                                let run = Run {
-                                    state,
-                                    ctx,
-                                    parent: node,
-                                    choice,
-                                    level: level + first,
-                                    cost,
-                                    interior,
-                                };
-                                queue.push(level + first, Queued::Run(Box::new(run)), first == 0);
-                                continue;
-                            }
-                            let arrival = Arrival {
-                                canon: canon.as_ref().map(|c| self.child_canon(&s, c, &state)),
-                                cost: self.cost(&s, hold, choice),
-                                state,
-                                ctx,
-                                parent: node,
-                                choice,
-                                interior,
-                                level,
-                            };
-                            let path = |t: &[Link], n: u32| path_to(&inits, t, n, None);
-                            if !self.take_arrival(arrival, &mut tree, &mut queue, &path) {
-                                return;
-                            }
-                        }
+                continue;
+            };
+            if f.choices.front().is_some_and(|&(at, _)| at == f.taken) {
+                // queued at the level of ZING's choice state: its process step comes
+                // first (the choice's own level is the one its outcomes then add)
+                let (_, n) = f.choices.pop_front().expect("looked at");
+                let succs: Vec<_> = f.items.by_ref().take(n).collect();
+                f.taken += n;
+                let at = f.level + self.cost(&f.s, f.ctx.hold, succs[0].0 .0) - 1;
+                let chosen = Chosen {
+                    s: f.s.clone(),
+                    ctx: f.ctx,
+                    node: f.node,
+                    level: f.level,
+                    canon: f.canon.clone(),
+                    succs,
+                    run_costs: f.run_costs.clone(),
+                };
+                queue.push(at, Queued::Choice(Box::new(chosen)), false);
+                continue;
+            }
+            let Some(((choice, outcome), interior)) = f.items.next() else {
+                let f = stack.pop().expect("the frame just looked at");
+                if let Some(r) = f.more {
+                    let node = (f.s, f.ctx, f.node, f.level, f.canon);
+                    match self.open(node, Some(r), f.wide, &inits, &tree) {
+                        Some(frame) => stack.push(frame),
+                        None => return,
                     }
                 }
-                match more {
-                    Some(r) => from = Some(r),
-                    None => break,
+                continue;
+            };
+            let (s, ctx, node, level) = (&f.s, f.ctx, f.node, f.level);
+            // cooperative mode: the process of `s` that must go on (its run costs no level)
+            let hold = ctx.hold;
+            f.taken += 1;
+            let taken = match outcome {
+                Outcome::Pruned => Taken::Done,
+                Outcome::Moved { .. } => unreachable!("successors() builds every state"),
+                Outcome::Violation(v) => {
+                    if self.advance(s, ctx, choice, Kind::Internal).is_none() {
+                        continue;
+                    }
+                    let f = self.violation_finding(
+                        v,
+                        choice,
+                        path_to(&inits, &tree, node, Some(choice)),
+                    );
+                    let key = Self::violation_key(s, choice, &f);
+                    if self.found(f, key) {
+                        return;
+                    }
+                    Taken::Done
+                }
+                Outcome::Next { state, kind } => {
+                    self.result.stats.transitions += 1;
+                    let Some(next) = self.advance(s, ctx, choice, kind) else {
+                        continue;
+                    };
+                    let run = f.run_costs.iter().find(|r| r.thread == choice.thread);
+                    let first = || {
+                        let c = Choice {
+                            thread: choice.thread,
+                            outcome: 0,
+                        };
+                        self.cost(s, hold, c)
+                    };
+                    let cost = match run {
+                        Some(&cost) if !dfs => {
+                            // a chained cooperative run: queued where its first state
+                            // would have been, taken level by level as its states would
+                            // have been, so that the search's order stays the same
+                            let first = first();
+                            let run = Run {
+                                state,
+                                ctx: next,
+                                parent: node,
+                                choice,
+                                level: level + first,
+                                cost,
+                                interior,
+                            };
+                            queue.push(level + first, Queued::Run(Box::new(run)), first == 0);
+                            continue;
+                        }
+                        // a chained cooperative run below ZING's depth-first search: its
+                        // states inside are ones ZING does not fingerprint, run through at
+                        // once, so its last state arrives now, at the level they add up to
+                        Some(&cost) => first() + cost.before_last + cost.last,
+                        None => self.cost(s, hold, choice),
+                    };
+                    let arrival = Arrival {
+                        canon: f.canon.as_ref().map(|c| self.child_canon(s, c, &state)),
+                        cost,
+                        state,
+                        ctx: next,
+                        parent: node,
+                        choice,
+                        interior,
+                        level,
+                    };
+                    let path = |t: &[Link], n: u32| path_to(&inits, t, n, None);
+                    self.take_arrival(arrival, dfs, &mut tree, &mut queue, &path)
+                }
+            };
+            match taken {
+                Taken::Stop => return,
+                Taken::Done => {}
+                Taken::Now(s, ctx, node, level, canon) => {
+                    // a node whose last successor this was is done: a lone process's long
+                    // run keeps one frame, not one per state
+                    if stack
+                        .last()
+                        .is_some_and(|f| f.items.as_slice().is_empty() && f.more.is_none())
+                    {
+                        stack.pop();
+                    }
+                    match self.open((s, ctx, node, level, canon), None, false, &inits, &tree) {
+                        Some(frame) => stack.push(frame),
+                        None => return,
+                    }
                 }
             }
         }
@@ -409,6 +636,9 @@ impl Explorer<'_, '_> {
 
 /// An entry of the breadth-first queue.
 enum Queued {
+    /// ZING's order: a choice's outcomes taken at the level of ZING's choice state
+    /// (boxed, as the runs).
+    Choice(Box<Chosen>),
     /// A state to expand: its context bookkeeping, its node in the search tree, its level
     /// and its canon.
     Node(State, Ctx, u32, u64, Option<Canon>),

@@ -41,3 +41,20 @@ impl ZingCount {
         };
     }
 }
+
+/// Whether ZING fingerprints the state it reaches at `s` (`held` as in [`ZingCount::add`]),
+/// so that its search may cut it there (`IsFingerPrinted`, zing-language.md §6.7): between
+/// steps, a state with two or more processes of which one can move; inside a process step
+/// (an atomic region, a held cooperative run), its owner's choice among two or more
+/// alternatives. ZING's depth-first search runs straight on through any other state, never
+/// looking it up, so what lies below it comes before its ancestor's next successor (the
+/// breadth-first search in ZING's order does the same, `bfs.rs`). The initial state, which
+/// ZING always fingerprints, is not asked.
+pub fn fingerprints(m: &Machine, s: &State, held: Option<usize>) -> bool {
+    let n = s.threads.len();
+    let movable = |t: usize| !s.threads[t].stack.is_empty() && m.blocked(s, t).is_none();
+    match s.atomic_owner().or(held) {
+        Some(o) => m.alternatives(s, o) >= 2 && movable(o),
+        None => n >= 2 && (0..n).any(movable),
+    }
+}
