@@ -174,22 +174,10 @@ impl Explorer<'_, '_> {
         }
         self.result.stats.max_path = self.result.stats.max_path.max(level);
         self.watch.depth = level;
-        self.run_costs.clear();
-        let succs = self.successors_from(&s, ctx, from);
-        self.interior_skipped += self.chained;
-        let more = self.more.take();
-        // a wide step's outcomes come a window at a time, each stored as it comes
-        let wide = wide || more.is_some();
+        let (mut succs, more, wide) = self.successor_window(&s, ctx, from, wide);
         if self.result.limit.is_some() {
             return None;
         }
-        // a wide step is a choice, whatever a chunk of it holds
-        let interior: Vec<bool> = succs
-            .iter()
-            .zip(Self::branching(&succs))
-            .map(|((c, o), b)| self.interior(&s, ctx.hold, c.thread, o, b || wide))
-            .collect();
-        let mut succs: Vec<_> = succs.into_iter().zip(interior).collect();
         // `--seed`: the level's order within a node's successors is permuted
         if let Some(mut rng) = self
             .how

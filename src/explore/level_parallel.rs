@@ -610,21 +610,13 @@ impl Worker<'_, '_, '_> {
         let mut wide = false;
         loop {
             let ex = &mut *self.ex;
-            ex.run_costs.clear();
-            let succs = ex.successors_from(&s, ctx, from);
-            ex.interior_skipped += ex.chained;
-            let more = ex.more.take();
-            wide |= more.is_some();
+            let (succs, more, window_wide) = ex.successor_window(&s, ctx, from, wide);
+            wide = window_wide;
             if let Some(l) = ex.result.limit.take() {
                 self.shared.stop_at(l);
                 return false;
             }
-            let interior: Vec<bool> = succs
-                .iter()
-                .zip(Explorer::branching(&succs))
-                .map(|((c, o), b)| ex.interior(&s, ctx.hold, c.thread, o, b || wide))
-                .collect();
-            for ((choice, outcome), interior) in succs.into_iter().zip(interior) {
+            for ((choice, outcome), interior) in succs {
                 match outcome {
                     Outcome::Pruned => {}
                     Outcome::Moved { .. } => unreachable!("successors() builds every state"),

@@ -38,6 +38,9 @@ pub use distributed::Cluster;
 pub use options::{ExplicitOptions, HANDOFF_DEPTH};
 
 type Succs = Vec<(Choice, Outcome)>;
+/// A window of a node's successors, each with whether it is interior
+/// ([`Explorer::successor_window`]).
+type Marked = Vec<((Choice, Outcome), bool)>;
 
 struct Explorer<'m, 'p> {
     m: &'m Machine<'p>,

@@ -5,6 +5,31 @@
 use super::*;
 
 impl Explorer<'_, '_> {
+    /// One window of `s`'s successors (from `from` on, see [`Explorer::successors_from`]),
+    /// each with whether the search goes through it without storing it
+    /// ([`Explorer::interior`]), where the next window starts, and whether the step is wide
+    /// (`wide`, or cut into windows here): a wide step is a choice, whatever a window of it
+    /// holds. The breadth-first searches take a node's successors this way.
+    pub(super) fn successor_window(
+        &mut self,
+        s: &State,
+        ctx: Ctx,
+        from: Option<Resume>,
+        wide: bool,
+    ) -> (Marked, Option<Resume>, bool) {
+        self.run_costs.clear();
+        let succs = self.successors_from(s, ctx, from);
+        self.interior_skipped += self.chained;
+        let more = self.more.take();
+        let wide = wide || more.is_some();
+        let interior: Vec<bool> = succs
+            .iter()
+            .zip(Self::branching(&succs))
+            .map(|((c, o), b)| self.interior(s, ctx.hold, c.thread, o, b || wide))
+            .collect();
+        (succs.into_iter().zip(interior).collect(), more, wide)
+    }
+
     /// The outcomes of every thread that may move in `s`, in the search's order, built, from
     /// `from` on (see [`Explorer::step_threads`]) and at most [`Explorer::chunk`] of one
     /// thread's; [`Explorer::more`] then says where they go on.
