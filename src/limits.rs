@@ -225,7 +225,6 @@ impl Watch {
         {
             return Some(Limit::Interrupted);
         }
-        watchdog::progress(states);
         if let Some(m) = self.limits.max_states {
             if states >= m {
                 return Some(Limit::States);
@@ -235,6 +234,9 @@ impl Watch {
         if self.ticks & 1023 != 1 {
             return None;
         }
+        // published every 1,024 states, not every state: several workers writing one shared
+        // word per state kept its cache line moving between their cores
+        watchdog::progress(states);
         if self.limits.progress {
             self.show(states);
         }
@@ -425,6 +427,8 @@ pub mod watchdog {
     /// so far, the time since it was armed.
     pub struct Forced {
         pub limit: Limit,
+        /// The stored states the search last published ([`Watch::check`] does every 1,024
+        /// states: up to that many behind).
         pub states: u64,
         pub elapsed: Duration,
     }
@@ -452,7 +456,8 @@ pub mod watchdog {
         stopped().or_else(|| interrupted().then_some(Limit::Interrupted))
     }
 
-    /// Publishes the number of stored states, for a forced report.
+    /// Publishes the number of stored states, for a forced report (every 1,024 states,
+    /// [`Watch::check`]).
     #[inline]
     pub fn progress(states: u64) {
         STATES.store(states, Relaxed);
