@@ -27,17 +27,13 @@ impl ZingCount {
     /// mode, the process that must go on (the state is inside its step).
     pub fn add(&mut self, m: &Machine, s: &State, initial: bool, held: Option<usize>) {
         let owner = s.atomic_owner().or(held);
-        let n = s.threads.len();
-        let movable = |t: usize| !s.threads[t].stack.is_empty() && m.blocked(s, t).is_none();
-        if initial || (owner.is_none() && n >= 2 && (0..n).any(movable)) {
+        if initial || (owner.is_none() && between_steps(m, s)) {
             // (a held process that is blocked cannot be: its step would have been an error)
             self.states += 1;
         }
-        // most statements are no choice: ask that first, it is the cheaper question
-        let choice = |t: usize| m.alternatives(s, t) >= 2 && movable(t);
         self.states += match owner {
-            Some(o) => choice(o) as u64,
-            None => (0..n).filter(|&t| choice(t)).count() as u64,
+            Some(o) => chooses(m, s, o) as u64,
+            None => (0..s.threads.len()).filter(|&t| chooses(m, s, t)).count() as u64,
         };
     }
 }
@@ -51,10 +47,25 @@ impl ZingCount {
 /// breadth-first search in ZING's order does the same, `bfs.rs`). The initial state, which
 /// ZING always fingerprints, is not asked.
 pub fn fingerprints(m: &Machine, s: &State, held: Option<usize>) -> bool {
-    let n = s.threads.len();
-    let movable = |t: usize| !s.threads[t].stack.is_empty() && m.blocked(s, t).is_none();
     match s.atomic_owner().or(held) {
-        Some(o) => m.alternatives(s, o) >= 2 && movable(o),
-        None => n >= 2 && (0..n).any(movable),
+        Some(o) => chooses(m, s, o),
+        None => between_steps(m, s),
     }
+}
+
+/// Whether process `t` has not ended and is not blocked.
+fn movable(m: &Machine, s: &State, t: usize) -> bool {
+    !s.threads[t].stack.is_empty() && m.blocked(s, t).is_none()
+}
+
+/// A state between steps that ZING stores: two or more processes, one of which can move.
+fn between_steps(m: &Machine, s: &State) -> bool {
+    let n = s.threads.len();
+    n >= 2 && (0..n).any(|t| movable(m, s, t))
+}
+
+/// Whether process `t`'s next step starts with a choice among two or more alternatives.
+fn chooses(m: &Machine, s: &State, t: usize) -> bool {
+    // most statements are no choice: ask that first, it is the cheaper question
+    m.alternatives(s, t) >= 2 && movable(m, s, t)
 }
