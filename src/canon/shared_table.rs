@@ -2,11 +2,17 @@
 //!
 //! Fingerprints: [`SharedFpTable`], the design of LTSmin's and TLC's tables. Each of
 //! [`SEGMENTS`] open-addressing segments holds 64-bit slots that workers fill with one
-//! compare-and-swap, without a lock on the slot; a segment's reader-writer lock is taken for
-//! reading around a probe and for writing only while that segment grows (by half, at 80 %
-//! full, as [`super::FpTable`]'s do), so a growth stops only the workers that touch that
-//! 1/256 of the table, for the time of one segment's copy, and never loses an insert. Memory
-//! per fingerprint is the single-worker table's, 10–15 bytes.
+//! compare-and-swap, without a lock on the slot. A segment grows (by half, at 80 % full, as
+//! [`super::FpTable`]'s do) under a short stop of the workers that touch it, and never loses
+//! an insert. Memory per fingerprint is the single-worker table's, 10–15 bytes.
+//!
+//! An insert writes nothing that another worker's insert writes, but the slot it fills: a
+//! worker announces that it is inside a segment in a flag of its own (a big-reader lock: the
+//! grower raises the segment's `growing` and waits until no worker's flag for it is up, and
+//! a worker that sees `growing` leaves and waits), and counts its new fingerprints per
+//! segment itself, adding them to the segment's count every [`FLUSH`]. A reader-writer lock
+//! per segment, taken for reading around each insert, made every insert write the segment's
+//! lock word, whose cache line then moved between the workers' cores at most inserts.
 //!
 //! Measured against general concurrent maps before choosing (ARCHITECTURE.md): a map keeps a
 //! key, a value and a hash or a lock per entry (24–48 bytes), and one CAS in a flat array is
@@ -15,36 +21,64 @@
 //! `--exact`: [`SharedExact`], canonical bytes in hash sets behind one mutex per shard.
 
 use super::fp_table::Slots;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
-use std::sync::{Mutex, RwLock};
+use std::cell::UnsafeCell;
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize};
+use std::sync::Mutex;
 
 /// The fingerprint's top bits pick a segment.
 const SEGMENT_BITS: u32 = 8;
 const SEGMENTS: usize = 1 << SEGMENT_BITS;
 
-/// A segment: its slots, behind a lock that growth takes for writing.
+/// A worker adds its new fingerprints to a segment's count this many at a time.
+const FLUSH: u8 = 8;
+
+/// A segment: its slots, which a grower replaces only while no worker is inside.
+#[repr(align(64))]
 struct Segment {
-    slots: RwLock<Slots>,
-    /// Fingerprints stored (a worker adds its own after its CAS succeeds).
+    slots: UnsafeCell<Slots>,
+    /// Fingerprints stored, as the workers have added them ([`FLUSH`] at a time).
     len: AtomicUsize,
-    /// Grow before an insert once `len` reaches this (80 % of the slots).
+    /// Grow once `len` reaches this (80 % of the slots).
     grow_at: AtomicUsize,
-    /// The slots' address and length for [`SharedFpTable::prefetch`], read without the lock
-    /// (a prefetch of a stale address is harmless: it never faults).
+    /// A grower waits for the workers inside to leave, or is copying: nobody enters.
+    growing: AtomicBool,
+    /// One grower at a time.
+    grower: Mutex<()>,
+    /// The slots' address and length for [`SharedFpTable::prefetch`], read without any
+    /// lock (a prefetch of a stale address is harmless: it never faults).
     hint: AtomicU64,
     hint_len: AtomicUsize,
 }
 
+// SAFETY: `slots` is read (its slots through atomics) only by workers whose flag for the
+// segment is up while `growing` is down, and replaced only by the grower once every flag is
+// down with `growing` up (`SharedFpTable::insert`, `SharedFpTable::grow`)
+unsafe impl Sync for Segment {}
+
+/// One worker's flags, one per segment: up while the worker is inside that segment.
+#[repr(align(64))]
+struct Inside([AtomicU8; SEGMENTS]);
+
 /// A set of 64-bit fingerprints that many workers insert into at once.
 pub struct SharedFpTable {
     segments: Box<[Segment]>,
+    inside: Box<[Inside]>,
 }
 
-/// The first size of a segment for `workers` workers: several workers may each store one
-/// fingerprint between a segment's growth check and its count, so a segment keeps more than
-/// `workers` free slots above its growth mark.
+/// What one worker keeps of its own for inserting into a [`SharedFpTable`]: its number and
+/// the new fingerprints it has not yet added to each segment's count.
+pub struct Inserter {
+    worker: usize,
+    pending: Box<[u8; SEGMENTS]>,
+}
+
+/// The first size of a segment for `workers` workers. The segment's count lags behind by at
+/// most `FLUSH - 1` fingerprints a worker, and each worker may add `FLUSH` more to it before
+/// seeing that it must grow, so a segment keeps more than `2 * FLUSH * workers` free slots
+/// above its growth mark (20 % of its slots).
 fn first_size(workers: usize) -> usize {
-    (16usize).max(8 * (workers + 1))
+    64usize.max(10 * 2 * FLUSH as usize * workers + 8)
 }
 
 #[inline]
@@ -55,12 +89,26 @@ fn home(low: u64, m: usize) -> usize {
 /// The slot at `i` as an atomic.
 ///
 /// # Safety
-/// `i < slots.len()`, and the caller holds the segment's lock (reading or writing).
+/// `i < slots.len()`, and the caller may read the segment's slots (its flag is up and the
+/// segment is not growing, or it is the grower).
 #[inline]
 unsafe fn slot(slots: &Slots, i: usize) -> &AtomicU64 {
     // SAFETY: in bounds by the caller's promise; u64 and AtomicU64 have one layout, and every
-    // access to the slots while the lock is shared goes through atomics
+    // access to the slots while workers may be inside goes through atomics
     unsafe { AtomicU64::from_ptr(slots.as_ptr().add(i) as *mut u64) }
+}
+
+/// Spins a little, then gives the processor away (workers may outnumber the cores).
+fn wait_while(cond: impl Fn() -> bool) {
+    let mut spins = 0u32;
+    while cond() {
+        if spins < 64 {
+            std::hint::spin_loop();
+            spins += 1;
+        } else {
+            std::thread::yield_now();
+        }
+    }
 }
 
 impl Segment {
@@ -69,21 +117,133 @@ impl Segment {
         Segment {
             hint: AtomicU64::new(slots.as_ptr() as u64),
             hint_len: AtomicUsize::new(m),
-            slots: RwLock::new(slots),
+            slots: UnsafeCell::new(slots),
             len: AtomicUsize::new(0),
             grow_at: AtomicUsize::new(m / 5 * 4),
+            growing: AtomicBool::new(false),
+            grower: Mutex::new(()),
+        }
+    }
+}
+
+impl SharedFpTable {
+    /// A table for `workers` workers (numbered from 0: [`SharedFpTable::inserter`]).
+    pub fn new(workers: usize) -> SharedFpTable {
+        let workers = workers.max(1);
+        let m = first_size(workers);
+        SharedFpTable {
+            segments: (0..SEGMENTS).map(|_| Segment::new(m)).collect(),
+            inside: (0..workers)
+                .map(|_| Inside(std::array::from_fn(|_| AtomicU8::new(0))))
+                .collect(),
         }
     }
 
-    /// Grows the segment by half unless another worker just did.
+    /// Worker `worker`'s inserter (one per worker: two inserters of one number would share
+    /// their flags).
+    pub fn inserter(&self, worker: usize) -> Inserter {
+        assert!(
+            worker < self.inside.len(),
+            "worker {worker} of a table for fewer"
+        );
+        Inserter {
+            worker,
+            pending: Box::new([0; SEGMENTS]),
+        }
+    }
+
+    #[inline]
+    fn split(fp: u64) -> (usize, u64) {
+        ((fp >> (64 - SEGMENT_BITS)) as usize, fp << SEGMENT_BITS)
+    }
+
+    /// Inserts a fingerprint; true if it was new (to every worker: of several workers
+    /// inserting the same fingerprint at once, exactly one is told it is new). 0 is stored
+    /// as 1.
+    #[inline]
+    pub fn insert(&self, fp: u64, ins: &mut Inserter) -> bool {
+        let fp = fp.max(1);
+        let (s, low) = Self::split(fp);
+        // SAFETY: s < 2^SEGMENT_BITS = segments.len() = each Inside's length
+        let seg = unsafe { self.segments.get_unchecked(s) };
+        let flag = &self.inside[ins.worker].0[s];
+        loop {
+            flag.store(1, Relaxed);
+            // with the grower's fence: either it sees this flag up, or this sees `growing`
+            fence(SeqCst);
+            if seg.growing.load(Acquire) {
+                flag.store(0, Release);
+                wait_while(|| seg.growing.load(Acquire));
+                continue;
+            }
+            // SAFETY: the flag is up and the segment is not growing, so no grower replaces
+            // the slots until the flag is down again
+            let slots = unsafe { &*seg.slots.get() };
+            let new = Self::probe(slots, low, fp);
+            flag.store(0, Release);
+            if new {
+                let p = &mut ins.pending[s];
+                *p += 1;
+                if *p == FLUSH {
+                    *p = 0;
+                    let len = seg.len.fetch_add(FLUSH as usize, Relaxed) + FLUSH as usize;
+                    if len >= seg.grow_at.load(Relaxed) {
+                        self.grow(s);
+                    }
+                }
+            }
+            return new;
+        }
+    }
+
+    /// Looks `fp` up in `slots` and stores it where it is missing; true if it was.
+    #[inline]
+    fn probe(slots: &Slots, low: u64, fp: u64) -> bool {
+        let m = slots.len();
+        let mut i = home(low, m);
+        loop {
+            // SAFETY: i < m, and the caller may read the slots
+            let a = unsafe { slot(slots, i) };
+            let cur = a.load(Relaxed);
+            if cur == fp {
+                return false;
+            }
+            if cur == 0 {
+                // a slot goes from 0 to a fingerprint once and keeps it (a growth replaces
+                // the slots only while no worker is inside): the CAS decides who stores here
+                match a.compare_exchange(0, fp, Relaxed, Relaxed) {
+                    Ok(_) => return true,
+                    Err(x) if x == fp => return false,
+                    Err(_) => {}
+                }
+            }
+            i += 1;
+            if i == m {
+                i = 0;
+            }
+        }
+    }
+
+    /// Grows segment `s` by half unless another worker just did: stops the workers at its door,
+    /// waits for those inside to leave, copies.
     #[cold]
-    fn grow(&self, workers: usize) {
-        let mut slots = self.slots.write().unwrap_or_else(|e| e.into_inner());
-        if self.len.load(Relaxed) < self.grow_at.load(Relaxed) {
+    fn grow(&self, s: usize) {
+        let seg = &self.segments[s];
+        let _one = seg.grower.lock().unwrap_or_else(|e| e.into_inner());
+        if seg.len.load(Relaxed) < seg.grow_at.load(Relaxed) {
             return;
         }
+        seg.growing.store(true, Relaxed);
+        // with the inserters' fence: either they see `growing`, or this sees their flag
+        fence(SeqCst);
+        for w in self.inside.iter() {
+            wait_while(|| w.0[s].load(Acquire) != 0);
+        }
+        // SAFETY: `growing` is up and every flag for this segment was seen down after it
+        // was raised, so no worker reads the slots until `growing` goes down
+        let slots = unsafe { &mut *seg.slots.get() };
         let m = slots.len();
-        let n = (m + m / 2).max(first_size(workers));
+        let n = (m + m / 2).max(first_size(self.inside.len()));
         let mut bigger = Slots::zeroed(n);
         for &fp in slots.iter() {
             if fp == 0 {
@@ -99,69 +259,19 @@ impl Segment {
             bigger[i] = fp;
         }
         *slots = bigger;
-        self.hint.store(slots.as_ptr() as u64, Relaxed);
-        self.hint_len.store(n, Relaxed);
-        self.grow_at.store(n / 5 * 4, Relaxed);
-    }
-}
-
-impl SharedFpTable {
-    /// A table for `workers` workers.
-    pub fn new(workers: usize) -> SharedFpTable {
-        let m = first_size(workers);
-        SharedFpTable {
-            segments: (0..SEGMENTS).map(|_| Segment::new(m)).collect(),
-        }
+        seg.hint.store(slots.as_ptr() as u64, Relaxed);
+        seg.hint_len.store(n, Relaxed);
+        seg.grow_at.store(n / 5 * 4, Relaxed);
+        seg.growing.store(false, Release);
     }
 
-    #[inline]
-    fn split(fp: u64) -> (usize, u64) {
-        ((fp >> (64 - SEGMENT_BITS)) as usize, fp << SEGMENT_BITS)
-    }
-
-    /// Inserts a fingerprint; true if it was new (to every worker: of several workers
-    /// inserting the same fingerprint at once, exactly one is told it is new). 0 is stored
-    /// as 1.
-    #[inline]
-    pub fn insert(&self, fp: u64, workers: usize) -> bool {
-        let fp = fp.max(1);
-        let (s, low) = Self::split(fp);
-        // SAFETY: s < 2^SEGMENT_BITS = segments.len()
-        let seg = unsafe { self.segments.get_unchecked(s) };
-        loop {
-            if seg.len.load(Relaxed) >= seg.grow_at.load(Relaxed) {
-                seg.grow(workers);
-            }
-            let slots = seg.slots.read().unwrap_or_else(|e| e.into_inner());
-            // grown by another worker between the check and the lock? its new mark holds
-            if seg.len.load(Relaxed) >= seg.grow_at.load(Relaxed) {
-                continue;
-            }
-            let m = slots.len();
-            let mut i = home(low, m);
-            loop {
-                // SAFETY: i < m, and the read lock is held
-                let a = unsafe { slot(&slots, i) };
-                let cur = a.load(Relaxed);
-                if cur == fp {
-                    return false;
-                }
-                if cur == 0 {
-                    // a slot goes from 0 to a fingerprint once and keeps it (until a growth,
-                    // which holds the lock for writing): the CAS decides who stores here
-                    match a.compare_exchange(0, fp, Relaxed, Relaxed) {
-                        Ok(_) => {
-                            seg.len.fetch_add(1, Relaxed);
-                            return true;
-                        }
-                        Err(x) if x == fp => return false,
-                        Err(_) => {}
-                    }
-                }
-                i += 1;
-                if i == m {
-                    i = 0;
-                }
+    /// Adds a worker's not yet counted fingerprints to the segments' counts (when it stops:
+    /// [`SharedFpTable::len`] is exact once every worker has).
+    pub fn flush(&self, ins: &mut Inserter) {
+        for (s, p) in ins.pending.iter_mut().enumerate() {
+            if *p > 0 {
+                self.segments[s].len.fetch_add(*p as usize, Relaxed);
+                *p = 0;
             }
         }
     }
@@ -185,7 +295,8 @@ impl SharedFpTable {
         let _ = (p, i);
     }
 
-    /// The fingerprints stored (exact once the workers have stopped).
+    /// The fingerprints stored (exact once every worker has stopped and flushed its
+    /// inserter).
     pub fn len(&self) -> usize {
         self.segments.iter().map(|s| s.len.load(Relaxed)).sum()
     }
@@ -253,16 +364,18 @@ mod tests {
     #[test]
     fn agrees_with_a_hash_set_across_growth() {
         let t = SharedFpTable::new(1);
+        let mut ins = t.inserter(0);
         let mut set = HashSet::new();
         let mut next = fingerprints(0x9e37_79b9_7f4a_7c15);
         for i in 0..200_000u64 {
             let x = next();
             let fp = if i % 3 == 0 { x % 50_000 } else { x };
-            assert_eq!(t.insert(fp, 1), set.insert(fp.max(1)), "at {i}");
+            assert_eq!(t.insert(fp, &mut ins), set.insert(fp.max(1)), "at {i}");
         }
+        t.flush(&mut ins);
         assert_eq!(t.len(), set.len());
-        assert!(t.insert(u64::MAX, 1));
-        assert!(!t.insert(u64::MAX, 1));
+        assert!(t.insert(u64::MAX, &mut ins));
+        assert!(!t.insert(u64::MAX, &mut ins));
         let per = t.bytes() as f64 / t.len() as f64;
         assert!((10.0..=15.5).contains(&per), "{per} bytes per fingerprint");
     }
@@ -270,9 +383,11 @@ mod tests {
     #[test]
     fn zero_is_stored_as_one() {
         let t = SharedFpTable::new(2);
-        assert!(t.insert(0, 2));
-        assert!(!t.insert(1, 2));
-        assert!(!t.insert(0, 2));
+        let mut ins = t.inserter(1);
+        assert!(t.insert(0, &mut ins));
+        assert!(!t.insert(1, &mut ins));
+        assert!(!t.insert(0, &mut ins));
+        t.flush(&mut ins);
         assert_eq!(t.len(), 1);
     }
 
@@ -288,16 +403,18 @@ mod tests {
                     sc.spawn(move || {
                         // workers w and w + 4 (mod 8) … share streams: stream k is inserted by
                         // the four workers whose number is k mod 2
+                        let mut ins = t.inserter(w as usize);
                         let mut mine = Vec::new();
                         for k in (w % 2..8).step_by(2) {
                             let mut next = fingerprints(1000 + k);
                             for _ in 0..30_000 {
                                 let fp = next();
-                                if t.insert(fp, 8) {
+                                if t.insert(fp, &mut ins) {
                                     mine.push(fp);
                                 }
                             }
                         }
+                        t.flush(&mut ins);
                         mine
                     })
                 })
@@ -311,10 +428,11 @@ mod tests {
         assert_eq!(all.len(), n, "a fingerprint reported new twice");
         assert_eq!(n, 8 * 30_000);
         assert_eq!(t.len(), n);
+        let mut ins = t.inserter(0);
         for k in 0..8 {
             let mut next = fingerprints(1000 + k);
             for _ in 0..30_000 {
-                assert!(!t.insert(next(), 8), "lost");
+                assert!(!t.insert(next(), &mut ins), "lost");
             }
         }
     }

@@ -63,6 +63,8 @@ impl SharedVisited {
 /// them every `batch`.
 pub struct SharedHandle {
     shared: std::sync::Arc<SharedVisited>,
+    /// The worker's own part of inserting into a shared fingerprint table.
+    inserter: Option<super::shared_table::Inserter>,
     unpublished: u64,
     batch: u64,
     /// The states this worker stored.
@@ -89,6 +91,9 @@ impl SharedHandle {
 impl Drop for SharedHandle {
     fn drop(&mut self) {
         self.publish();
+        if let (SharedSet::Fingerprints(t), Some(ins)) = (&self.shared.set, &mut self.inserter) {
+            t.flush(ins);
+        }
     }
 }
 
@@ -101,14 +106,23 @@ impl Visited {
         }
     }
 
-    /// A worker's handle on `shared`. `max_states` (the state limit) sets how often the
-    /// worker publishes its count, so that all the workers together pass the limit by at
-    /// most 5 %.
-    pub fn shared(shared: std::sync::Arc<SharedVisited>, max_states: Option<u64>) -> Visited {
+    /// Worker `worker`'s handle on `shared` (one handle per worker number). `max_states`
+    /// (the state limit) sets how often the worker publishes its count, so that all the
+    /// workers together pass the limit by at most 5 %.
+    pub fn shared(
+        shared: std::sync::Arc<SharedVisited>,
+        worker: usize,
+        max_states: Option<u64>,
+    ) -> Visited {
         let w = shared.workers.max(1) as u64;
         let batch = max_states.map_or(256, |m| (m / 20 / w).clamp(1, 256));
+        let inserter = match &shared.set {
+            SharedSet::Fingerprints(t) => Some(t.inserter(worker)),
+            SharedSet::Exact(_) => None,
+        };
         Visited::Shared(SharedHandle {
             shared,
+            inserter,
             unpublished: 0,
             batch,
             own: 0,
@@ -136,7 +150,8 @@ impl Visited {
                 let SharedSet::Fingerprints(t) = &h.shared.set else {
                     unreachable!("fingerprints go to a fingerprint table")
                 };
-                let new = t.insert(fp, h.shared.workers);
+                let ins = h.inserter.as_mut().expect("a fingerprint table's inserter");
+                let new = t.insert(fp, ins);
                 if new {
                     h.stored();
                 }
@@ -175,7 +190,9 @@ impl Visited {
             Visited::Shared(h) => {
                 let fp = fingerprint64(bytes);
                 let new = match &h.shared.set {
-                    SharedSet::Fingerprints(t) => t.insert(fp, h.shared.workers),
+                    SharedSet::Fingerprints(t) => {
+                        t.insert(fp, h.inserter.as_mut().expect("an inserter"))
+                    }
                     SharedSet::Exact(s) => s.insert(bytes, fp),
                 };
                 if new {

@@ -222,7 +222,7 @@ pub(super) fn search(m: &Machine, opts: &Options, how: &ExplicitOptions) -> Sear
     let ends: Vec<Ended> = std::thread::scope(|sc| {
         let handles: Vec<_> = (0..workers)
             .map(|w| {
-                let visited = Visited::shared(visited.clone(), opts.limits.max_states);
+                let visited = Visited::shared(visited.clone(), w, opts.limits.max_states);
                 let shared = &shared;
                 std::thread::Builder::new()
                     .name(format!("zingrs-worker-{w}"))

@@ -289,7 +289,7 @@ pub(super) fn search(m: &Machine, opts: &Options, how: &ExplicitOptions) -> Sear
     let results: Vec<(SearchResult, WorkerCounts)> = std::thread::scope(|sc| {
         let handles: Vec<_> = (0..workers)
             .map(|w| {
-                let visited = Visited::shared(shared.clone(), opts.limits.max_states);
+                let visited = Visited::shared(shared.clone(), w, opts.limits.max_states);
                 let pool = pool.clone();
                 std::thread::Builder::new()
                     .name(format!("zingrs-worker-{w}"))
