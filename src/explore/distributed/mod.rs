@@ -876,7 +876,10 @@ impl Searcher<'_, '_, '_> {
             }
             self.sent_min = None;
             self.walking = false;
-            let inbox = net.round(&mut self.out);
+            let Ok(inbox) = net.round(&mut self.out) else {
+                // a connection lost: `net::run` returns it as the search's error
+                return;
+            };
             self.rounds += 1;
             let mut walks = Vec::new();
             for msg in inbox {
