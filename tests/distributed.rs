@@ -245,6 +245,9 @@ fn states_sent_between_workers_are_fingerprinted_as_one_walk_does() {
         ("lockers", zingrs::gen::families::lockers(3)),
         ("deadlock", deadlock),
     ];
+    // successors a worker reached again in a level, sent without their state (a better
+    // parent in place, or `Msg::Better`): the counts and the path above hold with them
+    let mut resent = 0;
     for (name, text) in &models {
         let program = zingrs_lang::compile(name, text, zingrs_lang::Lang::Zing)
             .expect("compiles")
@@ -284,10 +287,20 @@ fn states_sent_between_workers_are_fingerprinted_as_one_walk_does() {
                         .iter()
                         .find(|c| c.0.starts_with("states sent"));
                     assert!(sent.is_some_and(|c| c.1 > 0), "{what}: nothing sent");
+                    resent += r
+                        .stats
+                        .counters
+                        .iter()
+                        .find(|c| c.0 == "successors not sent again")
+                        .map_or(0, |c| c.1);
                 }
             }
         }
     }
+    assert!(
+        resent > 0,
+        "no successor was reached twice by a worker in a level"
+    );
 }
 
 /// A cluster that cannot form (here: this process's own address is taken) is no verdict:

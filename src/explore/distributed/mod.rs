@@ -49,7 +49,7 @@ use crate::search::{watchdog, Choice, Limit, Options, Path, SearchResult};
 use path::{Candidate, Found, Link, NodeRef};
 use rounds::{merge, Outcome2, Status};
 use std::collections::{BTreeMap, VecDeque};
-use wire::{decode_arrival, encode_arrival, Bytes, Msg, ARRIVE_HEADER};
+use wire::{decode_arrival, encode_arrival, Bytes, Msg, ARRIVE_HEADER, BETTER_BYTES};
 
 /// A state waiting for its level: its best parent so far and its body.
 struct Pending {
@@ -90,6 +90,15 @@ struct Queued {
     canon: Canon,
 }
 
+/// A successor this worker sent to its owner while expanding the current level: the least
+/// (level, parent fingerprint, choice) it sent for it, and the message that carried it, if
+/// that is in this round's outbox still (the round, the message's index).
+struct SentKey {
+    key: (u64, u64, u32, u32),
+    round: u64,
+    at: usize,
+}
+
 /// One worker of the distributed search.
 struct Searcher<'e, 'm, 'p> {
     ex: &'e mut Explorer<'m, 'p>,
@@ -103,10 +112,19 @@ struct Searcher<'e, 'm, 'p> {
     waiting: BTreeMap<u64, Waiting>,
     /// The parts of the states received lately, shared by those received next.
     decoded: crate::runtime::Decoded,
+    /// The bytes of the parts of the states sent lately, copied for those sent next.
+    encoded: crate::runtime::Encoded,
     best: Option<Candidate>,
     limit: Option<Limit>,
     sent: u64,
     sent_bytes: u64,
+    /// Successors not sent again: their owner had them from this worker with a parent at
+    /// least as good.
+    unsent: u64,
+    /// The successors sent to their owners while expanding `sent_level`, by fingerprint:
+    /// see [`Searcher::send`].
+    sent_keys: ahash::AHashMap<u64, SentKey>,
+    sent_level: u64,
     /// The least level sent this round.
     sent_min: Option<u64>,
     walking: bool,
@@ -169,10 +187,14 @@ pub fn search(
             queue: BTreeMap::new(),
             waiting: BTreeMap::new(),
             decoded: Default::default(),
+            encoded: Default::default(),
             best: None,
             limit: None,
             sent: 0,
             sent_bytes: 0,
+            unsent: 0,
+            sent_keys: Default::default(),
+            sent_level: 0,
             sent_min: None,
             walking: false,
             path: None,
@@ -292,6 +314,11 @@ impl Searcher<'_, '_, '_> {
 
     /// Expands up to a batch of this worker's states of `level`.
     fn expand_batch(&mut self, level: u64) {
+        if level != self.sent_level {
+            // what was sent while expanding another level is no longer needed (see `send`)
+            self.sent_keys.clear();
+            self.sent_level = level;
+        }
         for _ in 0..self.batch {
             let Some(q) = self.queue.get_mut(&level).and_then(|q| q.pop_front()) else {
                 break;
@@ -404,21 +431,8 @@ impl Searcher<'_, '_, '_> {
                             let fp = child.fp;
                             self.arrive(fp, len, from_ref, canon.fp, choice, Err((state, child)));
                         } else {
-                            let mut bytes = Vec::with_capacity(256);
-                            encode_arrival(&state, &child, &mut bytes);
-                            self.sent += 1;
-                            self.sent_bytes += ARRIVE_HEADER + bytes.len() as u64;
-                            self.out.push((
-                                owner,
-                                Msg::Arrive {
-                                    fp: child.fp,
-                                    level: len,
-                                    from: from_ref,
-                                    from_fp: canon.fp,
-                                    choice,
-                                    state: Bytes(bytes),
-                                },
-                            ));
+                            let parent = (from_ref, canon.fp, choice);
+                            self.send(owner, len, parent, &state, &child);
                         }
                     }
                 }
@@ -426,6 +440,127 @@ impl Searcher<'_, '_, '_> {
             match more {
                 Some(r) => from = Some(r),
                 None => break,
+            }
+        }
+    }
+
+    /// Sends a successor (`state`, whose canon is `child`, reached at `level` from `parent`:
+    /// its node, fingerprint and the choice) to its owner, unless this worker sent it already
+    /// while expanding this level: then only a better parent goes (the least (level, parent
+    /// fingerprint, choice) is the one every owner keeps), written into the message still in
+    /// this round's outbox, or else as [`Msg::Better`] without the state's bytes, since the
+    /// owner stored the state when the earlier message arrived. A state reached from several
+    /// states of a level is so encoded, sent and decoded once per sender, not once per
+    /// arrival.
+    fn send(
+        &mut self,
+        owner: u32,
+        level: u64,
+        parent: (NodeRef, u64, Choice),
+        state: &State,
+        child: &Canon,
+    ) {
+        let (from, from_fp, choice) = parent;
+        let fp = child.fp;
+        let key = (level, from_fp, choice.thread, choice.outcome);
+        let here = (self.rounds, self.out.len());
+        match self.sent_keys.entry(fp) {
+            std::collections::hash_map::Entry::Occupied(mut e) => {
+                let sent = e.get_mut();
+                if key >= sent.key {
+                    self.unsent += 1;
+                    return;
+                }
+                sent.key = key;
+                if sent.round == self.rounds {
+                    if let Some((
+                        _,
+                        Msg::Arrive {
+                            level: l,
+                            from: f,
+                            from_fp: ff,
+                            choice: c,
+                            ..
+                        }
+                        | Msg::Better {
+                            level: l,
+                            from: f,
+                            from_fp: ff,
+                            choice: c,
+                            ..
+                        },
+                    )) = self.out.get_mut(sent.at)
+                    {
+                        (*l, *f, *ff, *c) = (level, from, from_fp, choice);
+                        self.unsent += 1;
+                        return;
+                    }
+                }
+                (sent.round, sent.at) = here;
+                self.unsent += 1;
+                self.sent_bytes += BETTER_BYTES;
+                self.out.push((
+                    owner,
+                    Msg::Better {
+                        fp,
+                        level,
+                        from,
+                        from_fp,
+                        choice,
+                    },
+                ));
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(SentKey {
+                    key,
+                    round: here.0,
+                    at: here.1,
+                });
+                let mut bytes = Vec::with_capacity(256);
+                encode_arrival(state, child, &mut bytes, &mut self.encoded);
+                self.sent += 1;
+                self.sent_bytes += ARRIVE_HEADER + bytes.len() as u64;
+                self.out.push((
+                    owner,
+                    Msg::Arrive {
+                        fp,
+                        level,
+                        from,
+                        from_fp,
+                        choice,
+                        state: Bytes(bytes),
+                    },
+                ));
+            }
+        }
+    }
+
+    /// A better parent for a state stored already (by [`Searcher::arrive`]): kept if the
+    /// state still waits for its level and the parent is less than the one it has.
+    fn improve(&mut self, fp: u64, level: u64, from: NodeRef, from_fp: u64, choice: Choice) {
+        let key = |l: u64, f: u64, c: Choice| (l, f, c.thread, c.outcome);
+        let Some((l, i)) = self
+            .waiting
+            .iter()
+            .find_map(|(&l, w)| w.index.get(&fp).map(|&i| (l, i as usize)))
+        else {
+            return;
+        };
+        let Some(w) = self.waiting.get_mut(&l) else {
+            return;
+        };
+        let Some(p) = w.states[i].as_mut() else {
+            return;
+        };
+        if key(level, from_fp, choice) >= key(l, p.from_fp, p.choice) {
+            return;
+        }
+        (p.from, p.from_fp, p.choice) = (from, from_fp, choice);
+        if level < l {
+            // reached at a lower level: it waits for that one now
+            w.index.remove(&fp);
+            if let Some(p) = w.states[i].take() {
+                self.waiting.entry(level).or_default().push(fp, p);
             }
         }
     }
@@ -443,33 +578,9 @@ impl Searcher<'_, '_, '_> {
         choice: Choice,
         body: Result<Vec<u8>, (State, Canon)>,
     ) {
-        let key = |l: u64, f: u64, c: Choice| (l, f, c.thread, c.outcome);
         if !self.ex.visited.insert_fp(fp) {
             // stored already: if still waiting for its level, keep the least parent
-            let Some((l, i)) = self
-                .waiting
-                .iter()
-                .find_map(|(&l, w)| w.index.get(&fp).map(|&i| (l, i as usize)))
-            else {
-                return;
-            };
-            let Some(w) = self.waiting.get_mut(&l) else {
-                return;
-            };
-            let Some(p) = w.states[i].as_mut() else {
-                return;
-            };
-            if key(level, from_fp, choice) >= key(l, p.from_fp, p.choice) {
-                return;
-            }
-            (p.from, p.from_fp, p.choice) = (from, from_fp, choice);
-            if level < l {
-                // reached at a lower level: it waits for that one now
-                w.index.remove(&fp);
-                if let Some(p) = w.states[i].take() {
-                    self.waiting.entry(level).or_default().push(fp, p);
-                }
-            }
+            self.improve(fp, level, from, from_fp, choice);
             return;
         }
         let (state, canon) = match body {

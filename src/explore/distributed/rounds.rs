@@ -23,9 +23,12 @@ pub(super) struct Counts {
     pub(super) alone: u64,
     pub(super) cut: bool,
     pub(super) thread_cut: bool,
-    /// States sent to another worker, and the bytes of their messages.
+    /// States sent to another worker, and the bytes of their messages (with those of
+    /// [`super::wire::Msg::Better`]).
     pub(super) sent: u64,
     pub(super) sent_bytes: u64,
+    /// Successors for another worker whose state was not sent again (see `Searcher::send`).
+    pub(super) unsent: u64,
 }
 
 /// A worker's status at the end of a round, sent to every worker.
@@ -80,6 +83,7 @@ pub(super) fn merge(
         total.thread_cut |= c.thread_cut;
         total.sent += c.sent;
         total.sent_bytes += c.sent_bytes;
+        total.unsent += c.unsent;
     }
     r.findings.extend(o.finding);
     r.limit = o.limit;
@@ -112,6 +116,7 @@ pub(super) fn merge(
             "bytes sent per state sent",
             total.sent_bytes.checked_div(total.sent).unwrap_or(0),
         ),
+        ("successors not sent again", total.unsent),
     ]);
     let _ = opts;
     r
@@ -148,6 +153,7 @@ impl Searcher<'_, '_, '_> {
                 thread_cut: self.ex.result.thread_cut,
                 sent: self.sent,
                 sent_bytes: self.sent_bytes,
+                unsent: self.unsent,
             },
             walking: self.walking,
         }
@@ -190,6 +196,13 @@ impl Searcher<'_, '_, '_> {
                         choice,
                         state,
                     } => self.arrive(fp, level, from, from_fp, choice, Ok(state.0)),
+                    Msg::Better {
+                        fp,
+                        level,
+                        from,
+                        from_fp,
+                        choice,
+                    } => self.improve(fp, level, from, from_fp, choice),
                     Msg::Status(w, st) => self.statuses[w as usize] = *st,
                     Msg::Walk { node, choices } => walks.push((node, choices)),
                     Msg::Path { init, choices } => {

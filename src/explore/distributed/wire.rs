@@ -23,6 +23,15 @@ pub(super) enum Msg {
         choice: Choice,
         state: Bytes,
     },
+    /// A better parent for a successor sent to its owner in an earlier round of the same
+    /// level (which the owner has stored): as [`Msg::Arrive`] without the state.
+    Better {
+        fp: u64,
+        level: u64,
+        from: NodeRef,
+        from_fp: u64,
+        choice: Choice,
+    },
     Status(u32, Box<Status>),
     /// A path walked back to `node` of the receiver: the choices from there on, last first.
     Walk {
@@ -40,6 +49,9 @@ pub(super) enum Msg {
 /// the destination (4), the variant (4), the fingerprint, level, parent node, parent
 /// fingerprint, choice and the state's length (8 each).
 pub(super) const ARRIVE_HEADER: u64 = 56;
+
+/// The bytes of a [`Msg::Better`]: those of [`ARRIVE_HEADER`] but the state's length.
+pub(super) const BETTER_BYTES: u64 = 48;
 
 /// A state's bytes, serialized as one byte string (serde's default for a `Vec<u8>` is a
 /// sequence, written and read a byte at a time).
@@ -75,7 +87,12 @@ impl<'de> Deserialize<'de> for Bytes {
 /// [`Canon::numbering`]: a tag, 0 for none, else 1 + whether it is free of the threads'
 /// order, then the addresses as varints), so that the owner need not walk the state again to
 /// fingerprint its successors, then the state ([`Portable::encode`]).
-pub(super) fn encode_arrival(state: &State, canon: &Canon, out: &mut Vec<u8>) {
+pub(super) fn encode_arrival(
+    state: &State,
+    canon: &Canon,
+    out: &mut Vec<u8>,
+    seen: &mut crate::runtime::Encoded,
+) {
     match canon.numbering() {
         None => out.push(0),
         Some((order_free, order)) => {
@@ -86,7 +103,7 @@ pub(super) fn encode_arrival(state: &State, canon: &Canon, out: &mut Vec<u8>) {
             }
         }
     }
-    Portable::encode(state, out);
+    Portable::encode_cached(state, out, seen);
 }
 
 /// The state and (unless it was sent without one) the canon that [`encode_arrival`] wrote,
