@@ -545,4 +545,43 @@ mod tests {
         bytes.push(0);
         assert!(Portable::decode(&bytes).is_none());
     }
+
+    /// Encoded with the parts of states encoded before, a state's bytes are those it has
+    /// alone, whatever the cache holds (its threads by address, the last globals and heap),
+    /// and a part longer than 127 bytes carries a length of two bytes.
+    #[test]
+    fn a_state_encoded_with_cached_parts_has_the_same_bytes() {
+        let long = Thread {
+            stack: Stack::new(Frame {
+                proc: 1,
+                pc: 2,
+                locals: Rc::from(vec![Value::Int(1000); 100]),
+            }),
+            thread_locals: Rc::from(vec![]),
+            atomic: false,
+            atomic_steps: 0,
+        };
+        let short = Thread {
+            thread_locals: Rc::from(vec![Value::Bool(true)]),
+            ..long.clone()
+        };
+        let (long, short) = (Rc::new(long), Rc::new(short));
+        let state = |threads: Vec<Rc<Thread>>| State {
+            globals: Rc::from(vec![Value::Int(3)]),
+            threads: Rc::from(threads),
+            heap: Heap::default(),
+        };
+        let a = state(vec![long.clone(), short.clone()]);
+        let b = state(vec![short.clone(), long.clone(), long]);
+        let mut seen = Encoded::default();
+        for s in [&a, &b, &a, &b] {
+            let mut alone = Vec::new();
+            Portable::encode(s, &mut alone);
+            let mut cached = Vec::new();
+            Portable::encode_cached(s, &mut cached, &mut seen);
+            assert_eq!(cached, alone);
+            let back = Portable::decode(&cached).expect("decodes");
+            assert_eq!(Portable::of(&back), Portable::of(s));
+        }
+    }
 }
