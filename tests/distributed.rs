@@ -3,7 +3,8 @@
 //! exactly the states one process's `--bfs` stores, give its verdict on every process (the
 //! others print nothing), report a counterexample as long as its shortest one that replays;
 //! a process killed mid-run ends the others with exit 9 and a message naming it, within
-//! seconds; options the distributed search does not take are refused (exit 7).
+//! seconds (and a library caller's search with `CheckError::Incomplete`, its process going
+//! on); options the distributed search does not take are refused (exit 7).
 
 mod common {
     pub mod run;
@@ -244,6 +245,9 @@ fn states_sent_between_workers_are_fingerprinted_as_one_walk_does() {
         ("lockers", zingrs::gen::families::lockers(3)),
         ("deadlock", deadlock),
     ];
+    // successors a worker reached again in a level, sent without their state (a better
+    // parent in place, or `Msg::Better`): the counts and the path above hold with them
+    let mut resent = 0;
     for (name, text) in &models {
         let program = zingrs_lang::compile(name, text, zingrs_lang::Lang::Zing)
             .expect("compiles")
@@ -283,10 +287,20 @@ fn states_sent_between_workers_are_fingerprinted_as_one_walk_does() {
                         .iter()
                         .find(|c| c.0.starts_with("states sent"));
                     assert!(sent.is_some_and(|c| c.1 > 0), "{what}: nothing sent");
+                    resent += r
+                        .stats
+                        .counters
+                        .iter()
+                        .find(|c| c.0 == "successors not sent again")
+                        .map_or(0, |c| c.1);
                 }
             }
         }
     }
+    assert!(
+        resent > 0,
+        "no successor was reached twice by a worker in a level"
+    );
 }
 
 /// A cluster that cannot form (here: this process's own address is taken) is no verdict:
@@ -319,4 +333,62 @@ fn a_cluster_that_cannot_form_is_an_error_for_the_caller() {
         ),
     }
     assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+/// A peer killed mid-run ends the search of a library caller with
+/// [`zingrs::check::CheckError::Incomplete`] (the command line's exit 9) naming the peer,
+/// within seconds, and the calling process goes on (it is this test's).
+#[test]
+fn a_killed_peer_is_an_error_for_the_library_caller() {
+    use zingrs::check::{CheckError, CheckOptions};
+    let dir = tempfile::tempdir().expect("a directory");
+    let model = long_model(&dir);
+    let hosts = hostfile(&dir, 2);
+    let mut peer = start(&model, 2, 1, &hosts, &["-q", "--reduction", "none"]);
+    let text = std::fs::read_to_string(&model).expect("readable");
+    let parsed = zingrs::parse_str("po9.zing", &text, zingrs::Lang::Zing).expect("parses");
+    let hostfile_text = std::fs::read_to_string(&hosts).expect("the host file");
+    let cluster =
+        zingrs::explore::Cluster::from_hostfile(&hostfile_text, 2, 0, 2101).expect("a cluster");
+    let opts = CheckOptions {
+        distributed: Some(cluster),
+        // the peer's options: processes that disagree refuse each other
+        reduction: Some(zingrs::search::Reduction::None),
+        trace: false,
+        ..CheckOptions::default()
+    };
+    let killed = std::sync::Arc::new(std::sync::Mutex::new(None::<Instant>));
+    let kill_at = killed.clone();
+    let killer = std::thread::spawn(move || {
+        // connected and searching by then (the search takes a minute on two processes)
+        std::thread::sleep(Duration::from_millis(3000));
+        peer.kill().expect("killed");
+        *kill_at.lock().expect("the time") = Some(Instant::now());
+        let _ = peer.wait();
+    });
+    let result = zingrs::check(&parsed.program, &opts);
+    let ended = Instant::now();
+    killer.join().expect("the killer");
+    let killed = killed
+        .lock()
+        .expect("the time")
+        .expect("killed before the end");
+    match result {
+        Err(e @ CheckError::Incomplete(_)) => {
+            assert_eq!(e.exit_code(), 9, "{e}");
+            assert!(
+                e.to_string().contains("lost its connection to process 1"),
+                "{e}"
+            );
+        }
+        other => panic!(
+            "expected an incomplete check, got {:?}",
+            other.map(|r| r.exit_code)
+        ),
+    }
+    assert!(
+        ended.duration_since(killed) < Duration::from_secs(10),
+        "the search ended {:?} after the peer was killed",
+        ended.duration_since(killed)
+    );
 }

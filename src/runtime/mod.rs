@@ -27,7 +27,7 @@ pub use fault::{non_null, Access, Fault};
 pub use init::InitialStates;
 pub use locks::Mover;
 pub use moved::Move;
-pub use portable::{wire, Decoded, Portable};
+pub use portable::{wire, Decoded, Encoded, Portable};
 pub use record::{Record, Recorder, Touched};
 pub use state::{Frame, Heap, Object, Stack, StackDigest, State, Thread, MAX_ATOMIC_STEPS};
 pub use step::{const_value, Kind, Outcome, ReturnStep, Violation, OUTCOME_WINDOW};

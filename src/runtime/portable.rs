@@ -94,31 +94,57 @@ impl Portable {
 /// once per arrival. Unsigned numbers are LEB128 varints, values one tag byte (`false`,
 /// `true`, null, a small integer in the tag itself, or an integer or address after it).
 /// A state is its globals, its threads (each its frames bottom first, its thread-locals and
-/// atomic bookkeeping) and its heap objects in address order.
+/// atomic bookkeeping) and its heap objects in address order; each of these parts (the
+/// globals, a thread, the heap) is preceded by its length in bytes, so that a reader finds
+/// a part's bytes without reading them item by item (to look them up among the parts it
+/// decoded before: [`Portable::decode_shared`]).
 impl Portable {
     /// Appends the encoding of `s` to `out` (read back by [`Portable::decode`]).
     pub fn encode(s: &State, out: &mut Vec<u8>) {
-        wire::values(&s.globals, out);
+        Portable::encode_cached(s, out, &mut Encoded::default());
+    }
+
+    /// [`Portable::encode`], copying the bytes of the parts `s` shares with states encoded
+    /// before (kept in `seen`: the same thread, globals or heap, not an equal one) instead of
+    /// encoding them again: a state sent to its owner shares all its threads but one or two
+    /// with its siblings and its parent's other successors.
+    pub fn encode_cached(s: &State, out: &mut Vec<u8>, seen: &mut Encoded) {
+        seen.bound();
+        if !seen
+            .globals
+            .as_ref()
+            .is_some_and(|(g, _)| Rc::ptr_eq(g, &s.globals))
+        {
+            let at = seen.bytes.len();
+            sized(&mut seen.bytes, |b| wire::values(&s.globals, b));
+            seen.globals = Some((s.globals.clone(), at..seen.bytes.len()));
+        }
+        if let Some((_, r)) = &seen.globals {
+            out.extend_from_slice(&seen.bytes[r.clone()]);
+        }
         wire::uint(s.threads.len() as u64, out);
         for t in s.threads.iter() {
-            wire::uint(u64::from(t.stack.depth()), out);
-            t.stack.for_each_bottom_up(|f| {
-                wire::uint(u64::from(f.proc), out);
-                wire::uint(u64::from(f.pc), out);
-                wire::values(&f.locals, out);
-            });
-            wire::values(&t.thread_locals, out);
-            out.push(u8::from(t.atomic));
-            wire::uint(u64::from(t.atomic_steps), out);
+            let key = Rc::as_ptr(t) as usize;
+            let r = match seen.threads.get(&key) {
+                Some((_, r)) => r.clone(),
+                None => {
+                    let at = seen.bytes.len();
+                    sized(&mut seen.bytes, |b| encode_thread(t, b));
+                    let r = at..seen.bytes.len();
+                    // the cache holds the thread: its address names it while it is kept
+                    seen.threads.insert(key, (t.clone(), r.clone()));
+                    r
+                }
+            };
+            out.extend_from_slice(&seen.bytes[r]);
         }
-        wire::uint(s.heap.len() as u64, out);
-        let mut last = 0;
-        for (a, o) in s.heap.iter() {
-            // addresses ascend: each as its distance from the one before
-            wire::uint(u64::from(*a - last), out);
-            last = *a;
-            wire::uint(u64::from(o.class), out);
-            wire::values(&o.fields, out);
+        if !seen.heap.as_ref().is_some_and(|(h, _)| h.ptr_eq(&s.heap)) {
+            let at = seen.bytes.len();
+            sized(&mut seen.bytes, |b| encode_heap(&s.heap, b));
+            seen.heap = Some((s.heap.clone(), at..seen.bytes.len()));
+        }
+        if let Some((_, r)) = &seen.heap {
+            out.extend_from_slice(&seen.bytes[r.clone()]);
         }
     }
 
@@ -136,11 +162,15 @@ impl Portable {
         let mut r = wire::Reader { bytes, at: 0 };
         seen.bound();
         let globals = {
-            let part = r.part(wire::Reader::skip_values)?;
+            let part = r.sized()?;
             match seen.globals.get(part) {
                 Some(g) => g.clone(),
                 None => {
-                    let g: Rc<[Value]> = Rc::from(wire::Reader::whole(part).values()?);
+                    let mut p = wire::Reader::whole(part);
+                    let g: Rc<[Value]> = Rc::from(p.values()?);
+                    if p.at != part.len() {
+                        return None;
+                    }
                     seen.globals.insert(part.into(), g.clone());
                     g
                 }
@@ -149,7 +179,7 @@ impl Portable {
         let n = r.length()?;
         let mut threads = Vec::with_capacity(n);
         for _ in 0..n {
-            let part = r.part(wire::Reader::skip_thread)?;
+            let part = r.sized()?;
             let t = match seen.threads.get(part) {
                 Some(t) => t.clone(),
                 None => {
@@ -160,7 +190,7 @@ impl Portable {
             };
             threads.push(t);
         }
-        let part = r.part(wire::Reader::skip_heap)?;
+        let part = r.sized()?;
         let heap = match seen.heaps.get(part) {
             Some(h) => h.clone(),
             None => {
@@ -174,6 +204,73 @@ impl Portable {
             threads: Rc::from(threads),
             heap,
         })
+    }
+}
+
+/// Appends what `write` writes, preceded by its length in bytes.
+fn sized(out: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
+    // one byte for the length, moved along if the part turns out longer than 127 bytes
+    let at = out.len();
+    out.push(0);
+    write(out);
+    let len = out.len() - at - 1;
+    if len < 0x80 {
+        out[at] = len as u8;
+    } else {
+        let mut prefix = Vec::with_capacity(10);
+        wire::uint(len as u64, &mut prefix);
+        out.splice(at..at + 1, prefix);
+    }
+}
+
+/// One thread of [`Portable::encode`], without its length.
+fn encode_thread(t: &Thread, out: &mut Vec<u8>) {
+    wire::uint(u64::from(t.stack.depth()), out);
+    t.stack.for_each_bottom_up(|f| {
+        wire::uint(u64::from(f.proc), out);
+        wire::uint(u64::from(f.pc), out);
+        wire::values(&f.locals, out);
+    });
+    wire::values(&t.thread_locals, out);
+    out.push(u8::from(t.atomic));
+    wire::uint(u64::from(t.atomic_steps), out);
+}
+
+/// The heap of [`Portable::encode`], without its length.
+fn encode_heap(heap: &Heap, out: &mut Vec<u8>) {
+    wire::uint(heap.len() as u64, out);
+    let mut last = 0;
+    for (a, o) in heap.iter() {
+        // addresses ascend: each as its distance from the one before
+        wire::uint(u64::from(*a - last), out);
+        last = *a;
+        wire::uint(u64::from(o.class), out);
+        wire::values(&o.fields, out);
+    }
+}
+
+/// The parts of the states [`Portable::encode_cached`] encoded lately, with their bytes: the
+/// threads by their address (each held, so that its address names it while it is here), the
+/// last globals and the last heap. Forgotten whole past [`Encoded::LIMIT`] threads or
+/// [`Encoded::BYTES`] bytes.
+#[derive(Default)]
+pub struct Encoded {
+    threads: ahash::AHashMap<usize, (Rc<Thread>, std::ops::Range<usize>)>,
+    globals: Option<(Rc<[Value]>, std::ops::Range<usize>)>,
+    heap: Option<(Heap, std::ops::Range<usize>)>,
+    bytes: Vec<u8>,
+}
+
+impl Encoded {
+    /// The threads kept at most.
+    pub const LIMIT: usize = 1 << 14;
+    /// The bytes kept at most.
+    pub const BYTES: usize = 1 << 20;
+
+    fn bound(&mut self) {
+        if self.threads.len() > Encoded::LIMIT || self.bytes.len() > Encoded::BYTES {
+            *self = Encoded::default();
+        }
     }
 }
 
@@ -340,49 +437,12 @@ pub mod wire {
             Reader { bytes, at: 0 }
         }
 
-        /// The bytes of the next item, which `skip` reads past.
-        pub fn part(&mut self, skip: fn(&mut Self) -> Option<()>) -> Option<&'a [u8]> {
-            let start = self.at;
-            skip(self)?;
-            Some(&self.bytes[start..self.at])
-        }
-
-        /// Reads past what [`values`] wrote.
-        pub fn skip_values(&mut self) -> Option<()> {
+        /// The next part of [`super::Portable::encode`]: its length, then its bytes.
+        pub fn sized(&mut self) -> Option<&'a [u8]> {
             let n = self.length()?;
-            for _ in 0..n {
-                let tag = self.byte()?;
-                if tag == INT || tag == REF {
-                    self.uint()?;
-                } else if (REF + 1..SMALL).contains(&tag) {
-                    return None;
-                }
-            }
-            Some(())
-        }
-
-        /// Reads past a thread of [`super::Portable::encode`].
-        pub fn skip_thread(&mut self) -> Option<()> {
-            let depth = self.length()?;
-            for _ in 0..depth {
-                self.uint()?;
-                self.uint()?;
-                self.skip_values()?;
-            }
-            self.skip_values()?;
-            self.byte()?;
-            self.uint().map(|_| ())
-        }
-
-        /// Reads past the heap of [`super::Portable::encode`].
-        pub fn skip_heap(&mut self) -> Option<()> {
-            let n = self.length()?;
-            for _ in 0..n {
-                self.uint()?;
-                self.uint()?;
-                self.skip_values()?;
-            }
-            Some(())
+            let part = &self.bytes[self.at..self.at + n];
+            self.at += n;
+            Some(part)
         }
     }
 }
@@ -484,5 +544,44 @@ mod tests {
         assert!(Portable::decode(&bytes[..bytes.len() - 1]).is_none());
         bytes.push(0);
         assert!(Portable::decode(&bytes).is_none());
+    }
+
+    /// Encoded with the parts of states encoded before, a state's bytes are those it has
+    /// alone, whatever the cache holds (its threads by address, the last globals and heap),
+    /// and a part longer than 127 bytes carries a length of two bytes.
+    #[test]
+    fn a_state_encoded_with_cached_parts_has_the_same_bytes() {
+        let long = Thread {
+            stack: Stack::new(Frame {
+                proc: 1,
+                pc: 2,
+                locals: Rc::from(vec![Value::Int(1000); 100]),
+            }),
+            thread_locals: Rc::from(vec![]),
+            atomic: false,
+            atomic_steps: 0,
+        };
+        let short = Thread {
+            thread_locals: Rc::from(vec![Value::Bool(true)]),
+            ..long.clone()
+        };
+        let (long, short) = (Rc::new(long), Rc::new(short));
+        let state = |threads: Vec<Rc<Thread>>| State {
+            globals: Rc::from(vec![Value::Int(3)]),
+            threads: Rc::from(threads),
+            heap: Heap::default(),
+        };
+        let a = state(vec![long.clone(), short.clone()]);
+        let b = state(vec![short.clone(), long.clone(), long]);
+        let mut seen = Encoded::default();
+        for s in [&a, &b, &a, &b] {
+            let mut alone = Vec::new();
+            Portable::encode(s, &mut alone);
+            let mut cached = Vec::new();
+            Portable::encode_cached(s, &mut cached, &mut seen);
+            assert_eq!(cached, alone);
+            let back = Portable::decode(&cached).expect("decodes");
+            assert_eq!(Portable::of(&back), Portable::of(s));
+        }
     }
 }

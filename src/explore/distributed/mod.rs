@@ -27,201 +27,29 @@
 //! shortest counterexample, the same at any number of processes. Its path is rebuilt by
 //! walking parent records back through their owners, one message a round, and every worker
 //! gets it; each process then replays and reports it as a single-process check does.
+//!
+//! The files: this one holds a worker's search (its initial states, expanding a batch,
+//! a state's arrival at its owner, settling a level); `wire.rs` the messages and a state's
+//! bytes on the way to its owner; `rounds.rs` the round loop, the status every worker
+//! sends and the decision all take, and the result summed over workers; `path.rs` the
+//! parent records, the findings and the walk back of the counterexample's path; `net.rs`
+//! the processes, their connections and timely.
 
 mod net;
+mod path;
+mod rounds;
+mod wire;
 
 pub use net::{Cluster, BATCH, CONNECT_TIMEOUT, DEFAULT_PORT};
 
 use super::{Ctx, ExplicitOptions, Explorer};
 use crate::canon::{Canon, Visited};
-use crate::runtime::{
-    Kind as StepKind, Machine, Outcome, Portable, RtError, State, Value, Violation,
-};
-use crate::search::{watchdog, Choice, Finding, Limit, Options, Path, SearchResult};
-use serde::{Deserialize, Serialize};
+use crate::runtime::{Kind as StepKind, Machine, Outcome, State, Value, Violation};
+use crate::search::{watchdog, Choice, Limit, Options, Path, SearchResult};
+use path::{Candidate, Found, Link, NodeRef};
+use rounds::{merge, Outcome2, Status};
 use std::collections::{BTreeMap, VecDeque};
-
-/// A node of some worker's parent records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-struct NodeRef {
-    worker: u32,
-    node: u32,
-}
-
-/// A parent record: an initial state (its valuation's index), or the node a state came from
-/// and the choice taken there.
-enum Link {
-    Root(u32),
-    Child(NodeRef, Choice),
-}
-
-/// What a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-enum Found {
-    Assertion,
-    Runtime(RtError),
-    Target(u32),
-    Deadlock,
-}
-
-/// A finding and where its path starts to be rebuilt: the node it was found from (for an
-/// initial state, its own) and the last choice (none for an initial state).
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-struct Candidate {
-    len: u64,
-    from_fp: u64,
-    last: Option<Choice>,
-    kind: Found,
-    at: NodeRef,
-}
-
-impl Candidate {
-    /// The order in which findings are preferred: shortest, then by the state found from
-    /// and the choice (independent of timing and of who found it).
-    fn key(&self) -> (u64, u64, u32, u32, u8) {
-        let c = self.last.map_or((0, 0), |c| (c.thread, c.outcome));
-        let rank = match self.kind {
-            Found::Target(_) => 0,
-            Found::Deadlock => 1,
-            Found::Assertion | Found::Runtime(_) => 2,
-        };
-        (self.len, self.from_fp, c.0, c.1, rank)
-    }
-}
-
-/// What a worker did, summed (or maxed) over workers for the report.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
-struct Counts {
-    states: u64,
-    transitions: u64,
-    initial: u64,
-    max_stack: u32,
-    max_path: u64,
-    interior: u64,
-    alone: u64,
-    cut: bool,
-    thread_cut: bool,
-    /// States sent to another worker, and the bytes of their messages.
-    sent: u64,
-    sent_bytes: u64,
-}
-
-/// A worker's status at the end of a round, sent to every worker.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct Status {
-    /// It still has states of the level being expanded.
-    more: bool,
-    /// The least level of a state it has queued, waiting, or sent this round.
-    next: Option<u64>,
-    best: Option<Candidate>,
-    /// A limit it reached (`Limit::code`, 0 for none).
-    limit: u8,
-    counts: Counts,
-    /// It sent a step of a path's walk back this round.
-    walking: bool,
-}
-
-/// The messages between workers.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-enum Msg {
-    /// A successor for its owner: its fingerprint and level, where it came from, and the
-    /// state's bytes.
-    Arrive {
-        fp: u64,
-        level: u64,
-        from: NodeRef,
-        from_fp: u64,
-        choice: Choice,
-        state: Bytes,
-    },
-    Status(u32, Box<Status>),
-    /// A path walked back to `node` of the receiver: the choices from there on, last first.
-    Walk {
-        node: u32,
-        choices: Vec<Choice>,
-    },
-    /// The whole path: the initial valuation (encoded) and the choices, last first.
-    Path {
-        init: Vec<u8>,
-        choices: Vec<Choice>,
-    },
-}
-
-/// The bytes of a [`Msg::Arrive`] besides the state's own, as timely's bincode writes it:
-/// the destination (4), the variant (4), the fingerprint, level, parent node, parent
-/// fingerprint, choice and the state's length (8 each).
-const ARRIVE_HEADER: u64 = 56;
-
-/// A state's bytes, serialized as one byte string (serde's default for a `Vec<u8>` is a
-/// sequence, written and read a byte at a time).
-#[derive(Clone, Debug)]
-struct Bytes(Vec<u8>);
-
-impl Serialize for Bytes {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Bytes {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = Bytes;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a state's bytes")
-            }
-            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Bytes, E> {
-                Ok(Bytes(v.to_vec()))
-            }
-            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Bytes, E> {
-                Ok(Bytes(v))
-            }
-        }
-        d.deserialize_byte_buf(V)
-    }
-}
-
-/// The bytes of a state sent to its owner: its canon's numbering (see
-/// [`Canon::numbering`]: a tag, 0 for none, else 1 + whether it is free of the threads'
-/// order, then the addresses as varints), so that the owner need not walk the state again to
-/// fingerprint its successors, then the state ([`Portable::encode`]).
-fn encode_arrival(state: &State, canon: &Canon, out: &mut Vec<u8>) {
-    match canon.numbering() {
-        None => out.push(0),
-        Some((order_free, order)) => {
-            out.push(1 + u8::from(order_free));
-            crate::runtime::wire::uint(order.len() as u64, out);
-            for &a in order {
-                crate::runtime::wire::uint(u64::from(a), out);
-            }
-        }
-    }
-    Portable::encode(state, out);
-}
-
-/// The state and (unless it was sent without one) the canon that [`encode_arrival`] wrote,
-/// for the state whose fingerprint is `fp`; `None` for bytes that are not such a state.
-fn decode_arrival(
-    fp: u64,
-    bytes: &[u8],
-    seen: &mut crate::runtime::Decoded,
-) -> Option<(State, Option<Canon>)> {
-    let mut r = crate::runtime::wire::Reader { bytes, at: 0 };
-    let canon = match r.byte()? {
-        0 => None,
-        tag @ (1 | 2) => {
-            let n = r.length()?;
-            let order = (0..n)
-                .map(|_| r.uint().and_then(|a| u32::try_from(a).ok()))
-                .collect::<Option<Vec<_>>>()?;
-            Some(Canon::from_numbering(fp, tag == 2, &order))
-        }
-        _ => return None,
-    };
-    let state = Portable::decode_shared(&bytes[r.at..], seen)?;
-    Some((state, canon))
-}
+use wire::{decode_arrival, encode_arrival, Bytes, Msg, ARRIVE_HEADER, BETTER_BYTES};
 
 /// A state waiting for its level: its best parent so far and its body.
 struct Pending {
@@ -262,11 +90,13 @@ struct Queued {
     canon: Canon,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Phase {
-    Expand(u64),
-    Walk,
-    Done,
+/// A successor this worker sent to its owner while expanding the current level: the least
+/// (level, parent fingerprint, choice) it sent for it, and the message that carried it, if
+/// that is in this round's outbox still (the round, the message's index).
+struct SentKey {
+    key: (u64, u64, u32, u32),
+    round: u64,
+    at: usize,
 }
 
 /// One worker of the distributed search.
@@ -282,10 +112,19 @@ struct Searcher<'e, 'm, 'p> {
     waiting: BTreeMap<u64, Waiting>,
     /// The parts of the states received lately, shared by those received next.
     decoded: crate::runtime::Decoded,
+    /// The bytes of the parts of the states sent lately, copied for those sent next.
+    encoded: crate::runtime::Encoded,
     best: Option<Candidate>,
     limit: Option<Limit>,
     sent: u64,
     sent_bytes: u64,
+    /// Successors not sent again: their owner had them from this worker with a parent at
+    /// least as good.
+    unsent: u64,
+    /// The successors sent to their owners while expanding `sent_level`, by fingerprint:
+    /// see [`Searcher::send`].
+    sent_keys: ahash::AHashMap<u64, SentKey>,
+    sent_level: u64,
     /// The least level sent this round.
     sent_min: Option<u64>,
     walking: bool,
@@ -294,15 +133,6 @@ struct Searcher<'e, 'm, 'p> {
     /// The last status of every worker.
     statuses: Vec<Status>,
     rounds: u64,
-}
-
-/// The rebuilt finding, the counts of every worker, the limit, and the rounds taken.
-struct Outcome2 {
-    finding: Option<Finding>,
-    counts: Vec<Counts>,
-    limit: Option<Limit>,
-    rounds: u64,
-    interior_alone: (bool, bool),
 }
 
 /// The distributed breadth-first search of `m`'s program: this process's part, on
@@ -357,10 +187,14 @@ pub fn search(
             queue: BTreeMap::new(),
             waiting: BTreeMap::new(),
             decoded: Default::default(),
+            encoded: Default::default(),
             best: None,
             limit: None,
             sent: 0,
             sent_bytes: 0,
+            unsent: 0,
+            sent_keys: Default::default(),
+            sent_level: 0,
             sent_min: None,
             walking: false,
             path: None,
@@ -388,64 +222,6 @@ pub fn search(
     Ok(merge(first, cluster, start.elapsed(), opts))
 }
 
-/// The result every process reports: the finding, the counts summed over all workers.
-fn merge(
-    o: Outcome2,
-    cluster: &Cluster,
-    elapsed: std::time::Duration,
-    opts: &Options,
-) -> SearchResult {
-    let mut r = SearchResult::default();
-    let mut total = Counts::default();
-    for c in &o.counts {
-        total.states += c.states;
-        total.transitions += c.transitions;
-        total.initial += c.initial;
-        total.max_stack = total.max_stack.max(c.max_stack);
-        total.max_path = total.max_path.max(c.max_path);
-        total.interior += c.interior;
-        total.alone += c.alone;
-        total.cut |= c.cut;
-        total.thread_cut |= c.thread_cut;
-        total.sent += c.sent;
-        total.sent_bytes += c.sent_bytes;
-    }
-    r.findings.extend(o.finding);
-    r.limit = o.limit;
-    r.cut = total.cut;
-    r.thread_cut = total.thread_cut;
-    r.stats.states = total.states;
-    r.stats.transitions = total.transitions;
-    r.stats.initial_states = total.initial;
-    r.stats.max_stack = total.max_stack;
-    r.stats.max_path = total.max_path;
-    r.stats.elapsed = elapsed;
-    let (interior, alone) = o.interior_alone;
-    if interior {
-        r.stats
-            .counters
-            .push(("states inside transactions not stored", total.interior));
-    }
-    if alone {
-        r.stats.counters.push((
-            "states expanded by one thread (partial-order reduction)",
-            total.alone,
-        ));
-    }
-    r.stats.counters.extend([
-        ("processes", cluster.processes as u64),
-        ("workers", o.counts.len() as u64),
-        ("rounds", o.rounds),
-        ("states sent to another worker", total.sent),
-        (
-            "bytes sent per state sent",
-            total.sent_bytes.checked_div(total.sent).unwrap_or(0),
-        ),
-    ]);
-    let _ = opts;
-    r
-}
-
 impl Searcher<'_, '_, '_> {
     /// The worker (of all processes') that owns the state with fingerprint `fp`.
     fn owner(&self, fp: u64) -> u32 {
@@ -457,12 +233,6 @@ impl Searcher<'_, '_, '_> {
         NodeRef {
             worker: self.me,
             node,
-        }
-    }
-
-    fn offer(&mut self, c: Candidate) {
-        if self.best.is_none_or(|b| c.key() < b.key()) {
-            self.best = Some(c);
         }
     }
 
@@ -544,6 +314,11 @@ impl Searcher<'_, '_, '_> {
 
     /// Expands up to a batch of this worker's states of `level`.
     fn expand_batch(&mut self, level: u64) {
+        if level != self.sent_level {
+            // what was sent while expanding another level is no longer needed (see `send`)
+            self.sent_keys.clear();
+            self.sent_level = level;
+        }
         for _ in 0..self.batch {
             let Some(q) = self.queue.get_mut(&level).and_then(|q| q.pop_front()) else {
                 break;
@@ -656,21 +431,8 @@ impl Searcher<'_, '_, '_> {
                             let fp = child.fp;
                             self.arrive(fp, len, from_ref, canon.fp, choice, Err((state, child)));
                         } else {
-                            let mut bytes = Vec::with_capacity(256);
-                            encode_arrival(&state, &child, &mut bytes);
-                            self.sent += 1;
-                            self.sent_bytes += ARRIVE_HEADER + bytes.len() as u64;
-                            self.out.push((
-                                owner,
-                                Msg::Arrive {
-                                    fp: child.fp,
-                                    level: len,
-                                    from: from_ref,
-                                    from_fp: canon.fp,
-                                    choice,
-                                    state: Bytes(bytes),
-                                },
-                            ));
+                            let parent = (from_ref, canon.fp, choice);
+                            self.send(owner, len, parent, &state, &child);
                         }
                     }
                 }
@@ -678,6 +440,127 @@ impl Searcher<'_, '_, '_> {
             match more {
                 Some(r) => from = Some(r),
                 None => break,
+            }
+        }
+    }
+
+    /// Sends a successor (`state`, whose canon is `child`, reached at `level` from `parent`:
+    /// its node, fingerprint and the choice) to its owner, unless this worker sent it already
+    /// while expanding this level: then only a better parent goes (the least (level, parent
+    /// fingerprint, choice) is the one every owner keeps), written into the message still in
+    /// this round's outbox, or else as [`Msg::Better`] without the state's bytes, since the
+    /// owner stored the state when the earlier message arrived. A state reached from several
+    /// states of a level is so encoded, sent and decoded once per sender, not once per
+    /// arrival.
+    fn send(
+        &mut self,
+        owner: u32,
+        level: u64,
+        parent: (NodeRef, u64, Choice),
+        state: &State,
+        child: &Canon,
+    ) {
+        let (from, from_fp, choice) = parent;
+        let fp = child.fp;
+        let key = (level, from_fp, choice.thread, choice.outcome);
+        let here = (self.rounds, self.out.len());
+        match self.sent_keys.entry(fp) {
+            std::collections::hash_map::Entry::Occupied(mut e) => {
+                let sent = e.get_mut();
+                if key >= sent.key {
+                    self.unsent += 1;
+                    return;
+                }
+                sent.key = key;
+                if sent.round == self.rounds {
+                    if let Some((
+                        _,
+                        Msg::Arrive {
+                            level: l,
+                            from: f,
+                            from_fp: ff,
+                            choice: c,
+                            ..
+                        }
+                        | Msg::Better {
+                            level: l,
+                            from: f,
+                            from_fp: ff,
+                            choice: c,
+                            ..
+                        },
+                    )) = self.out.get_mut(sent.at)
+                    {
+                        (*l, *f, *ff, *c) = (level, from, from_fp, choice);
+                        self.unsent += 1;
+                        return;
+                    }
+                }
+                (sent.round, sent.at) = here;
+                self.unsent += 1;
+                self.sent_bytes += BETTER_BYTES;
+                self.out.push((
+                    owner,
+                    Msg::Better {
+                        fp,
+                        level,
+                        from,
+                        from_fp,
+                        choice,
+                    },
+                ));
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(SentKey {
+                    key,
+                    round: here.0,
+                    at: here.1,
+                });
+                let mut bytes = Vec::with_capacity(256);
+                encode_arrival(state, child, &mut bytes, &mut self.encoded);
+                self.sent += 1;
+                self.sent_bytes += ARRIVE_HEADER + bytes.len() as u64;
+                self.out.push((
+                    owner,
+                    Msg::Arrive {
+                        fp,
+                        level,
+                        from,
+                        from_fp,
+                        choice,
+                        state: Bytes(bytes),
+                    },
+                ));
+            }
+        }
+    }
+
+    /// A better parent for a state stored already (by [`Searcher::arrive`]): kept if the
+    /// state still waits for its level and the parent is less than the one it has.
+    fn improve(&mut self, fp: u64, level: u64, from: NodeRef, from_fp: u64, choice: Choice) {
+        let key = |l: u64, f: u64, c: Choice| (l, f, c.thread, c.outcome);
+        let Some((l, i)) = self
+            .waiting
+            .iter()
+            .find_map(|(&l, w)| w.index.get(&fp).map(|&i| (l, i as usize)))
+        else {
+            return;
+        };
+        let Some(w) = self.waiting.get_mut(&l) else {
+            return;
+        };
+        let Some(p) = w.states[i].as_mut() else {
+            return;
+        };
+        if key(level, from_fp, choice) >= key(l, p.from_fp, p.choice) {
+            return;
+        }
+        (p.from, p.from_fp, p.choice) = (from, from_fp, choice);
+        if level < l {
+            // reached at a lower level: it waits for that one now
+            w.index.remove(&fp);
+            if let Some(p) = w.states[i].take() {
+                self.waiting.entry(level).or_default().push(fp, p);
             }
         }
     }
@@ -695,33 +578,9 @@ impl Searcher<'_, '_, '_> {
         choice: Choice,
         body: Result<Vec<u8>, (State, Canon)>,
     ) {
-        let key = |l: u64, f: u64, c: Choice| (l, f, c.thread, c.outcome);
         if !self.ex.visited.insert_fp(fp) {
             // stored already: if still waiting for its level, keep the least parent
-            let Some((l, i)) = self
-                .waiting
-                .iter()
-                .find_map(|(&l, w)| w.index.get(&fp).map(|&i| (l, i as usize)))
-            else {
-                return;
-            };
-            let Some(w) = self.waiting.get_mut(&l) else {
-                return;
-            };
-            let Some(p) = w.states[i].as_mut() else {
-                return;
-            };
-            if key(level, from_fp, choice) >= key(l, p.from_fp, p.choice) {
-                return;
-            }
-            (p.from, p.from_fp, p.choice) = (from, from_fp, choice);
-            if level < l {
-                // reached at a lower level: it waits for that one now
-                w.index.remove(&fp);
-                if let Some(p) = w.states[i].take() {
-                    self.waiting.entry(level).or_default().push(fp, p);
-                }
-            }
+            self.improve(fp, level, from, from_fp, choice);
             return;
         }
         let (state, canon) = match body {
@@ -778,218 +637,5 @@ impl Searcher<'_, '_, '_> {
             self.nodes.push(Link::Child(p.from, p.choice));
             self.push_queue(level, Queued { state, node, canon });
         }
-    }
-
-    /// Follows parent records from `node` of this worker back as far as they stay here,
-    /// then hands the walk to the owner of the next record, or sends the whole path to
-    /// every worker.
-    fn walk(&mut self, mut node: u32, mut choices: Vec<Choice>) {
-        self.walking = true;
-        loop {
-            match self.nodes[node as usize] {
-                Link::Root(i) => {
-                    let mut init = Vec::new();
-                    crate::runtime::wire::values(&self.inits[i as usize], &mut init);
-                    for w in 0..self.peers {
-                        self.out.push((
-                            w,
-                            Msg::Path {
-                                init: init.clone(),
-                                choices: choices.clone(),
-                            },
-                        ));
-                    }
-                    return;
-                }
-                Link::Child(from, c) => {
-                    choices.push(c);
-                    if from.worker == self.me {
-                        node = from.node;
-                    } else {
-                        self.out.push((
-                            from.worker,
-                            Msg::Walk {
-                                node: from.node,
-                                choices,
-                            },
-                        ));
-                        return;
-                    }
-                }
-            }
-        }
-    }
-
-    fn status(&self, phase: Phase) -> Status {
-        let more = match phase {
-            Phase::Expand(l) => self.queue.get(&l).is_some_and(|q| !q.is_empty()),
-            _ => false,
-        };
-        let queued = self
-            .queue
-            .iter()
-            .find(|(_, q)| !q.is_empty())
-            .map(|(l, _)| *l);
-        let waiting = self.waiting.keys().next().copied();
-        let next = [queued, waiting, self.sent_min].into_iter().flatten().min();
-        let stats = &self.ex.result.stats;
-        Status {
-            more,
-            next,
-            best: self.best,
-            limit: self.limit.map_or(0, Limit::code),
-            counts: Counts {
-                states: self.ex.visited.len() as u64,
-                transitions: stats.transitions,
-                initial: stats.initial_states,
-                max_stack: stats.max_stack,
-                max_path: stats.max_path,
-                interior: self.ex.interior_skipped,
-                alone: self.ex.expanded_alone,
-                cut: self.ex.result.cut,
-                thread_cut: self.ex.result.thread_cut,
-                sent: self.sent,
-                sent_bytes: self.sent_bytes,
-            },
-            walking: self.walking,
-        }
-    }
-
-    /// Rounds until the search is over: expansion level by level, then the walk back of
-    /// the finding's path.
-    fn run(&mut self, net: &mut net::Net) {
-        self.initial();
-        // the initial states are a round of their own: its status says where to begin
-        let mut phase = Phase::Expand(0);
-        let mut first = true;
-        loop {
-            if !first {
-                match phase {
-                    Phase::Expand(l) if self.limit.is_none() => self.expand_batch(l),
-                    _ => {}
-                }
-            }
-            let status = self.status(if first { Phase::Done } else { phase });
-            for w in 0..self.peers {
-                self.out
-                    .push((w, Msg::Status(self.me, Box::new(status.clone()))));
-            }
-            self.sent_min = None;
-            self.walking = false;
-            let inbox = net.round(&mut self.out);
-            self.rounds += 1;
-            let mut walks = Vec::new();
-            for msg in inbox {
-                match msg {
-                    Msg::Arrive {
-                        fp,
-                        level,
-                        from,
-                        from_fp,
-                        choice,
-                        state,
-                    } => self.arrive(fp, level, from, from_fp, choice, Ok(state.0)),
-                    Msg::Status(w, st) => self.statuses[w as usize] = *st,
-                    Msg::Walk { node, choices } => walks.push((node, choices)),
-                    Msg::Path { init, choices } => {
-                        let init = crate::runtime::wire::Reader {
-                            bytes: &init,
-                            at: 0,
-                        }
-                        .values()
-                        .unwrap_or_else(|| panic!("a path's initial valuation does not decode"));
-                        let mut choices = choices;
-                        choices.reverse();
-                        self.path = Some(Path { init, choices });
-                    }
-                }
-            }
-            phase = self.decide(if first { None } else { Some(phase) });
-            first = false;
-            match phase {
-                Phase::Done => return,
-                Phase::Walk => {
-                    for (node, choices) in walks {
-                        self.walk(node, choices);
-                    }
-                }
-                Phase::Expand(_) => {}
-            }
-        }
-    }
-
-    /// The next phase, from every worker's status (the same decision on every worker).
-    fn decide(&mut self, phase: Option<Phase>) -> Phase {
-        if self.path.is_some() {
-            return Phase::Done;
-        }
-        if self.statuses.iter().any(|s| s.limit != 0) {
-            return Phase::Done;
-        }
-        let states: u64 = self.statuses.iter().map(|s| s.counts.states).sum();
-        if self.ex.opts.limits.max_states.is_some_and(|m| states >= m) {
-            self.limit = Some(Limit::States);
-            self.statuses[self.me as usize].limit = self.limit.map_or(0, Limit::code);
-            return Phase::Done;
-        }
-        if phase == Some(Phase::Walk) {
-            if !self.statuses.iter().any(|s| s.walking) {
-                panic!("the walk back of a counterexample's path was lost");
-            }
-            return Phase::Walk;
-        }
-        let best = self
-            .statuses
-            .iter()
-            .filter_map(|s| s.best)
-            .min_by_key(|c| c.key());
-        // every finding of length up to the level settled last is known: the steps from the
-        // levels before it are all taken, and its states all checked
-        let settled = match phase {
-            Some(Phase::Expand(l)) => Some(l),
-            _ => None,
-        };
-        let next = self.statuses.iter().filter_map(|s| s.next).min();
-        if let Some(b) = best {
-            let complete = settled.is_some_and(|l| b.len <= l) || next.is_none_or(|n| b.len < n);
-            if complete {
-                self.best = Some(b);
-                if b.at.worker == self.me {
-                    self.walk(b.at.node, b.last.into_iter().collect());
-                }
-                return Phase::Walk;
-            }
-        }
-        if let Some(l) = settled {
-            if self.statuses.iter().any(|s| s.more) {
-                return Phase::Expand(l);
-            }
-        }
-        match next {
-            // (with nothing left every finding is complete: none was found)
-            None => Phase::Done,
-            Some(n) => {
-                self.settle(n);
-                Phase::Expand(n)
-            }
-        }
-    }
-
-    /// The finding, with its path rebuilt (chains expanded as the single search does).
-    fn finding(&mut self) -> Option<Finding> {
-        let path = self.path.take()?;
-        let b = self.best?;
-        let f = match b.kind {
-            Found::Assertion => Finding::Assertion { path },
-            Found::Runtime(error) => Finding::Runtime { error, path },
-            Found::Target(t) => Finding::Target {
-                label: self.ex.opts.targets[t as usize].clone(),
-                path,
-            },
-            Found::Deadlock => Finding::Deadlock { path },
-        };
-        self.ex.result.findings.clear();
-        self.ex.found(f, (0, 0, 0));
-        self.ex.result.findings.pop()
     }
 }

@@ -6,9 +6,12 @@
 //! round at a time ([`Net::round`]).
 //!
 //! A lost peer: timely's network threads panic when a connection breaks ("timely
-//! communication error"). The hook installed here turns such a panic into a clear message
-//! naming the process lost and exit 9, at once: the others' results are incomplete, so no
-//! verdict but "inconclusive" may come out of them.
+//! communication error"). The hook installed here records such a panic as a clear message
+//! naming the process lost; every worker sees it in its round within a park's timeout and
+//! stops, and [`run`] returns the message as an error (the library's
+//! `CheckError::Incomplete`, exit 9 on the command line): the others' results are
+//! incomplete, so no verdict but "inconclusive" may come out of them, and the library never
+//! ends its caller's process.
 
 use super::Msg;
 use std::cell::RefCell;
@@ -16,7 +19,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
 use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
@@ -122,18 +125,47 @@ impl Cluster {
     }
 }
 
-/// The first lost connection seen, as a message (set by the panic hook).
-static LOST: OnceLock<String> = OnceLock::new();
+/// A distributed search running in this process, as the panic hook sees it: who this
+/// process is and the first problem seen (a lost connection, a worker's panic) as the
+/// message the search returns.
+struct Active {
+    me: usize,
+    addresses: Vec<String>,
+    problem: OnceLock<String>,
+}
+
+impl Active {
+    /// The problem recorded, if any: the search has to stop, inconclusive.
+    fn problem(&self) -> Option<&str> {
+        self.problem.get().map(String::as_str)
+    }
+}
+
+/// The distributed searches running in this process (usually one). The hook cannot tell
+/// which search a network thread served (timely names them by peer only), so a lost
+/// connection stops every search running: inconclusive, never a wrong verdict.
+static ACTIVE: Mutex<Vec<Arc<Active>>> = Mutex::new(Vec::new());
 static HOOKED: AtomicBool = AtomicBool::new(false);
 
-/// Installs (once) the hook that turns a panic of timely's network threads (a connection
-/// lost: a peer killed, a cable pulled) into a message naming the peer and exit 9.
-fn hook_lost_peers(cluster: &Cluster) {
+/// The payload a worker unwinds with once it has seen a problem (unwound without the panic
+/// hook, so without a message: the search returns the problem recorded).
+struct Stopped;
+
+fn running() -> std::sync::MutexGuard<'static, Vec<Arc<Active>>> {
+    ACTIVE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Installs (once) the hook that records a panic of timely's network threads (a connection
+/// lost: a peer killed, a cable pulled) or of a worker of a running search, as a message
+/// naming the peer, in every running search ([`Active`]), and prints nothing: the workers
+/// notice it within a park's timeout ([`Net::round`]) and the search returns it as an error.
+/// Other panics go to the hook that was there before.
+fn hook_lost_peers() {
     if HOOKED.swap(true, Relaxed) {
         return;
     }
-    let me = cluster.process;
-    let addresses = cluster.addresses.clone();
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let thread = std::thread::current();
@@ -144,32 +176,48 @@ fn hook_lost_peers(cluster: &Cluster) {
             .map(String::as_str)
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
-        let network = name.starts_with("timely:recv-") || name.starts_with("timely:send-");
-        if !network
-            && !message.starts_with("timely communication error")
-            && !message.contains("MergeQueue poisoned")
-        {
-            return previous(info);
+        let network = name.starts_with("timely:recv-")
+            || name.starts_with("timely:send-")
+            || message.starts_with("timely communication error")
+            || message.contains("MergeQueue poisoned");
+        let worker = name.starts_with("timely:work-");
+        let runs = running();
+        if runs.is_empty() || !(network || worker) {
+            // not ours: a network thread of a search already over is quiet (its search
+            // returned), anything else is reported as it would be without this hook
+            drop(runs);
+            if !network {
+                previous(info);
+            }
+            return;
         }
         let peer = name
-            .rsplit('-')
-            .next()
-            .and_then(|i| i.parse::<usize>().ok());
-        let who = match peer {
-            Some(p) => format!(
-                "process {p} ({})",
-                addresses.get(p).map_or("?", String::as_str)
-            ),
-            None => "another process".to_string(),
-        };
-        let text = format!(
-            "error: process {me} lost its connection to {who}: {message}; the distributed search is incomplete, so its result is inconclusive (exit {})",
-            crate::report::exit::LIMIT
-        );
-        if LOST.set(text.clone()).is_ok() {
-            eprintln!("{text}");
-            let _ = std::io::stderr().flush();
-            std::process::exit(crate::report::exit::LIMIT);
+            .strip_prefix("timely:recv-")
+            .or_else(|| name.strip_prefix("timely:send-"))
+            .and_then(|p| p.parse::<usize>().ok());
+        for run in runs.iter() {
+            let me = run.me;
+            let text = if network {
+                let who = match peer {
+                    Some(p) => format!(
+                        "process {p} ({})",
+                        run.addresses.get(p).map_or("?", String::as_str)
+                    ),
+                    None => "another process".to_string(),
+                };
+                format!("process {me} lost its connection to {who}: {message}")
+            } else {
+                format!("process {me}: a worker failed: {message}")
+            };
+            let _ = run.problem.set(format!(
+                "{text}; the distributed search is incomplete, so its result is inconclusive (exit {})",
+                crate::report::exit::LIMIT
+            ));
+        }
+        drop(runs);
+        if worker && !network {
+            // a bug, not a loss: said as any panic is
+            previous(info);
         }
     }));
 }
@@ -311,7 +359,16 @@ pub(super) struct Net<'w> {
     /// its next round's messages while this one waits for the end of the current round.
     inbox: Rc<RefCell<Vec<(u64, Msg)>>>,
     round: u64,
+    /// This search as the panic hook sees it (none for one process: no network).
+    active: Option<Arc<Active>>,
+    /// A problem was seen: the worker stops (see [`run`]).
+    stopped: bool,
 }
+
+/// A round that could not end: a connection was lost or a worker failed (the message is
+/// [`run`]'s error).
+#[derive(Debug)]
+pub(super) struct Lost;
 
 impl Net<'_> {
     /// This worker's index among all workers of all processes.
@@ -324,9 +381,20 @@ impl Net<'_> {
         self.worker.peers()
     }
 
+    /// Whether a problem was recorded (a lost connection, a failed worker): marks this
+    /// worker stopped.
+    fn problem(&mut self) -> bool {
+        self.stopped |= self.active.as_ref().is_some_and(|a| a.problem().is_some());
+        self.stopped
+    }
+
     /// Sends `out` (each to its worker), waits until every worker's messages of this round
-    /// have arrived, and returns those sent to this one.
-    pub fn round(&mut self, out: &mut Vec<(u32, Msg)>) -> Vec<Msg> {
+    /// have arrived, and returns those sent to this one; [`Lost`] once a connection is lost
+    /// (seen within a park's 20 ms: a round never waits for a peer that is gone).
+    pub fn round(&mut self, out: &mut Vec<(u32, Msg)>) -> Result<Vec<Msg>, Lost> {
+        if self.problem() {
+            return Err(Lost);
+        }
         for m in out.drain(..) {
             self.input.send(m);
         }
@@ -334,6 +402,9 @@ impl Net<'_> {
         self.round += 1;
         self.input.advance_to(self.round);
         while self.probe.less_than(self.input.time()) {
+            if self.problem() {
+                return Err(Lost);
+            }
             self.worker.step_or_park(Some(Duration::from_millis(20)));
         }
         let mut inbox = self.inbox.borrow_mut();
@@ -341,7 +412,7 @@ impl Net<'_> {
             .into_iter()
             .partition(|(t, _)| *t <= now);
         *inbox = later;
-        this.into_iter().map(|(_, m)| m).collect()
+        Ok(this.into_iter().map(|(_, m)| m).collect())
     }
 }
 
@@ -349,6 +420,12 @@ impl Net<'_> {
 /// processes (without networking for one process), and returns what each returned, in
 /// worker order. `model` identifies the check (the model and options): processes that
 /// disagree on it refuse each other.
+///
+/// A lost connection (or a failed worker) is an error with the message the panic hook
+/// recorded, returned to the caller: each worker sees it in its round ([`Net::round`]) and
+/// unwinds (its work has returned and its state is dropped), and timely's network threads,
+/// which may be blocked on a peer that is gone or have panicked, are left to end on their own
+/// (detached, not joined: joining them could wait for ever or re-raise their panic).
 pub(super) fn run<T: Send + 'static>(
     cluster: &Cluster,
     workers: usize,
@@ -362,34 +439,47 @@ pub(super) fn run<T: Send + 'static>(
         }),
         limit: None,
     };
-    let (builders, guard): (Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>) = if cluster
-        .processes
-        == 1
-    {
+    let (builders, comms, active) = if cluster.processes == 1 {
         let b = ProcessBuilder::new_typed_vector(workers, refill, None)
             .into_iter()
             .map(AllocatorBuilder::Process)
-            .collect();
-        (b, Box::new(()))
+            .collect::<Vec<_>>();
+        (b, None, None)
     } else {
-        hook_lost_peers(cluster);
+        hook_lost_peers();
         let sockets = connect(cluster, model)?;
         let process = ProcessBuilder::new_typed_vector(workers, refill.clone(), None);
         let hooks = timely::communication::Hooks {
             refill,
             ..Default::default()
         };
-        let (b, g) =
+        // registered before the network threads start: their first panic is recorded
+        let active = Arc::new(Active {
+            me: cluster.process,
+            addresses: cluster.addresses.clone(),
+            problem: OnceLock::new(),
+        });
+        running().push(active.clone());
+        let started =
             initialize_networking_from_sockets(process, sockets, cluster.process, workers, hooks)
-                .map_err(|e| format!("process {}: starting the network: {e}", cluster.process))?;
+                .map_err(|e| format!("process {}: starting the network: {e}", cluster.process));
+        let (b, g) = match started {
+            Ok(bg) => bg,
+            Err(e) => {
+                retire(&active);
+                return Err(e);
+            }
+        };
         (
             b.into_iter().map(AllocatorBuilder::Tcp).collect(),
-            Box::new(g),
+            Some(g),
+            Some(active),
         )
     };
+    let watched = active.clone();
     let guards = timely::execute::execute_from(
         builders,
-        guard,
+        Box::new(()),
         timely::WorkerConfig::default(),
         move |worker| {
             let mut input = InputHandle::new();
@@ -421,19 +511,56 @@ pub(super) fn run<T: Send + 'static>(
                 probe,
                 inbox,
                 round: 0,
+                active: watched.clone(),
+                stopped: false,
             };
             // the search's own stack, as the parallel search's workers have
             let out = stacker::grow(crate::search::WORKER_STACK, || work(&mut net));
+            if net.stopped || net.problem() {
+                // the dataflow cannot finish without the peer: leave it without waiting for
+                // it (timely would step it for ever) and without closing the input (which
+                // would write to a poisoned queue); unwinding drops this worker's state
+                std::mem::forget(net.input);
+                std::panic::resume_unwind(Box::new(Stopped));
+            }
             // closing the input lets the dataflow finish everywhere
             drop(net.input);
             out
         },
-    )?;
-    // joins the workers, then timely's network threads: each ends when its peer has shut
-    // its side down
-    guards
-        .join()
+    );
+    let guards = match guards {
+        Ok(g) => g,
+        Err(e) => {
+            if let Some(a) = &active {
+                retire(a);
+            }
+            return Err(e);
+        }
+    };
+    // joins the workers (each returns, or unwinds once it has seen a problem)
+    let results = guards.join();
+    let problem = active.as_ref().and_then(|a| {
+        retire(a);
+        a.problem().map(str::to_string)
+    });
+    let failed = results.iter().any(Result::is_err);
+    if problem.is_some() || failed {
+        // timely's network threads: some panicked, others may wait on a peer that is gone
+        std::mem::forget(comms);
+    } else {
+        // joins timely's network threads: each ends when its peer has shut its side down
+        drop(comms);
+    }
+    if let Some(p) = problem {
+        return Err(p);
+    }
+    results
         .into_iter()
         .map(|r| r.map_err(|e| format!("a worker failed: {e}")))
         .collect()
+}
+
+/// Takes a search that is over off the hook's list.
+fn retire(a: &Arc<Active>) {
+    running().retain(|b| !Arc::ptr_eq(a, b));
 }
