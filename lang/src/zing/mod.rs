@@ -9,6 +9,7 @@
 //! refuses the constructs it does not handle yet with one diagnostic each.
 
 pub mod ast;
+mod check_assign;
 mod check_expr;
 mod check_ops;
 mod check_stmt;
