@@ -419,3 +419,52 @@ fn deep_searches_split_into_tasks_keep_their_counts_and_paths() {
         zingrs::report::verify(&m, path, &replayed, &claim).expect("it ends in the assertion");
     }
 }
+
+/// Workers list a node's successors in orders of their own (the first in the program's, the
+/// others each in a random one, or all in `--seed`'s), and a node's pending positions handed
+/// to another worker name its outcomes in the giver's order: the taker lists that node in the
+/// giver's order, or it would search the wrong successors and lose the others. Every run
+/// stores the one-worker count, with and without a seed, at 2 and 4 workers (timing decides
+/// the handovers, so several rounds; the depth bound is small so that tasks are many).
+#[test]
+fn workers_in_their_own_orders_store_the_same_states() {
+    use zingrs::explore::ExplicitOptions;
+    use zingrs::runtime::{Machine, Semantics};
+    use zingrs::search::swarm::Swarm;
+    use zingrs::search::{Options, Reduction};
+    use zingrs_lang::Lang;
+    let po6 = zingrs::gen::families::philosophers(6, true);
+    let program = zingrs_lang::compile("po6", &po6, Lang::Zing)
+        .unwrap()
+        .program;
+    let m = Machine::new(&program, Semantics::default());
+    let opts = Options::default();
+    let mut positions = 0;
+    for seed in [None, Some(1), Some(2)] {
+        let how = |workers| ExplicitOptions {
+            reduction: Reduction::None,
+            workers,
+            handoff_depth: Some(16),
+            swarm: Swarm {
+                seed,
+                random: false,
+            },
+            ..ExplicitOptions::default()
+        };
+        let one = zingrs::explore::search(&m, &opts, &how(1));
+        assert!(one.findings.is_empty() && one.limit.is_none());
+        for (round, workers) in [2, 4, 2, 4].into_iter().enumerate() {
+            let r = zingrs::explore::search(&m, &opts, &how(workers));
+            assert!(r.findings.is_empty() && r.limit.is_none());
+            assert_eq!(
+                r.stats.states, one.stats.states,
+                "seed {seed:?}, {workers} workers, round {round}"
+            );
+            positions += r.stats.workers.iter().map(|w| w.given).sum::<u64>();
+        }
+    }
+    assert!(
+        positions > 0,
+        "no node's work was handed to a waiting worker"
+    );
+}

@@ -180,12 +180,12 @@ impl Explorer<'_, '_> {
         let from = live.chunks.as_ref().and_then(|c| c.from);
         // under `--seed` the outcomes are permuted once listed, and the pending positions
         // (which are positions in the permuted list) are applied after that
-        let order = self.how.swarm.order(&[
-            depth as u64,
-            u64::from(e.via.thread) << 32 | u64::from(e.via.outcome),
+        let order = self.listing_order(
+            depth,
+            e.via,
             canon.map_or(0, |c| c.fp),
             from.map_or(0, |r| r.skip),
-        ]);
+        );
         let early = if order.is_none() { keep.as_ref() } else { None };
         self.step_threads(state, live.ctx, outs, from, |ex, outs, first| {
             if let Some(keep) = early {
@@ -198,9 +198,7 @@ impl Explorer<'_, '_> {
             ex.fingerprints(state, canon, &mut outs[first..], keys);
         });
         if let Some(mut rng) = order {
-            let perm = rng.permutation(outs.len());
-            permute(outs, &perm);
-            permute(keys, &perm);
+            rng.shuffle_pair(outs, keys);
             if let Some(keep) = &keep {
                 for (i, (_, o)) in outs.iter_mut().enumerate() {
                     if !keep.has(i) {
@@ -224,6 +222,34 @@ impl Explorer<'_, '_> {
                 self.visited.prefetch(k.fp);
             }
         }
+    }
+
+    /// The order in which [`Explorer::fill`] lists the outcomes of path node `depth` (reached
+    /// by `via`, its state's fingerprint `fp`, its chunks from `skip`): the program's order
+    /// (`None`), or a permutation drawn from the generator returned, the same each time the
+    /// node is listed again. A task's bottom node keeps the order of the worker that gave it
+    /// when it carries that worker's pending positions ([`Explorer::root_order`]).
+    pub(super) fn listing_order(
+        &self,
+        depth: usize,
+        via: Choice,
+        fp: u64,
+        skip: u64,
+    ) -> Option<crate::search::swarm::Rng> {
+        if depth == 0 {
+            if let Some(order) = &self.root_order {
+                return order.clone();
+            }
+        }
+        crate::search::swarm::node_order(
+            self.order,
+            &[
+                depth as u64,
+                u64::from(via.thread) << 32 | u64::from(via.outcome),
+                fp,
+                skip,
+            ],
+        )
     }
 
     /// Completes [`Explorer::fill`]: the context bookkeeping of each outcome (cutting those
@@ -258,7 +284,7 @@ impl Explorer<'_, '_> {
         if self.atomic_interior || self.por || self.run_interior {
             // states inside a transaction are not stored: the search runs on through them (a
             // wide step is a choice, whatever a chunk of it holds)
-            let any_order = self.how.swarm.seed.map(|_| Self::branching_any_order(outs));
+            let any_order = self.order.map(|_| Self::branching_any_order(outs));
             let branching = Self::branching(outs).enumerate();
             for (((c, o), k), (i, b)) in outs.iter().zip(keys.iter_mut()).zip(branching) {
                 let b = any_order.as_ref().map_or(b, |v| v[i]);
@@ -529,6 +555,7 @@ impl Explorer<'_, '_> {
         }
         while let Some(task) = self.take_task() {
             let (trail, root) = self.rebuild(task, &mut spare);
+            debug_assert!(self.root_order.is_none() || root.pending != 0);
             if self.dfs_from(trail, root, &mut spare, &mut pending) {
                 self.stop_pool();
                 return;
@@ -753,17 +780,6 @@ impl Explorer<'_, '_> {
         }
         false
     }
-}
-
-/// Reorders `v` so that its new `i`-th element is its old `perm[i]`-th (`perm` a
-/// permutation of its positions).
-pub(super) fn permute<T>(v: &mut Vec<T>, perm: &[u32]) {
-    debug_assert_eq!(v.len(), perm.len());
-    let mut old: Vec<Option<T>> = v.drain(..).map(Some).collect();
-    v.extend(
-        perm.iter()
-            .map(|&i| old[i as usize].take().expect("a permutation")),
-    );
 }
 
 /// Which outcome positions of a rebuilt path node are still pending.

@@ -119,6 +119,14 @@ struct Explorer<'m, 'p> {
     /// Under a schedule bound: stored states explored again, reached with fewer preemptions
     /// or delays used.
     reexplored: u64,
+    /// The seed of the depth-first search's successor order: `--seed`'s, a worker's own in a
+    /// parallel search (see `parallel.rs`), or `None` for the program's order.
+    order: Option<u64>,
+    /// The order of the bottom node of a task that carries the pending positions of a node
+    /// of another worker's stack: that worker's order for that node (positions name outcomes
+    /// in the order they were listed), `None` inside for the program's order; `None` for
+    /// any other bottom node, listed in this worker's own order.
+    root_order: Option<Option<crate::search::swarm::Rng>>,
 }
 
 /// Transactional calls (seed 004 §7: summaries inside transactions): which procedures may run
@@ -299,6 +307,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
             interior_skipped: 0,
             expanded_alone: 0,
             reexplored: 0,
+            order: how.swarm.seed,
+            root_order: None,
         };
         // the context bound, schedule bounding and cooperative scheduling count every step of
         // every thread

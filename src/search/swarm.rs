@@ -37,10 +37,16 @@ impl Swarm {
     /// of what identifies the node in the search (so a node rebuilt after its outcomes were
     /// dropped gets the same order again), or `None` without a seed.
     pub fn order(&self, node: &[u64]) -> Option<Rng> {
-        let seed = self.seed?;
-        let h = node.iter().fold(mix(seed), |h, &x| mix(h ^ x));
-        Some(Rng::new(h))
+        node_order(self.seed, node)
     }
+}
+
+/// [`Swarm::order`] for any seed of a successor order: `--seed`'s, or the one a worker of a
+/// parallel search takes so that it does not search where the others do.
+pub fn node_order(seed: Option<u64>, node: &[u64]) -> Option<Rng> {
+    let seed = seed?;
+    let h = node.iter().fold(mix(seed), |h, &x| mix(h ^ x));
+    Some(Rng::new(h))
 }
 
 /// The splitmix64 finalizer: every input bit moves about half the output bits.
@@ -90,6 +96,17 @@ impl Rng {
         self.shuffle(&mut p);
         p
     }
+
+    /// Shuffles `a` and `b` (of one length) alike, in place: the order [`Rng::shuffle`]
+    /// gives either alone, without a permutation to allocate.
+    pub fn shuffle_pair<A, B>(&mut self, a: &mut [A], b: &mut [B]) {
+        debug_assert_eq!(a.len(), b.len());
+        for i in (1..a.len()).rev() {
+            let j = self.below(i + 1);
+            a.swap(i, j);
+            b.swap(i, j);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -116,6 +133,23 @@ mod tests {
         assert!(Swarm::default().order(&[1]).is_none());
         assert_eq!(Swarm::default().salt(), 0);
         assert_ne!(a.salt(), b.salt());
+    }
+
+    #[test]
+    fn a_pair_is_shuffled_as_its_permutation_orders_it() {
+        let a = Swarm {
+            seed: Some(7),
+            random: false,
+        };
+        for n in [0, 1, 2, 5, 64] {
+            let p = a.order(&[n]).unwrap().permutation(n as usize);
+            let mut x: Vec<u64> = (0..n).map(|i| i * 10).collect();
+            let mut y: Vec<u64> = (0..n).collect();
+            a.order(&[n]).unwrap().shuffle_pair(&mut x, &mut y);
+            let want: Vec<u64> = p.iter().map(|&i| u64::from(i)).collect();
+            assert_eq!(y, want);
+            assert_eq!(x, want.iter().map(|i| i * 10).collect::<Vec<_>>());
+        }
     }
 
     #[test]

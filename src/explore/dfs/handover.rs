@@ -143,6 +143,25 @@ impl Explorer<'_, '_> {
             return None;
         }
         let give = half(avail);
+        // the positions name outcomes in this worker's order for the node, which the taker
+        // lists the node in (its own would differ: other workers take other orders, and the
+        // node's depth and step there are not these)
+        let order = if self.order.is_some() || (d == 0 && self.root_order.is_some()) {
+            let fp = match e.live.as_deref() {
+                Some(l) => l.canon.as_ref().map_or(0, |c| c.fp),
+                None => self.canon_of(&state).map_or(0, |c| c.fp),
+            };
+            let e = &stack[d];
+            let skip = e
+                .live
+                .as_deref()
+                .and_then(|l| l.chunks.as_ref())
+                .and_then(|c| c.from)
+                .map_or(0, |r| r.skip);
+            self.listing_order(d, e.via, fp, skip)
+        } else {
+            None
+        };
         let e = &mut stack[d];
         match e.live.as_deref_mut().filter(|_| ready) {
             Some(l) => {
@@ -162,6 +181,7 @@ impl Explorer<'_, '_> {
             ctx: Ctx::START,
             unchecked: false,
             positions: Some(give),
+            order,
         });
         self.parallel.given += 1;
         Some(true)
@@ -211,6 +231,7 @@ impl Explorer<'_, '_> {
                 ctx: key.ctx,
                 unchecked: key.deferred,
                 positions: None,
+                order: None,
             });
             self.parallel.given += 1;
         }
@@ -257,6 +278,7 @@ impl Explorer<'_, '_> {
             );
         }
         let canon = self.canon_of(&s);
+        self.root_order = task.positions.map(|_| task.order);
         let live = Self::live(spare, s, canon, task.ctx);
         let root = match task.positions {
             // a node already expanded by the worker that gave it: only those outcomes
@@ -297,6 +319,7 @@ impl Explorer<'_, '_> {
             ctx: key.ctx,
             unchecked: key.deferred,
             positions: None,
+            order: None,
         });
         self.parallel.handed_off += 1;
     }
