@@ -468,3 +468,49 @@ fn workers_in_their_own_orders_store_the_same_states() {
         "no node's work was handed to a waiting worker"
     );
 }
+
+/// The breadth-first search's workers decide together, after each level's barrier, whether
+/// a limit stops them: a worker that read the shared stop flag late, after a faster one had
+/// met the limit in the next level, once returned alone, and the others waited for it at the
+/// next barrier forever (seen once in this file's CLI test, 8 workers on 2 cores). Many
+/// oversubscribed runs, each of which must end at the limit within seconds.
+#[test]
+fn a_limit_stops_every_breadth_first_worker_together() {
+    use zingrs::explore::ExplicitOptions;
+    use zingrs::runtime::{Machine, Semantics};
+    use zingrs::search::{Limits, Options, Reduction};
+    use zingrs_lang::Lang;
+    let po6 = zingrs::gen::families::philosophers(6, true);
+    let program = zingrs_lang::compile("po6", &po6, Lang::Zing)
+        .unwrap()
+        .program;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let m = Machine::new(&program, Semantics::default());
+        for run in 0..200u64 {
+            let opts = Options {
+                limits: Limits {
+                    max_states: Some(500 + 37 * run),
+                    ..Limits::default()
+                },
+                ..Options::default()
+            };
+            let how = ExplicitOptions {
+                reduction: Reduction::None,
+                workers: 8,
+                bfs: true,
+                ..ExplicitOptions::default()
+            };
+            let r = zingrs::explore::search(&m, &opts, &how);
+            if tx.send((run, r.limit.is_some())).is_err() {
+                return;
+            }
+        }
+    });
+    for _ in 0..200 {
+        let (run, limited) = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("a breadth-first run with a state limit ends");
+        assert!(limited, "run {run} ended without its limit");
+    }
+}

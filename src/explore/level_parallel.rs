@@ -119,6 +119,12 @@ struct Slot {
     next: Option<(u64, usize)>,
     /// The key of its least finding.
     best: Option<Key>,
+    /// Whether it saw the search stopped (a limit) by the end of its round. Every worker
+    /// decides to stop from the slots, which are the same for all, never from the shared
+    /// flag after the barrier: a worker that read it late, once a faster one had passed the
+    /// barrier and met a limit in the next level, returned alone, and the others waited for
+    /// it at the next barrier forever.
+    stopped: bool,
 }
 
 /// A barrier that a panicking worker can open for good (so the others do not wait for it).
@@ -376,6 +382,7 @@ impl Worker<'_, '_, '_> {
             let slot = Slot {
                 next: next.map(|(&l, q)| (l, q.len())),
                 best: self.best.as_ref().map(|c| c.key),
+                stopped: self.shared.stop.load(Relaxed),
             };
             lock(&self.shared.slots[round & 1])[self.me as usize] = slot;
             if !self.wait() {
@@ -383,7 +390,7 @@ impl Worker<'_, '_, '_> {
             }
             let slots = lock(&self.shared.slots[round & 1]).clone();
             round += 1;
-            if self.shared.stop.load(Relaxed) {
+            if slots.iter().any(|s| s.stopped) {
                 return;
             }
             let Some(level) = slots.iter().filter_map(|s| s.next.map(|n| n.0)).min() else {
