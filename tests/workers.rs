@@ -420,14 +420,15 @@ fn deep_searches_split_into_tasks_keep_their_counts_and_paths() {
     }
 }
 
-/// Workers list a node's successors in orders of their own (the first in the program's, the
-/// others each in a random one, or all in `--seed`'s), and a node's pending positions handed
-/// to another worker name its outcomes in the giver's order: the taker lists that node in the
-/// giver's order, or it would search the wrong successors and lose the others. Every run
-/// stores the one-worker count, with and without a seed, at 2 and 4 workers (timing decides
-/// the handovers, so several rounds; the depth bound is small so that tasks are many).
+/// Under `--seed` a node's successors come in an order drawn from the node's depth and the
+/// step that reached it, and a node's pending positions handed to another worker name its
+/// outcomes in that order: the taker, for which the node is the bottom of its stack, lists
+/// it in the giver's order, or it would search the wrong successors and lose the others.
+/// Every run stores the one-worker count, with and without a seed, at 2 and 4 workers
+/// (timing decides the handovers, so several rounds; the depth bound is small so that tasks
+/// are many).
 #[test]
-fn workers_in_their_own_orders_store_the_same_states() {
+fn seeded_orders_store_the_same_states_at_any_number_of_workers() {
     use zingrs::explore::ExplicitOptions;
     use zingrs::runtime::{Machine, Semantics};
     use zingrs::search::swarm::Swarm;

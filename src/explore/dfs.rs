@@ -178,9 +178,9 @@ impl Explorer<'_, '_> {
         let keys = &mut live.keys;
         let canon = live.canon.as_ref();
         let from = live.chunks.as_ref().and_then(|c| c.from);
-        // in an order of the search's own (`--seed`, a worker's: `listing_order`) the
-        // outcomes are permuted once listed, and the pending positions (which are positions
-        // in the permuted list) are applied after that
+        // in an order of the search's own (`--seed`: `listing_order`) the outcomes are
+        // permuted once listed, and the pending positions (which are positions in the
+        // permuted list) are applied after that
         let order = self.listing_order(
             depth,
             e.via,

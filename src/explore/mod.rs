@@ -119,8 +119,8 @@ struct Explorer<'m, 'p> {
     /// Under a schedule bound: stored states explored again, reached with fewer preemptions
     /// or delays used.
     reexplored: u64,
-    /// The seed of the depth-first search's successor order: `--seed`'s, a worker's own in a
-    /// parallel search (see `parallel.rs`), or `None` for the program's order.
+    /// The seed of the depth-first search's successor order: `--seed`'s, or `None` for the
+    /// program's order.
     order: Option<u64>,
     /// The order of the bottom node of a task that carries the pending positions of a node
     /// of another worker's stack: that worker's order for that node (positions name outcomes

@@ -283,22 +283,6 @@ impl Explorer<'_, '_> {
     }
 }
 
-/// The seed of worker `w`'s successor order, given the run's (`--seed`): the first worker
-/// keeps the run's order (the program's without a seed, so that one worker searches as the
-/// single-threaded search does), every other takes a random order of its own, as the workers
-/// of SPIN's and LTSmin's multi-core searches do. Workers that list successors alike descend
-/// side by side through the same states, and a task handed over soon runs into states its
-/// giver stored (philosophers-ordered 9 unreduced at 2 workers: 350 K tasks of 11 states
-/// each in one order, 60 to 70 K of 55 in two).
-fn worker_order(w: usize, run: Option<u64>) -> Option<u64> {
-    match w {
-        0 => run,
-        _ => Some(crate::search::swarm::mix(
-            run.unwrap_or(0x0D1F_FE12_0DE5) ^ w as u64,
-        )),
-    }
-}
-
 /// The depth-first search of `m`'s program on `how.workers` workers.
 pub(super) fn search(m: &Machine, opts: &Options, how: &ExplicitOptions) -> SearchResult {
     let workers = how.workers;
@@ -321,7 +305,6 @@ pub(super) fn search(m: &Machine, opts: &Options, how: &ExplicitOptions) -> Sear
                         let run = std::panic::AssertUnwindSafe(move || {
                             crate::canon::salted(salt, || {
                                 let mut ex = Explorer::new(m, opts, how, visited, Some(pool));
-                                ex.order = worker_order(w, how.swarm.seed);
                                 if w > 0 {
                                     // one progress line, the first worker's
                                     ex.watch = crate::search::Watch::new(&crate::search::Limits {

@@ -143,9 +143,9 @@ impl Explorer<'_, '_> {
             return None;
         }
         let give = half(avail);
-        // the positions name outcomes in this worker's order for the node, which the taker
-        // lists the node in (its own would differ: other workers take other orders, and the
-        // node's depth and step there are not these)
+        // the positions name outcomes in this worker's order for the node (under `--seed`, a
+        // function of the node's depth and step, which are not the taker's for it), and the
+        // taker lists the node in that order
         let order = if self.order.is_some() || (d == 0 && self.root_order.is_some()) {
             let fp = match e.live.as_deref() {
                 Some(l) => l.canon.as_ref().map_or(0, |c| c.fp),
