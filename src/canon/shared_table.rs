@@ -34,13 +34,15 @@ const SEGMENTS: usize = 1 << SEGMENT_BITS;
 const FLUSH: u8 = 8;
 
 /// A segment: its slots, which a grower replaces only while no worker is inside.
+///
+/// What every insert reads (the slots' address, `growing`, the prefetch hint) shares one
+/// cache line that only a growth writes; the count, which a worker writes every [`FLUSH`]
+/// new fingerprints, has a line of its own, so that those writes do not take the first line
+/// from the other workers' caches.
 #[repr(align(64))]
 struct Segment {
     slots: UnsafeCell<Slots>,
-    /// Fingerprints stored, as the workers have added them ([`FLUSH`] at a time).
-    len: AtomicUsize,
-    /// Grow once `len` reaches this (80 % of the slots).
-    grow_at: AtomicUsize,
+    count: Count,
     /// A grower waits for the workers inside to leave, or is copying: nobody enters.
     growing: AtomicBool,
     /// One grower at a time.
@@ -49,6 +51,15 @@ struct Segment {
     /// lock (a prefetch of a stale address is harmless: it never faults).
     hint: AtomicU64,
     hint_len: AtomicUsize,
+}
+
+/// A segment's count of fingerprints, on a cache line of its own.
+#[repr(align(64))]
+struct Count {
+    /// Fingerprints stored, as the workers have added them ([`FLUSH`] at a time).
+    len: AtomicUsize,
+    /// Grow once `len` reaches this (80 % of the slots).
+    grow_at: AtomicUsize,
 }
 
 // SAFETY: `slots` is read (its slots through atomics) only by workers whose flag for the
@@ -118,8 +129,10 @@ impl Segment {
             hint: AtomicU64::new(slots.as_ptr() as u64),
             hint_len: AtomicUsize::new(m),
             slots: UnsafeCell::new(slots),
-            len: AtomicUsize::new(0),
-            grow_at: AtomicUsize::new(m / 5 * 4),
+            count: Count {
+                len: AtomicUsize::new(0),
+                grow_at: AtomicUsize::new(m / 5 * 4),
+            },
             growing: AtomicBool::new(false),
             grower: Mutex::new(()),
         }
@@ -186,8 +199,8 @@ impl SharedFpTable {
                 *p += 1;
                 if *p == FLUSH {
                     *p = 0;
-                    let len = seg.len.fetch_add(FLUSH as usize, Relaxed) + FLUSH as usize;
-                    if len >= seg.grow_at.load(Relaxed) {
+                    let len = seg.count.len.fetch_add(FLUSH as usize, Relaxed) + FLUSH as usize;
+                    if len >= seg.count.grow_at.load(Relaxed) {
                         self.grow(s);
                     }
                 }
@@ -230,7 +243,7 @@ impl SharedFpTable {
     fn grow(&self, s: usize) {
         let seg = &self.segments[s];
         let _one = seg.grower.lock().unwrap_or_else(|e| e.into_inner());
-        if seg.len.load(Relaxed) < seg.grow_at.load(Relaxed) {
+        if seg.count.len.load(Relaxed) < seg.count.grow_at.load(Relaxed) {
             return;
         }
         seg.growing.store(true, Relaxed);
@@ -261,7 +274,7 @@ impl SharedFpTable {
         *slots = bigger;
         seg.hint.store(slots.as_ptr() as u64, Relaxed);
         seg.hint_len.store(n, Relaxed);
-        seg.grow_at.store(n / 5 * 4, Relaxed);
+        seg.count.grow_at.store(n / 5 * 4, Relaxed);
         seg.growing.store(false, Release);
     }
 
@@ -270,7 +283,7 @@ impl SharedFpTable {
     pub fn flush(&self, ins: &mut Inserter) {
         for (s, p) in ins.pending.iter_mut().enumerate() {
             if *p > 0 {
-                self.segments[s].len.fetch_add(*p as usize, Relaxed);
+                self.segments[s].count.len.fetch_add(*p as usize, Relaxed);
                 *p = 0;
             }
         }
@@ -298,7 +311,10 @@ impl SharedFpTable {
     /// The fingerprints stored (exact once every worker has stopped and flushed its
     /// inserter).
     pub fn len(&self) -> usize {
-        self.segments.iter().map(|s| s.len.load(Relaxed)).sum()
+        self.segments
+            .iter()
+            .map(|s| s.count.len.load(Relaxed))
+            .sum()
     }
 
     pub fn is_empty(&self) -> bool {
