@@ -198,7 +198,7 @@ impl Drop for ExprKind {
                     take(a);
                     take(b);
                 }
-                ExprKind::Schoose(args) => args.iter_mut().for_each(|a| take(a)),
+                ExprKind::Schoose(args) => args.iter_mut().for_each(take),
             }
         }
         let mut work = Vec::new();
