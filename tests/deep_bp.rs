@@ -54,3 +54,34 @@ fn deep_expressions_are_checked_on_every_engine() {
     );
     assert_eq!(o.status.code(), Some(3), "{}", err(&o));
 }
+
+/// Syntax trees whose every level has an operator below it (100,001 nested `!`, 20,000 nested
+/// `?:` and `schoose`) are built, lowered and dropped without recursing as deep as they are:
+/// the drop moves only children with children to its work list, and these trees have one at
+/// every level. `!` nested an odd number of times negates `a` (T), so the assertion fails; the
+/// `?:` and `schoose` nest can be T (every `schoose` may pick `a`), so its negation can fail.
+#[test]
+fn deep_unary_and_ternary_nests_are_checked() {
+    let nots = format!(
+        "decl a;\nvoid main() begin\n  a := T;\n  assert({}a);\nend\n",
+        "!".repeat(100_001)
+    );
+    let mut nest = String::from("a");
+    for i in 0..20_000 {
+        nest = if i % 2 == 1 {
+            format!("schoose[a, {nest}]")
+        } else {
+            format!("(a ? {nest} : F)")
+        };
+    }
+    let nest = format!("decl a;\nvoid main() begin\n  a := T;\n  assert(!({nest}));\nend\n");
+    for model in [&nots, &nest] {
+        for engine in ["explicit", "bdd"] {
+            let o = with_stdin(
+                &["check", "-", "--lang", "bp", "--engine", engine, "-q"],
+                model,
+            );
+            assert_eq!(o.status.code(), Some(3), "{engine}: {}", err(&o));
+        }
+    }
+}

@@ -181,6 +181,25 @@ impl Machine<'_> {
         }
     }
 
+    /// The booleans among [`Machine::values`] of `e`, as a mask (`CAN_T`, `CAN_F`): what a
+    /// branch, an assumption or an assertion asks, without building the list.
+    pub fn bool_values<R: Recorder>(
+        &self,
+        e: &Expr,
+        env: &Env,
+        rec: &mut R,
+    ) -> Result<Mask, RtError> {
+        if e.is_nondet() {
+            Ok(self.eval(e, env, rec) & (CAN_F | CAN_T))
+        } else {
+            Ok(match self.value(e, env, rec)? {
+                Value::Bool(true) => CAN_T,
+                Value::Bool(false) => CAN_F,
+                _ => 0,
+            })
+        }
+    }
+
     /// The value of a deterministic expression; reads of globals and fields are recorded.
     #[inline]
     pub fn value<R: Recorder>(&self, e: &Expr, env: &Env, rec: &mut R) -> Result<Value, RtError> {

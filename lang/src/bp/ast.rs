@@ -165,12 +165,24 @@ pub enum ExprKind {
     Schoose(Vec<Expr>),
 }
 
-/// Dropping a tree of any depth without recursing (as [`crate::ir::Expr`]'s drop does).
+/// Dropping a tree of any depth without recursing (as [`crate::ir::Expr`]'s drop does). Only
+/// children with children of their own are moved to the work list: a node whose operands are
+/// names or numbers drops them in place, without allocating a list (on bebop-t 6400 that was
+/// most of dropping the syntax tree).
 impl Drop for ExprKind {
     fn drop(&mut self) {
+        fn leaf(k: &ExprKind) -> bool {
+            matches!(
+                k,
+                ExprKind::Name(_) | ExprKind::Primed(_) | ExprKind::Number(_) | ExprKind::Nondet
+            )
+        }
         fn take_children(k: &mut ExprKind, out: &mut Vec<ExprKind>) {
-            let mut take =
-                |b: &mut Box<Expr>| out.push(std::mem::replace(&mut b.kind, ExprKind::Nondet));
+            let mut take = |b: &mut Expr| {
+                if !leaf(&b.kind) {
+                    out.push(std::mem::replace(&mut b.kind, ExprKind::Nondet))
+                }
+            };
             match k {
                 ExprKind::Name(_)
                 | ExprKind::Primed(_)
@@ -186,10 +198,7 @@ impl Drop for ExprKind {
                     take(a);
                     take(b);
                 }
-                ExprKind::Schoose(args) => out.extend(
-                    args.iter_mut()
-                        .map(|a| std::mem::replace(&mut a.kind, ExprKind::Nondet)),
-                ),
+                ExprKind::Schoose(args) => args.iter_mut().for_each(take),
             }
         }
         let mut work = Vec::new();

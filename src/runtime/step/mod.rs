@@ -1,12 +1,13 @@
 //! The step function: the one place that knows what a statement does to a state.
 
-use super::eval::{Env, RtError};
+use super::eval::{Env, RtError, CAN_F, CAN_T};
 use super::fault::{non_null, Access};
 use super::moved::Move;
 use super::record::Recorder;
 use super::state::{Frame, State, Thread};
 use super::value::{Loc, Value, GLOBALS};
 use super::Machine;
+use smallvec::SmallVec;
 mod blocking;
 mod broadcast;
 mod calls;
@@ -397,24 +398,24 @@ impl Machine<'_> {
                 }
             }
             Stmt::Branch { cond } => {
-                let vals = self.values(cond, &env, rec)?;
-                if vals.contains(&Value::Bool(true)) {
+                let vals = self.bool_values(cond, &env, rec)?;
+                if vals & CAN_T != 0 {
                     out.push(self.jump(s, tid, node.succ[0], false, rec));
                 }
-                if vals.contains(&Value::Bool(false)) {
+                if vals & CAN_F != 0 {
                     out.push(self.jump(s, tid, node.succ[1], false, rec));
                 }
             }
             Stmt::Assume { cond } => {
-                if self.values(cond, &env, rec)?.contains(&Value::Bool(true)) {
+                if self.bool_values(cond, &env, rec)? & CAN_T != 0 {
                     out.push(self.jump(s, tid, next(), false, rec));
                 } else {
                     out.push(Outcome::Pruned);
                 }
             }
             Stmt::Assert { cond } => {
-                let vals = self.values(cond, &env, rec)?;
-                let can_f = vals.contains(&Value::Bool(false));
+                let vals = self.bool_values(cond, &env, rec)?;
+                let can_f = vals & CAN_F != 0;
                 let checked = self.semantics.check_assertions;
                 if checked && can_f {
                     // one left out by `check --property` acts as `assume`, its outcomes at
@@ -426,7 +427,7 @@ impl Machine<'_> {
                         Outcome::Pruned
                     });
                 }
-                if vals.contains(&Value::Bool(true)) {
+                if vals & CAN_T != 0 {
                     out.push(self.jump(s, tid, next(), false, rec));
                 } else if !checked {
                     out.push(Outcome::Pruned);
@@ -457,6 +458,28 @@ impl Machine<'_> {
                 let t = self.target(targets[0].as_ref(), &env, rec)?;
                 let mut post = Post::new(self, s, thread, &frame.locals);
                 post.set(t, v);
+                out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
+            }
+            Stmt::Assign {
+                targets,
+                values,
+                constrain: None,
+            } if targets.len() == values.len() && !values.iter().any(Expr::is_nondet) => {
+                // a parallel assignment of deterministic values: one outcome, so neither the
+                // lists of values nor their product below (values are read before targets, as
+                // there)
+                let vals = values
+                    .iter()
+                    .map(|v| self.value(v, &env, rec))
+                    .collect::<Result<SmallVec<[Value; 4]>, _>>()?;
+                let resolved = targets
+                    .iter()
+                    .map(|t| self.target(t.as_ref(), &env, rec))
+                    .collect::<Result<SmallVec<[Target; 4]>, _>>()?;
+                let mut post = Post::new(self, s, thread, &frame.locals);
+                for (&t, &v) in resolved.iter().zip(&vals) {
+                    post.set(t, v);
+                }
                 out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
             }
             Stmt::Assign {
