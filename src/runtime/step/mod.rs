@@ -5,9 +5,10 @@ use super::fault::{non_null, Access};
 use super::moved::Move;
 use super::record::Recorder;
 use super::state::{Frame, State, Thread};
-use super::value::{Loc, Value, GLOBALS};
+use super::value::{Loc, Value};
 use super::Machine;
 use smallvec::SmallVec;
+mod assign;
 mod blocking;
 mod broadcast;
 mod calls;
@@ -22,7 +23,7 @@ use post::{Post, Target};
 use window::Window;
 use window::{for_each_product, for_each_product_in};
 
-use zingrs_lang::ir::{Const, Expr, Glue, Init, LValue, Layout, Pc, ProcId, SetOp, Stmt, Type};
+use zingrs_lang::ir::{Const, Expr, Glue, LValue, Layout, Pc, ProcId, SetOp, Stmt, Type};
 
 /// What kind of transition a successor came from (T, T⁺ or T⁻ of seed 004 §4, or a thread
 /// event).
@@ -299,59 +300,6 @@ impl Machine<'_> {
         }
     }
 
-    /// The values a local starts with at procedure entry: its initialiser's, every boolean if
-    /// it may be read before written, otherwise just its default.
-    fn local_alts(&self, proc: ProcId, i: usize) -> Vec<Value> {
-        let v = &self.program.procs[proc as usize].locals[i];
-        match (v.init, v.ty) {
-            (Init::Value(c), _) => vec![const_value(c)],
-            (Init::Any, Type::Bool) if self.live_at_entry(proc, i) => BOTH.to_vec(),
-            (Init::Any, ty) => vec![Self::default_value(ty)],
-        }
-    }
-
-    /// Resolves where an lvalue writes (the object of a field is evaluated now) and records
-    /// the write.
-    fn target<R: Recorder>(
-        &self,
-        lv: Option<&LValue>,
-        env: &Env,
-        rec: &mut R,
-    ) -> Result<Target, RtError> {
-        Ok(match lv {
-            None => Target::Discard,
-            Some(LValue::Local(i)) => Target::Local(*i),
-            // other threads' slots: written by `broadcast`, not through the active post-state
-            Some(LValue::PassiveLocal(_)) => Target::Discard,
-            Some(LValue::Global(i)) => {
-                rec.write(Loc {
-                    addr: GLOBALS,
-                    field: *i,
-                });
-                Target::Global(*i)
-            }
-            Some(LValue::Field(e, f)) => {
-                match non_null(self.value(e, env, rec)?, e, Access::Write(*f), rec)? {
-                    Value::Ref(a) => {
-                        rec.write(Loc { addr: a, field: *f });
-                        Target::Field(a, *f)
-                    }
-                    _ => return Err(RtError::NullDereference),
-                }
-            }
-            Some(LValue::Elem(o, ix, w)) => {
-                let obj = self.value(o, env, rec)?;
-                let i = match self.value(ix, env, rec)? {
-                    Value::Int(i) => i as i128,
-                    _ => -1,
-                };
-                let (a, f) = self.elem_loc(env.heap, obj, i, *w, (o, ix), rec)?;
-                rec.write(Loc { addr: a, field: f });
-                Target::Field(a, f)
-            }
-        })
-    }
-
     /// Executes one statement (the layout-independent part of [`Machine::step`]).
     fn step_statement<R: Recorder>(
         &self,
@@ -452,22 +400,10 @@ impl Machine<'_> {
                 targets,
                 values,
                 constrain: None,
-            } if targets.len() == 1 && values.len() == 1 && !values[0].is_nondet() => {
-                // the common case, without the lists of the general one below
-                let v = self.value(&values[0], &env, rec)?;
-                let t = self.target(targets[0].as_ref(), &env, rec)?;
-                let mut post = Post::new(self, s, thread, &frame.locals);
-                post.set(t, v);
-                out.push(self.commit(s, tid, post, next(), Kind::Internal, rec));
-            }
-            Stmt::Assign {
-                targets,
-                values,
-                constrain: None,
             } if targets.len() == values.len() && !values.iter().any(Expr::is_nondet) => {
-                // a parallel assignment of deterministic values: one outcome, so neither the
-                // lists of values nor their product below (values are read before targets, as
-                // there)
+                // the common case, deterministic values (one or several): one outcome, so
+                // neither the lists of values nor their product below (values are read before
+                // targets, as there)
                 let vals = values
                     .iter()
                     .map(|v| self.value(v, &env, rec))
@@ -762,49 +698,6 @@ impl Machine<'_> {
             Stmt::Raise { exception } => out.push(self.raise(s, tid, *exception)?),
         }
         Ok(())
-    }
-
-    /// Stand-alone `constrain e`: every visible variable takes new values making `e` possible.
-    #[allow(clippy::too_many_arguments)]
-    fn constrain_all<R: Recorder>(
-        &self,
-        s: &State,
-        tid: usize,
-        expr: &Expr,
-        pc: Pc,
-        rec: &mut R,
-        out: &mut Vec<Outcome>,
-        win: &mut Window,
-    ) {
-        let thread = &s.threads[tid];
-        let frame = thread.stack.top().expect("running thread has a frame");
-        let mut all: Vec<Target> = Vec::new();
-        for i in 0..self.program.globals.len() as u32 {
-            rec.write(Loc {
-                addr: GLOBALS,
-                field: i,
-            });
-            all.push(Target::Global(i));
-        }
-        all.extend((0..frame.locals.len() as u32).map(Target::Local));
-        let alts = vec![BOTH.to_vec(); all.len()];
-        for_each_product_in(&alts, win, |combo| {
-            let mut post = Post::new(self, s, thread, &frame.locals);
-            for (&t, &v) in all.iter().zip(combo) {
-                post.set(t, v);
-            }
-            let env = Env {
-                new_globals: post.globals(),
-                new_thread_locals: post.tl(),
-                new_locals: &post.locals,
-                ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
-            };
-            if self.eval(expr, &env, rec) & super::CAN_T == 0 {
-                out.push(Outcome::Pruned);
-            } else {
-                out.push(self.commit(s, tid, post, pc, Kind::Internal, rec));
-            }
-        });
     }
 }
 
