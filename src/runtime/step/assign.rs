@@ -68,6 +68,27 @@ impl Machine<'_> {
         })
     }
 
+    /// Whether `c` can be true over thread `tid`'s step from `s` with the writes of `post`
+    /// (primed names read the new values): a `constrain`'s test.
+    pub(super) fn may_hold_after<R: Recorder>(
+        &self,
+        c: &Expr,
+        s: &State,
+        tid: usize,
+        post: &Post,
+        rec: &mut R,
+    ) -> bool {
+        let thread = &s.threads[tid];
+        let frame = thread.stack.top().expect("running thread has a frame");
+        let env = Env {
+            new_globals: post.globals(),
+            new_thread_locals: post.tl(),
+            new_locals: &post.locals,
+            ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
+        };
+        self.eval(c, &env, rec) & super::CAN_T != 0
+    }
+
     /// Stand-alone `constrain e`: every visible variable takes new values making `e` possible.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn constrain_all<R: Recorder>(
@@ -97,13 +118,7 @@ impl Machine<'_> {
             for (&t, &v) in all.iter().zip(combo) {
                 post.set(t, v);
             }
-            let env = Env {
-                new_globals: post.globals(),
-                new_thread_locals: post.tl(),
-                new_locals: &post.locals,
-                ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
-            };
-            if self.eval(expr, &env, rec) & super::CAN_T == 0 {
+            if !self.may_hold_after(expr, s, tid, &post, rec) {
                 out.push(Outcome::Pruned);
             } else {
                 out.push(self.commit(s, tid, post, pc, Kind::Internal, rec));

@@ -440,13 +440,7 @@ impl Machine<'_> {
                         post.set(t, v);
                     }
                     if let Some(c) = constrain {
-                        let env2 = Env {
-                            new_globals: post.globals(),
-                            new_thread_locals: post.tl(),
-                            new_locals: &post.locals,
-                            ..Env::plain(&s.heap, &s.globals, &thread.thread_locals, &frame.locals)
-                        };
-                        if self.eval(c, &env2, rec) & super::CAN_T == 0 {
+                        if !self.may_hold_after(c, s, tid, &post, rec) {
                             out.push(Outcome::Pruned);
                             return;
                         }
