@@ -230,8 +230,10 @@ fn processes_checking_different_models_refuse_each_other() {
 /// objects the threads hold (the numbering then follows the threads' canonical order), the
 /// successors of such a state must be fingerprinted as the whole walk fingerprints them
 /// (`check_fingerprints` panics otherwise), the counts must be the single `--bfs`'s and the
-/// counterexample the same at any number of workers. Several workers of one process
-/// exchange states as processes do (encoded), without the network.
+/// counterexample the same at any number of workers, whether successors for another
+/// worker's shard stay with the worker that reached them (claims) or all cross whole.
+/// Several workers of one process exchange states as processes do (encoded), without the
+/// network.
 #[test]
 fn states_sent_between_workers_are_fingerprinted_as_one_walk_does() {
     use zingrs::explore::{search, Cluster, ExplicitOptions};
@@ -255,44 +257,54 @@ fn states_sent_between_workers_are_fingerprinted_as_one_walk_does() {
         let m = Machine::new(&program, Semantics::default());
         let opts = Options::default();
         for symmetry in [true, false] {
-            let how = |workers: usize| ExplicitOptions {
+            let how = |workers: usize, claims: bool| ExplicitOptions {
                 bfs: true,
                 symmetry,
                 reduction: Reduction::None,
                 check_fingerprints: true,
                 workers,
-                distributed: (workers > 0)
-                    .then(|| Cluster::loopback(1, 0, 2101).expect("a cluster")),
+                distributed: (workers > 0).then(|| Cluster {
+                    // claims on every level (these models' levels are all narrow), or none
+                    narrow: if claims { 0 } else { u64::MAX },
+                    ..Cluster::loopback(1, 0, 2101).expect("a cluster")
+                }),
                 ..ExplicitOptions::default()
             };
-            let one = search(&m, &opts, &how(0));
+            let one = search(&m, &opts, &how(0, true));
             let mut path = None;
             for workers in [1, 2, 3] {
-                let r = search(&m, &opts, &how(workers));
-                let what = format!("{name}, symmetry {symmetry}, {workers} workers");
-                assert_eq!(r.findings.len(), one.findings.len(), "{what}");
-                if one.findings.is_empty() {
-                    assert_eq!(r.stats.states, one.stats.states, "{what}");
-                }
-                if let (Some(f), Some(g)) = (r.findings.first(), one.findings.first()) {
-                    // a shortest counterexample, the same one at any number of workers
-                    assert_eq!(f.path().choices.len(), g.path().choices.len(), "{what}");
-                    let p = format!("{:?}", f.path());
-                    assert_eq!(path.get_or_insert_with(|| p.clone()), &p, "{what}");
-                }
-                if workers > 1 {
-                    let sent = r
-                        .stats
-                        .counters
-                        .iter()
-                        .find(|c| c.0.starts_with("states sent"));
-                    assert!(sent.is_some_and(|c| c.1 > 0), "{what}: nothing sent");
-                    resent += r
-                        .stats
-                        .counters
-                        .iter()
-                        .find(|c| c.0 == "successors not sent again")
-                        .map_or(0, |c| c.1);
+                for claims in [true, false] {
+                    let r = search(&m, &opts, &how(workers, claims));
+                    let what =
+                        format!("{name}, symmetry {symmetry}, {workers} workers, claims {claims}");
+                    assert_eq!(r.findings.len(), one.findings.len(), "{what}");
+                    if one.findings.is_empty() {
+                        assert_eq!(r.stats.states, one.stats.states, "{what}");
+                    }
+                    if let (Some(f), Some(g)) = (r.findings.first(), one.findings.first()) {
+                        // a shortest counterexample, the same one at any number of workers
+                        assert_eq!(f.path().choices.len(), g.path().choices.len(), "{what}");
+                        let p = format!("{:?}", f.path());
+                        assert_eq!(path.get_or_insert_with(|| p.clone()), &p, "{what}");
+                    }
+                    if workers > 1 {
+                        let counter = |name: &str| {
+                            r.stats
+                                .counters
+                                .iter()
+                                .find(|c| c.0 == name)
+                                .map_or(0, |c| c.1)
+                        };
+                        // sent whole: all of them without claims; with claims, at least
+                        // those that even out the workers' shares (all start at one)
+                        let sent = counter("states sent to another worker");
+                        assert!(sent > 0, "{what}: nothing sent whole");
+                        let claimed = counter("successors claimed and kept by their sender");
+                        assert_eq!(claimed > 0, claims, "{what}: {claimed} claimed");
+                        let held = counter("states expanded by the worker that reached them");
+                        assert_eq!(held > 0, claims, "{what}: {held} expanded where reached");
+                        resent += counter("successors not sent again");
+                    }
                 }
             }
         }

@@ -2,14 +2,22 @@
 //! on every worker of every process, over timely dataflow's exchange channels.
 //!
 //! Ownership: a state belongs to one worker of all processes', picked by its fingerprint
-//! (`Searcher::owner`); the owner keeps it in its shard of the visited set, keeps its
-//! parent record (the worker and node of the state it came from, and the choice), and
-//! expands it. A successor goes to its owner as bytes with its fingerprint: its canon's
-//! numbering ([`Canon::numbering`]), so that the owner fingerprints its successors from it
-//! without walking the state again, then the state ([`crate::runtime::Portable::encode`]),
-//! which the owner decodes (if new) sharing the parts of states it decoded before
-//! ([`crate::runtime::Decoded`]). States inside a transaction
-//! (`--reduction`'s interior states, not stored) stay with the worker that reached them.
+//! (`Searcher::owner`); the owner keeps it in its shard of the visited set and keeps its
+//! parent record (the worker and node of the state it came from, and the choice). Who
+//! expands it is another matter. A successor for another worker's shard mostly stays with
+//! the worker that reached it (the holder), which tells the owner of its fingerprint and
+//! parent ([`wire::Msg::Claim`]); once its level is settled, the owner asks one holder of a
+//! new state to expand it ([`wire::Msg::Expand`]), and the other holders drop their copies.
+//! So a successor crosses as some fifty bytes, not as the state (about 200 bytes to encode,
+//! copy and decode). Left alone, that would keep every state with the worker that reached
+//! the first ones; so a worker that expands more than its share of a level sends that
+//! surplus share of its successors to their owners whole instead, as bytes with its
+//! fingerprint: its canon's numbering ([`Canon::numbering`]), so that the owner fingerprints
+//! its successors from it without walking the state again, then the state
+//! ([`crate::runtime::Portable::encode`]), which the owner decodes (if new) sharing the parts
+//! of states it decoded before ([`crate::runtime::Decoded`]) and expands itself. States
+//! inside a transaction (`--reduction`'s interior states, not stored) stay with the worker
+//! that reached them.
 //!
 //! Rounds: every worker sends its messages of a round, and timely's progress tracking says
 //! when all of them have arrived; then every worker knows every worker's `Status`, and all
@@ -19,7 +27,11 @@
 //! but its parent record is settled only when the level before it is complete: the least
 //! (level, parent fingerprint, choice) among its arrivals, so the stored tree, the path of
 //! every state and the counterexample reported do not depend on timing or on the number of
-//! processes.
+//! processes. A held state is checked (a target, a deadlock, the depth bound) by its holder
+//! as it is reached, while it is in the cache (the check of a state reached again is wasted,
+//! but cheaper than a check of a state grown cold), and its finding, if it has one, is
+//! offered when the owner's [`wire::Msg::Expand`] comes, a round after its level is
+//! settled; the decision waits that round out (`Status::notified`).
 //!
 //! Findings: checked where the step is taken (a violating step, or a successor that is an
 //! error state), each with the key (path length, parent fingerprint, choice). The search
@@ -35,21 +47,23 @@
 //! parent records, the findings and the walk back of the counterexample's path; `net.rs`
 //! the processes, their connections and timely.
 
+mod crossing;
 mod net;
 mod path;
 mod rounds;
 mod wire;
 
-pub use net::{Cluster, BATCH, CONNECT_TIMEOUT, DEFAULT_PORT};
+pub use net::{Cluster, BATCH, CONNECT_TIMEOUT, DEFAULT_PORT, NARROW};
 
 use super::{Ctx, ExplicitOptions, Explorer};
 use crate::canon::{Canon, Visited};
 use crate::runtime::{Kind as StepKind, Machine, Outcome, State, Value, Violation};
 use crate::search::{watchdog, Choice, Limit, Options, Path, SearchResult};
+use crossing::{Held, SentKey, Slot};
 use path::{Candidate, Found, Link, NodeRef};
 use rounds::{merge, Outcome2, Status};
 use std::collections::{BTreeMap, VecDeque};
-use wire::{decode_arrival, encode_arrival, Bytes, Msg, ARRIVE_HEADER, BETTER_BYTES};
+use wire::{decode_arrival, Msg, EXPAND_BYTES};
 
 /// A state waiting for its level: its best parent so far and its body.
 struct Pending {
@@ -78,25 +92,26 @@ impl Waiting {
 /// What a waiting state is: one to expand (with its canon if known), or an error state,
 /// whose finding is made from the parent record it settles with.
 enum Body {
-    Local(State, Canon),
-    Wire(State),
+    /// Reached here, or sent whole (decoded; its canon unless sent without).
+    Wire(State, Option<Canon>),
     Error(Found),
+    /// Kept by another worker, which claimed it ([`Msg::Claim`]).
+    Held(Slot),
 }
 
-/// A state queued for expansion.
+/// How a successor comes to its owner: as bytes, as itself (reached by the owner), or as a
+/// claim of the worker that keeps it.
+enum Arrival {
+    Bytes(Vec<u8>),
+    Local(State, Canon),
+    Held(Slot),
+}
+
+/// A state queued for expansion, and its parent record (at its owner).
 struct Queued {
     state: State,
-    node: u32,
+    at: NodeRef,
     canon: Canon,
-}
-
-/// A successor this worker sent to its owner while expanding the current level: the least
-/// (level, parent fingerprint, choice) it sent for it, and the message that carried it, if
-/// that is in this round's outbox still (the round, the message's index).
-struct SentKey {
-    key: (u64, u64, u32, u32),
-    round: u64,
-    at: usize,
 }
 
 /// One worker of the distributed search.
@@ -105,6 +120,8 @@ struct Searcher<'e, 'm, 'p> {
     me: u32,
     peers: u32,
     batch: usize,
+    /// [`Cluster::narrow`].
+    narrow: u64,
     nodes: Vec<Link>,
     inits: Vec<Vec<Value>>,
     queue: BTreeMap<u64, VecDeque<Queued>>,
@@ -127,6 +144,22 @@ struct Searcher<'e, 'm, 'p> {
     sent_level: u64,
     /// The least level sent this round.
     sent_min: Option<u64>,
+    /// The successors this worker keeps for their owners, by the level they were first
+    /// claimed at (the key of a [`Slot`]), in the order claimed; each taken when its owner
+    /// asks, and the rest of a level dropped once it is settled.
+    held: BTreeMap<u64, Vec<Option<Held>>>,
+    /// Successors claimed (sent without their state), and the held states expanded here.
+    claimed: u64,
+    expanded_held: u64,
+    /// The level settled last, whose held states no owner asked for are dropped once the
+    /// round that carries the owners' requests is read.
+    drop_after: Option<u64>,
+    /// This round carries [`Msg::Expand`] requests from this worker.
+    notified: bool,
+    /// The level being expanded and the states of it expanded here so far.
+    at_level: (u64, u64),
+    /// The share, out of 1024, of the successors for other workers sent whole this batch.
+    whole: u64,
     walking: bool,
     path: Option<Path>,
     out: Vec<(u32, Msg)>,
@@ -164,6 +197,7 @@ pub fn search(
     let opts_owned = opts.clone();
     let how_owned = how.clone();
     let batch = cluster.batch.max(1);
+    let narrow = cluster.narrow;
     let ends = net::run(cluster, how.workers, model, move |net| {
         let m = Machine::new(&program, semantics.clone());
         let opts = &opts_owned;
@@ -181,6 +215,7 @@ pub fn search(
             me: net.index() as u32,
             peers,
             batch,
+            narrow,
             ex: &mut ex,
             nodes: Vec::new(),
             inits: Vec::new(),
@@ -196,6 +231,13 @@ pub fn search(
             sent_keys: Default::default(),
             sent_level: 0,
             sent_min: None,
+            held: BTreeMap::new(),
+            claimed: 0,
+            expanded_held: 0,
+            drop_after: None,
+            notified: false,
+            at_level: (0, 0),
+            whole: 0,
             walking: false,
             path: None,
             out: Vec::new(),
@@ -296,11 +338,12 @@ impl Searcher<'_, '_, '_> {
                 });
             }
             if expand {
+                let at = self.here(node);
                 self.push_queue(
                     0,
                     Queued {
                         state: s0,
-                        node,
+                        at,
                         canon,
                     },
                 );
@@ -319,6 +362,10 @@ impl Searcher<'_, '_, '_> {
             self.sent_keys.clear();
             self.sent_level = level;
         }
+        if self.at_level.0 != level {
+            self.at_level = (level, 0);
+        }
+        self.whole = self.whole_share();
         for _ in 0..self.batch {
             let Some(q) = self.queue.get_mut(&level).and_then(|q| q.pop_front()) else {
                 break;
@@ -330,6 +377,7 @@ impl Searcher<'_, '_, '_> {
             self.ex.watch.depth = level;
             let stats = &mut self.ex.result.stats;
             stats.max_path = stats.max_path.max(level);
+            self.at_level.1 += 1;
             self.expand(q, level);
             if self.limit.is_some() {
                 return;
@@ -345,7 +393,7 @@ impl Searcher<'_, '_, '_> {
     fn expand(&mut self, q: Queued, level: u64) {
         let Queued {
             state: s,
-            node,
+            at: from_ref,
             canon,
         } = q;
         let ctx = Ctx::START;
@@ -381,13 +429,12 @@ impl Searcher<'_, '_, '_> {
                             Violation::Runtime(e) => Found::Runtime(e),
                         };
                         let len = level + self.ex.cost(&s, ctx.hold, choice);
-                        let at = self.here(node);
                         self.offer(Candidate {
                             len,
                             from_fp: canon.fp,
                             last: Some(choice),
                             kind,
-                            at,
+                            at: from_ref,
                         });
                     }
                     Outcome::Next { state, kind } => {
@@ -397,7 +444,6 @@ impl Searcher<'_, '_, '_> {
                         }
                         let child = self.ex.child_canon(&s, &canon, &state);
                         let len = level + self.ex.cost(&s, ctx.hold, choice);
-                        let from_ref = self.here(node);
                         if interior {
                             // inside a transaction: not stored; this worker runs on with it
                             self.ex.interior_skipped += 1;
@@ -414,11 +460,12 @@ impl Searcher<'_, '_, '_> {
                             if expand {
                                 let n = self.nodes.len() as u32;
                                 self.nodes.push(Link::Child(from_ref, choice));
+                                let at = self.here(n);
                                 self.push_queue(
                                     len,
                                     Queued {
                                         state,
-                                        node: n,
+                                        at,
                                         canon: child,
                                     },
                                 );
@@ -429,10 +476,11 @@ impl Searcher<'_, '_, '_> {
                         let owner = self.owner(child.fp);
                         if owner == self.me {
                             let fp = child.fp;
-                            self.arrive(fp, len, from_ref, canon.fp, choice, Err((state, child)));
+                            let body = Arrival::Local(state, child);
+                            self.arrive(fp, len, from_ref, canon.fp, choice, body);
                         } else {
                             let parent = (from_ref, canon.fp, choice);
-                            self.send(owner, len, parent, &state, &child);
+                            self.send(owner, len, parent, state, child);
                         }
                     }
                 }
@@ -440,97 +488,6 @@ impl Searcher<'_, '_, '_> {
             match more {
                 Some(r) => from = Some(r),
                 None => break,
-            }
-        }
-    }
-
-    /// Sends a successor (`state`, whose canon is `child`, reached at `level` from `parent`:
-    /// its node, fingerprint and the choice) to its owner, unless this worker sent it already
-    /// while expanding this level: then only a better parent goes (the least (level, parent
-    /// fingerprint, choice) is the one every owner keeps), written into the message still in
-    /// this round's outbox, or else as [`Msg::Better`] without the state's bytes, since the
-    /// owner stored the state when the earlier message arrived. A state reached from several
-    /// states of a level is so encoded, sent and decoded once per sender, not once per
-    /// arrival.
-    fn send(
-        &mut self,
-        owner: u32,
-        level: u64,
-        parent: (NodeRef, u64, Choice),
-        state: &State,
-        child: &Canon,
-    ) {
-        let (from, from_fp, choice) = parent;
-        let fp = child.fp;
-        let key = (level, from_fp, choice.thread, choice.outcome);
-        let here = (self.rounds, self.out.len());
-        match self.sent_keys.entry(fp) {
-            std::collections::hash_map::Entry::Occupied(mut e) => {
-                let sent = e.get_mut();
-                if key >= sent.key {
-                    self.unsent += 1;
-                    return;
-                }
-                sent.key = key;
-                if sent.round == self.rounds {
-                    if let Some((
-                        _,
-                        Msg::Arrive {
-                            level: l,
-                            from: f,
-                            from_fp: ff,
-                            choice: c,
-                            ..
-                        }
-                        | Msg::Better {
-                            level: l,
-                            from: f,
-                            from_fp: ff,
-                            choice: c,
-                            ..
-                        },
-                    )) = self.out.get_mut(sent.at)
-                    {
-                        (*l, *f, *ff, *c) = (level, from, from_fp, choice);
-                        self.unsent += 1;
-                        return;
-                    }
-                }
-                (sent.round, sent.at) = here;
-                self.unsent += 1;
-                self.sent_bytes += BETTER_BYTES;
-                self.out.push((
-                    owner,
-                    Msg::Better {
-                        fp,
-                        level,
-                        from,
-                        from_fp,
-                        choice,
-                    },
-                ));
-            }
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(SentKey {
-                    key,
-                    round: here.0,
-                    at: here.1,
-                });
-                let mut bytes = Vec::with_capacity(256);
-                encode_arrival(state, child, &mut bytes, &mut self.encoded);
-                self.sent += 1;
-                self.sent_bytes += ARRIVE_HEADER + bytes.len() as u64;
-                self.out.push((
-                    owner,
-                    Msg::Arrive {
-                        fp,
-                        level,
-                        from,
-                        from_fp,
-                        choice,
-                        state: Bytes(bytes),
-                    },
-                ));
             }
         }
     }
@@ -576,7 +533,7 @@ impl Searcher<'_, '_, '_> {
         from: NodeRef,
         from_fp: u64,
         choice: Choice,
-        body: Result<Vec<u8>, (State, Canon)>,
+        body: Arrival,
     ) {
         if !self.ex.visited.insert_fp(fp) {
             // stored already: if still waiting for its level, keep the least parent
@@ -584,19 +541,30 @@ impl Searcher<'_, '_, '_> {
             return;
         }
         let (state, canon) = match body {
-            Ok(bytes) => match decode_arrival(fp, &bytes, &mut self.decoded) {
+            Arrival::Bytes(bytes) => match decode_arrival(fp, &bytes, &mut self.decoded) {
                 Some(sc) => sc,
                 None => panic!("a state from another worker does not decode"),
             },
-            Err((s, c)) => (s, Some(c)),
+            Arrival::Local(s, c) => (s, Some(c)),
+            Arrival::Held(slot) => {
+                // checked by its holder, whom the owner asks for it (`expand_held`)
+                let body = Body::Held(slot);
+                self.waiting.entry(level).or_default().push(
+                    fp,
+                    Pending {
+                        from,
+                        from_fp,
+                        choice,
+                        body,
+                    },
+                );
+                return;
+            }
         };
         let body = match self.check_arrival(&state) {
             (Some(kind), _) => Body::Error(kind),
             (None, false) => return,
-            (None, true) => match canon {
-                Some(c) => Body::Local(state, c),
-                None => Body::Wire(state),
-            },
+            (None, true) => Body::Wire(state, canon),
         };
         self.waiting.entry(level).or_default().push(
             fp,
@@ -609,16 +577,37 @@ impl Searcher<'_, '_, '_> {
         );
     }
 
-    /// The states waiting for `level`, whose parents are now settled: recorded and queued.
+    /// The states waiting for `level`, whose parents are now settled: recorded and queued,
+    /// or (held by another worker) their holders asked to expand them.
     fn settle(&mut self, level: u64) {
+        self.drop_after = Some(level);
         let Some(w) = self.waiting.remove(&level) else {
             return;
         };
         drop(w.index);
         for p in w.states.into_iter().flatten() {
             let (state, canon) = match p.body {
-                Body::Local(s, c) => (s, c),
-                Body::Wire(s) => {
+                Body::Held(slot) => {
+                    let node = self.nodes.len() as u32;
+                    self.nodes.push(Link::Child(p.from, p.choice));
+                    let at = self.here(node);
+                    self.notified = true;
+                    self.sent_bytes += EXPAND_BYTES;
+                    self.out.push((
+                        slot.holder,
+                        Msg::Expand {
+                            slot,
+                            level,
+                            at,
+                            from: p.from,
+                            from_fp: p.from_fp,
+                            choice: p.choice,
+                        },
+                    ));
+                    continue;
+                }
+                Body::Wire(s, Some(c)) => (s, c),
+                Body::Wire(s, None) => {
                     let c = self.ex.hasher.canon(&s);
                     (s, c)
                 }
@@ -635,7 +624,8 @@ impl Searcher<'_, '_, '_> {
             };
             let node = self.nodes.len() as u32;
             self.nodes.push(Link::Child(p.from, p.choice));
-            self.push_queue(level, Queued { state, node, canon });
+            let at = self.here(node);
+            self.push_queue(level, Queued { state, at, canon });
         }
     }
 }

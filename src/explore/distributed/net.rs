@@ -49,7 +49,18 @@ pub struct Cluster {
     /// States each worker expands per round at most (flow control: what is in flight at once
     /// is bounded by this times the successors per state, per worker).
     pub batch: usize,
+    /// States of a level a worker, on average, below which every successor for another
+    /// worker's shard crosses whole, as bytes; on wider levels most stay with the worker that
+    /// reached them, announced to their owner by their fingerprint (a claim, which costs the
+    /// level one round more). [`NARROW`] by default; 0 claims on every level, `u64::MAX` on
+    /// none (the search's first form: a baseline to measure against, and a test of the
+    /// bytes' path).
+    pub narrow: u64,
 }
+
+/// [`Cluster::narrow`] by default: below 256 states a worker, a round costs more than the
+/// bytes of the level's states.
+pub const NARROW: u64 = 256;
 
 /// States a worker expands per round by default.
 pub const BATCH: usize = 4096;
@@ -121,6 +132,7 @@ impl Cluster {
             addresses,
             connect_timeout: CONNECT_TIMEOUT,
             batch: BATCH,
+            narrow: NARROW,
         })
     }
 }

@@ -29,6 +29,10 @@ pub(super) struct Counts {
     pub(super) sent_bytes: u64,
     /// Successors for another worker whose state was not sent again (see `Searcher::send`).
     pub(super) unsent: u64,
+    /// Successors for another worker sent without their state, kept by the sender
+    /// ([`super::wire::Msg::Claim`]), and those of them it was asked to expand.
+    pub(super) claimed: u64,
+    pub(super) expanded_held: u64,
 }
 
 /// A worker's status at the end of a round, sent to every worker.
@@ -44,6 +48,11 @@ pub(super) struct Status {
     pub(super) counts: Counts,
     /// It sent a step of a path's walk back this round.
     pub(super) walking: bool,
+    /// The states of the level being expanded that it expanded so far or has queued.
+    pub(super) load: u64,
+    /// It asked holders to expand states this round ([`super::wire::Msg::Expand`]): they
+    /// check and queue them when they read it, so the next round's statuses tell.
+    pub(super) notified: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +93,8 @@ pub(super) fn merge(
         total.sent += c.sent;
         total.sent_bytes += c.sent_bytes;
         total.unsent += c.unsent;
+        total.claimed += c.claimed;
+        total.expanded_held += c.expanded_held;
     }
     r.findings.extend(o.finding);
     r.limit = o.limit;
@@ -112,9 +123,17 @@ pub(super) fn merge(
         ("workers", o.counts.len() as u64),
         ("rounds", o.rounds),
         ("states sent to another worker", total.sent),
+        ("successors claimed and kept by their sender", total.claimed),
         (
-            "bytes sent per state sent",
-            total.sent_bytes.checked_div(total.sent).unwrap_or(0),
+            "states expanded by the worker that reached them",
+            total.expanded_held,
+        ),
+        (
+            "bytes sent per successor sent",
+            total
+                .sent_bytes
+                .checked_div(total.sent + total.claimed)
+                .unwrap_or(0),
         ),
         ("successors not sent again", total.unsent),
     ]);
@@ -133,6 +152,7 @@ impl Searcher<'_, '_, '_> {
             .iter()
             .find(|(_, q)| !q.is_empty())
             .map(|(l, _)| *l);
+
         let waiting = self.waiting.keys().next().copied();
         let next = [queued, waiting, self.sent_min].into_iter().flatten().min();
         let stats = &self.ex.result.stats;
@@ -154,8 +174,16 @@ impl Searcher<'_, '_, '_> {
                 sent: self.sent,
                 sent_bytes: self.sent_bytes,
                 unsent: self.unsent,
+                claimed: self.claimed,
+                expanded_held: self.expanded_held,
             },
             walking: self.walking,
+            load: self.at_level.1
+                + self
+                    .queue
+                    .get(&self.at_level.0)
+                    .map_or(0, |q| q.len() as u64),
+            notified: self.notified,
         }
     }
 
@@ -180,6 +208,7 @@ impl Searcher<'_, '_, '_> {
             }
             self.sent_min = None;
             self.walking = false;
+            self.notified = false;
             let Ok(inbox) = net.round(&mut self.out) else {
                 // a connection lost: `net::run` returns it as the search's error
                 return;
@@ -195,7 +224,29 @@ impl Searcher<'_, '_, '_> {
                         from_fp,
                         choice,
                         state,
-                    } => self.arrive(fp, level, from, from_fp, choice, Ok(state.0)),
+                    } => {
+                        let body = super::Arrival::Bytes(state.0);
+                        self.arrive(fp, level, from, from_fp, choice, body)
+                    }
+                    Msg::Claim {
+                        fp,
+                        level,
+                        from,
+                        from_fp,
+                        choice,
+                        slot,
+                    } => {
+                        let body = super::Arrival::Held(slot);
+                        self.arrive(fp, level, from, from_fp, choice, body)
+                    }
+                    Msg::Expand {
+                        slot,
+                        level,
+                        at,
+                        from,
+                        from_fp,
+                        choice,
+                    } => self.expand_held(slot, level, at, (from, from_fp, choice)),
                     Msg::Better {
                         fp,
                         level,
@@ -217,6 +268,10 @@ impl Searcher<'_, '_, '_> {
                         self.path = Some(Path { init, choices });
                     }
                 }
+            }
+            if let Some(n) = self.drop_after.take() {
+                // every owner's requests for the states of level `n` were in this round
+                self.drop_held(n);
             }
             phase = self.decide(if first { None } else { Some(phase) });
             first = false;
@@ -251,6 +306,13 @@ impl Searcher<'_, '_, '_> {
                 panic!("the walk back of a counterexample's path was lost");
             }
             return Phase::Walk;
+        }
+        if let Some(Phase::Expand(l)) = phase {
+            if self.statuses.iter().any(|s| s.notified) {
+                // the states asked for this round are checked and queued by their holders
+                // as they read it: their findings and queues are in the next statuses
+                return Phase::Expand(l);
+            }
         }
         let best = self
             .statuses

@@ -1,6 +1,8 @@
 //! The state exchange: the messages between workers, and a state's bytes on its way to its
 //! owner (its canon's numbering, then the state itself), written once by the worker that
-//! reached it and read once by its owner if the state is new there.
+//! reached it and read once by its owner if the state is new there. Most successors cross
+//! without their bytes: a [`Msg::Claim`] tells the owner of one that its sender keeps it, and
+//! the owner answers with [`Msg::Expand`] if it was new.
 
 use crate::canon::Canon;
 use crate::runtime::{Portable, State};
@@ -9,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::path::NodeRef;
 use super::rounds::Status;
+use super::Slot;
 
 /// The messages between workers.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -22,6 +25,28 @@ pub(super) enum Msg {
         from_fp: u64,
         choice: Choice,
         state: Bytes,
+    },
+    /// A successor for its owner, kept by its sender (where: `slot`): as [`Msg::Arrive`]
+    /// without the state. The owner stores the fingerprint and, once the state's level is
+    /// settled, asks one holder for it ([`Msg::Expand`]).
+    Claim {
+        fp: u64,
+        level: u64,
+        from: NodeRef,
+        from_fp: u64,
+        choice: Choice,
+        slot: Slot,
+    },
+    /// The owner's answer to a [`Msg::Claim`] of a new state: its level is settled, its parent
+    /// record is `at` (at the owner), made from the parent `from` (fingerprint `from_fp`) and
+    /// `choice`; the holder checks it as a new state and expands it.
+    Expand {
+        slot: Slot,
+        level: u64,
+        at: NodeRef,
+        from: NodeRef,
+        from_fp: u64,
+        choice: Choice,
     },
     /// A better parent for a successor sent to its owner in an earlier round of the same
     /// level (which the owner has stored): as [`Msg::Arrive`] without the state.
@@ -52,6 +77,13 @@ pub(super) const ARRIVE_HEADER: u64 = 56;
 
 /// The bytes of a [`Msg::Better`]: those of [`ARRIVE_HEADER`] but the state's length.
 pub(super) const BETTER_BYTES: u64 = 48;
+
+/// The bytes of a [`Msg::Claim`]: those of a [`Msg::Better`] and the slot (4 + 8 + 4).
+pub(super) const CLAIM_BYTES: u64 = 64;
+
+/// The bytes of a [`Msg::Expand`]: the destination, the variant, the slot, level, two nodes,
+/// the parent's fingerprint and the choice.
+pub(super) const EXPAND_BYTES: u64 = 64;
 
 /// A state's bytes, serialized as one byte string (serde's default for a `Vec<u8>` is a
 /// sequence, written and read a byte at a time).
