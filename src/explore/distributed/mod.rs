@@ -6,12 +6,14 @@
 //! parent record (the worker and node of the state it came from, and the choice). Who
 //! expands it is another matter. A successor for another worker's shard mostly stays with
 //! the worker that reached it (the holder), which tells the owner of its fingerprint and
-//! parent ([`wire::Msg::Claim`]); once its level is settled, the owner asks one holder of a
-//! new state to expand it ([`wire::Msg::Expand`]), and the other holders drop their copies.
-//! So a successor crosses as some fifty bytes, not as the state (about 200 bytes to encode,
+//! parent (`Msg::Claim`); once its level is settled, the owner asks one holder of a
+//! new state to expand it (`Msg::Expand`), and the other holders drop their copies.
+//! So a successor crosses as some 64 bytes, not as the state (about 200 bytes to encode,
 //! copy and decode). Left alone, that would keep every state with the worker that reached
 //! the first ones; so a worker that expands more than its share of a level sends that
-//! surplus share of its successors to their owners whole instead, as bytes with its
+//! surplus share of its successors to their owners whole instead (and every worker all of
+//! them on a narrow level, `Cluster::narrow`, where the answer's round costs more than the
+//! bytes), as bytes with its
 //! fingerprint: its canon's numbering ([`Canon::numbering`]), so that the owner fingerprints
 //! its successors from it without walking the state again, then the state
 //! ([`crate::runtime::Portable::encode`]), which the owner decodes (if new) sharing the parts
@@ -30,7 +32,7 @@
 //! processes. A held state is checked (a target, a deadlock, the depth bound) by its holder
 //! as it is reached, while it is in the cache (the check of a state reached again is wasted,
 //! but cheaper than a check of a state grown cold), and its finding, if it has one, is
-//! offered when the owner's [`wire::Msg::Expand`] comes, a round after its level is
+//! offered when the owner's `Msg::Expand` comes, a round after its level is
 //! settled; the decision waits that round out (`Status::notified`).
 //!
 //! Findings: checked where the step is taken (a violating step, or a successor that is an
@@ -41,7 +43,9 @@
 //! gets it; each process then replays and reports it as a single-process check does.
 //!
 //! The files: this one holds a worker's search (its initial states, expanding a batch,
-//! a state's arrival at its owner, settling a level); `wire.rs` the messages and a state's
+//! a state's arrival at its owner, settling a level); `crossing.rs` how a successor goes to
+//! its owner (whole or claimed), what a worker keeps for the owners and the share it sends
+//! whole; `wire.rs` the messages and a state's
 //! bytes on the way to its owner; `rounds.rs` the round loop, the status every worker
 //! sends and the decision all take, and the result summed over workers; `path.rs` the
 //! parent records, the findings and the walk back of the counterexample's path; `net.rs`
