@@ -111,7 +111,8 @@ enum Arrival {
     Held(Slot),
 }
 
-/// A state queued for expansion, and its parent record (at its owner).
+/// A state queued for expansion, and its node among the parent records (at its owner: the
+/// `from` of its successors).
 struct Queued {
     state: State,
     at: NodeRef,
@@ -155,8 +156,8 @@ struct Searcher<'e, 'm, 'p> {
     /// Successors claimed (sent without their state), and the held states expanded here.
     claimed: u64,
     expanded_held: u64,
-    /// The level settled last, whose held states no owner asked for are dropped once the
-    /// round that carries the owners' requests is read.
+    /// The level settled last: once the round that carries the owners' requests for it is
+    /// read, the held states of the levels below it that no owner asked for are dropped.
     drop_after: Option<u64>,
     /// This round carries [`Msg::Expand`] requests from this worker.
     notified: bool,

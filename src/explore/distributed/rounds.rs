@@ -152,7 +152,6 @@ impl Searcher<'_, '_, '_> {
             .iter()
             .find(|(_, q)| !q.is_empty())
             .map(|(l, _)| *l);
-
         let waiting = self.waiting.keys().next().copied();
         let next = [queued, waiting, self.sent_min].into_iter().flatten().min();
         let stats = &self.ex.result.stats;
