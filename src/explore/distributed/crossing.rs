@@ -226,12 +226,13 @@ impl Searcher<'_, '_, '_> {
         }
     }
 
-    /// Drops the held states claimed at levels below `settled` that no owner asked for. (Not
-    /// those of `settled` itself: a level may be settled again, for states reached at it
-    /// while it is expanded, when a step costs nothing.)
+    /// Drops the held states claimed at levels up to `settled` that no owner asked for (its
+    /// owners' requests are read). A level is settled once: every step costs at least one
+    /// level here (`Explorer::cost`; ZING's order, whose process steps may cost none, is
+    /// refused by the distributed search), so nothing reaches a level while it is expanded.
     pub(super) fn drop_held(&mut self, settled: u64) {
         while let Some(e) = self.held.first_entry() {
-            if *e.key() >= settled {
+            if *e.key() > settled {
                 break;
             }
             e.remove();

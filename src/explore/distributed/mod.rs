@@ -182,6 +182,11 @@ pub fn search(
     cluster: &Cluster,
 ) -> Result<SearchResult, String> {
     let start = std::time::Instant::now();
+    if how.zing_order {
+        // its process steps may cost no level, and a level settled twice would break the
+        // dropping of what workers keep for their owners (`Searcher::drop_held`)
+        return Err("the distributed search does not follow ZING's order (--search zing)".into());
+    }
     let model = {
         // the model and the options that decide the states stored and the findings
         let o = format!(
