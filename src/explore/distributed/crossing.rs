@@ -162,7 +162,7 @@ impl Searcher<'_, '_, '_> {
     /// (the owner's answer), which there costs more than the bytes.
     pub(super) fn whole_share(&self) -> u64 {
         let total: u64 = self.statuses.iter().map(|s| s.load).sum();
-        if total < self.narrow.saturating_mul(u64::from(self.peers)) || self.narrow == u64::MAX {
+        if total < self.narrow.saturating_mul(u64::from(self.peers)) {
             return 1024;
         }
         let mine = self.statuses[self.me as usize].load;

@@ -550,31 +550,22 @@ impl Searcher<'_, '_, '_> {
             self.improve(fp, level, from, from_fp, choice);
             return;
         }
-        let (state, canon) = match body {
-            Arrival::Bytes(bytes) => match decode_arrival(fp, &bytes, &mut self.decoded) {
-                Some(sc) => sc,
-                None => panic!("a state from another worker does not decode"),
+        let body = match body {
+            // checked by its holder, whom the owner asks for it (`expand_held`)
+            Arrival::Held(slot) => Body::Held(slot),
+            Arrival::Local(s, c) => match self.checked(s, Some(c)) {
+                Some(body) => body,
+                None => return,
             },
-            Arrival::Local(s, c) => (s, Some(c)),
-            Arrival::Held(slot) => {
-                // checked by its holder, whom the owner asks for it (`expand_held`)
-                let body = Body::Held(slot);
-                self.waiting.entry(level).or_default().push(
-                    fp,
-                    Pending {
-                        from,
-                        from_fp,
-                        choice,
-                        body,
-                    },
-                );
-                return;
+            Arrival::Bytes(bytes) => {
+                let Some((s, c)) = decode_arrival(fp, &bytes, &mut self.decoded) else {
+                    panic!("a state from another worker does not decode");
+                };
+                match self.checked(s, c) {
+                    Some(body) => body,
+                    None => return,
+                }
             }
-        };
-        let body = match self.check_arrival(&state) {
-            (Some(kind), _) => Body::Error(kind),
-            (None, false) => return,
-            (None, true) => Body::Wire(state, canon),
         };
         self.waiting.entry(level).or_default().push(
             fp,
@@ -585,6 +576,16 @@ impl Searcher<'_, '_, '_> {
                 body,
             },
         );
+    }
+
+    /// A new state reached here or received whole, checked as the single search checks a new
+    /// state: what waits for its level, or nothing (past the stack-depth bound).
+    fn checked(&mut self, state: State, canon: Option<Canon>) -> Option<Body> {
+        match self.check_arrival(&state) {
+            (Some(kind), _) => Some(Body::Error(kind)),
+            (None, false) => None,
+            (None, true) => Some(Body::Wire(state, canon)),
+        }
     }
 
     /// The states waiting for `level`, whose parents are now settled: recorded and queued,
